@@ -1,0 +1,32 @@
+"""cffi build of the C engine that plays the NIC.
+
+Every ``src/*.c`` file is compiled into one extension module,
+``netweft.nic_offload._engine``. The Python-visible API is the set of
+declarations in ``cdef/*.h`` (plain C declarations, no preprocessor lines, in
+the subset cffi's ``cdef`` parses); the full headers for C code live in
+``include/``.
+"""
+
+from pathlib import Path
+
+from cffi import FFI
+
+HERE = Path(__file__).resolve().parent
+SOURCES = sorted(str(p.relative_to(HERE.parent)) for p in (HERE / "src").glob("*.c"))
+CDEFS = sorted((HERE / "cdef").glob("*.h"))
+
+ffibuilder = FFI()
+for cdef in CDEFS:
+    ffibuilder.cdef(cdef.read_text())
+
+ffibuilder.set_source(
+    "netweft.nic_offload._engine",
+    '#include "netweft_nic.h"\n',
+    sources=SOURCES,
+    include_dirs=[str(HERE / "include")],
+    libraries=["isal"],
+    extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

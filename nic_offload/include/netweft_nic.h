@@ -1,0 +1,8 @@
+/* netweft NIC engine: the umbrella header that the cffi module includes.
+ * Each concept has its own header; add yours here. */
+#ifndef NETWEFT_NIC_H
+#define NETWEFT_NIC_H
+
+#include "checksum.h"
+
+#endif

@@ -1,0 +1,26 @@
+"""Build glue that pyproject.toml cannot express: the folder-to-namespace map
+for every subpackage and the cffi build of the C engine."""
+
+from pathlib import Path
+
+from setuptools import setup
+
+ROOT = Path(__file__).parent
+FOLDERS = {"p4": "netweft.p4", "emulation": "netweft.emulation", "testbed": "netweft.testbed",
+           "transport": "netweft.transport", "nic_offload": "netweft.nic_offload"}
+
+
+def _packages() -> list[str]:
+    """Every folder with an __init__.py under the mapped top-level folders."""
+    found = []
+    for folder, name in FOLDERS.items():
+        for init in sorted((ROOT / folder).rglob("__init__.py")):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.append(".".join([name, *rel.parts]) if rel.parts else name)
+    return found
+
+
+setup(
+    packages=_packages(),
+    cffi_modules=["nic_offload/build_engine.py:ffibuilder"],
+)

@@ -1,0 +1,1 @@
+"""Control plane, topologies, experiments, reports and the `netweft` command line."""
