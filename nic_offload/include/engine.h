@@ -1,0 +1,219 @@
+/* netweft transport engine: the sans-IO API of the C "NIC".
+ *
+ * The engine is a pure state machine. It never reads a clock, never touches a
+ * socket and never allocates per packet. Drivers feed it packets and the
+ * current time, and drain packets, deadlines and completions:
+ *
+ *     nw_input(e, pkt, len, src_ip, src_port, now)   a UDP payload arrived
+ *     nw_output(e, buf, cap, &dst, now) -> n         next UDP payload to send (0 = none now)
+ *     nw_next_deadline(e)                            when nw_on_time() must run next
+ *     nw_on_time(e, now)                             timers (RTO, delayed ACK, UUD reassembly)
+ *     nw_poll_cq(e, out, max)                        completed work requests
+ *
+ * Time is any monotonic nanosecond count chosen by the driver (virtual time in
+ * the simulator, CLOCK_MONOTONIC in the I/O driver).
+ *
+ * Addressing. A peer is a remote engine at (IPv4 address, UDP port it listens
+ * on) plus a delivery mode; each peer has one packet delivery context (PDC)
+ * with its own PSN space in each direction. Addresses are host byte order.
+ * Packets go to the peer's listen port; their UDP *source* port is the
+ * per-packet entropy value chosen from entropy_base .. entropy_base +
+ * entropy_count - 1, so a receiver never learns a reply port from the source
+ * port. A PDC opened by a remote initiator is therefore answered at
+ * (src_ip, cfg.dst_port) unless a peer with the same IP and mode was added
+ * with nw_peer_add, in which case its port is used.
+ *
+ * Ownership and lifetime of buffers (zero copy: the engine keeps pointers):
+ *  - nw_mr_register(base, len): memory stays owned by the caller and must stay
+ *    valid until nw_mr_deregister() returns (or the engine is freed). Remote
+ *    writes and read responses land there directly.
+ *  - nw_post_write/nw_post_send(local): read again on every (re)transmission;
+ *    must stay valid and unchanged until the work request's completion has
+ *    been polled.
+ *  - nw_post_read(local), nw_post_recv(buf): written by the engine until the
+ *    completion has been polled.
+ *  - Buffers passed to nw_input/nw_output are only used during the call.
+ *
+ * Thread safety: an engine is NOT thread-safe; one thread at a time. The I/O
+ * driver (io_driver.h) owns the engine while it runs and offers locked
+ * wrappers for use from other threads.
+ *
+ * Python (cffi) sees the same declarations through cdef/engine.h and
+ * cdef/io_driver.h.
+ *
+ * Errors: functions returning int32_t return >= 0 on success and a negative
+ * NW_E* code on failure; nw_strerror() gives a stable human message.
+ * Completions carry NW_OK or a negative NW_E* code in `status`.
+ */
+#ifndef NETWEFT_ENGINE_H
+#define NETWEFT_ENGINE_H
+
+#include <stdint.h>
+
+/* ---- error codes (negative int32_t) ---- */
+#define NW_OK 0
+#define NW_EINVAL -1          /* invalid argument or configuration */
+#define NW_ENOMEM -2          /* allocation failed at setup time */
+#define NW_EAGAIN -3          /* a queue/table is full; retry after polling completions */
+#define NW_ENOPEER -4         /* unknown peer handle */
+#define NW_ENOKEY -5          /* unknown memory key (rkey) */
+#define NW_ERANGE -6          /* offset/length outside a memory region or buffer */
+#define NW_EACCES -7          /* memory region lacks the requested access right */
+#define NW_ETOOLONG -8        /* message longer than the posted receive buffer */
+#define NW_ETIMEDOUT -9       /* retransmission limit reached; the PDC is failed */
+#define NW_ELOST -10          /* UUD: part of the message never arrived */
+#define NW_EREMOTE_ACCESS -11 /* the target refused an RMA (bad rkey, range or access) */
+#define NW_ECLOSED -12        /* engine/peer/I-O driver closed */
+#define NW_EBUSY -13          /* memory region still referenced by pending work */
+#define NW_ETOOBIG -14        /* packet does not fit in the caller's buffer */
+#define NW_ESYS -15           /* a system call failed (I/O driver; see errno) */
+#define NW_EPERM -16          /* operation not permitted (e.g. raw socket without CAP_NET_RAW) */
+#define NW_ECANCELED -17      /* work request flushed because the engine/peer closed */
+
+/* ---- delivery modes (Ultra Ethernet PDS) ---- */
+#define NW_MODE_RUD 0 /* reliable, unordered delivery (default) */
+#define NW_MODE_ROD 1 /* reliable, ordered delivery */
+#define NW_MODE_UUD 2 /* unreliable, unordered delivery */
+
+/* ---- memory access rights (bit mask for nw_mr_register) ---- */
+#define NW_ACCESS_LOCAL 0x1        /* usable as a local buffer */
+#define NW_ACCESS_REMOTE_WRITE 0x2 /* peers may RMA-write into it */
+#define NW_ACCESS_REMOTE_READ 0x4  /* peers may RMA-read from it */
+
+/* ---- completion opcodes ---- */
+#define NW_OP_WRITE 1 /* our RMA write finished (target placed all bytes) */
+#define NW_OP_READ 2  /* our RMA read finished (all bytes placed in local buffer) */
+#define NW_OP_SEND 3  /* our send finished (target placed all bytes) */
+#define NW_OP_RECV 4  /* a posted receive buffer got a message */
+
+/* Engine configuration; start from nw_config_default() and override. */
+typedef struct {
+    uint32_t local_ip;        /* our IPv4 address (informational; 0 = any) */
+    uint16_t local_port;      /* UDP port we listen on (default 4793) */
+    uint16_t dst_port;        /* default UDP port of peers (default 4793) */
+    uint32_t mtu;             /* max UDP payload bytes per packet, headers included (default 1472) */
+    uint16_t entropy_base;    /* first UDP source port used as entropy (default 49152) */
+    uint16_t entropy_count;   /* number of entropy values, >= 1 (default 64) */
+    uint32_t entropy_burst;   /* consecutive packets per entropy value (default 1 = per packet) */
+    uint32_t window_pkts;     /* max unacknowledged packets per PDC, power of two, <= 65536 (default 512) */
+    uint64_t rto_init_ns;     /* initial retransmission timeout (default 1 ms) */
+    uint64_t rto_max_ns;      /* backoff cap (default 200 ms) */
+    uint32_t max_retries;     /* consecutive RTOs without progress before failing the PDC (default 12) */
+    uint32_t reorder_pkts;    /* fast retransmit: a packet is lost once a packet sent this many
+                                 transmissions later is acknowledged (default 8) */
+    uint32_t ack_every_pkts;  /* receiver ACKs at least every N in-order packets (default 4) */
+    uint64_t ack_delay_ns;    /* ... or after this delay (default 20 us) */
+    uint64_t uud_timeout_ns;  /* UUD: a partial message completes as NW_ELOST after this (default 5 ms) */
+    uint32_t max_peers;       /* peer/PDC table size (default 64) */
+    uint32_t max_mrs;         /* memory region table size (default 256) */
+    uint32_t max_wrs;         /* outstanding initiator work requests, all peers (default 4096) */
+    uint32_t max_recvs;       /* posted receive buffers (default 4096) */
+    uint32_t cq_depth;        /* completion queue entries (default 8192) */
+    uint64_t seed;            /* seeds initial PSNs and PDC ids (determinism in simulation) */
+} nw_config_t;
+
+/* Where nw_output's packet goes: UDP to ip:port from source port src_port. */
+typedef struct {
+    uint32_t ip;       /* destination IPv4, host order */
+    uint16_t port;     /* destination UDP port */
+    uint16_t src_port; /* UDP source port = the UET entropy value for this packet */
+} nw_dest_t;
+
+/* One completed work request. */
+typedef struct {
+    uint64_t wr_id;   /* caller's id from nw_post_* */
+    uint64_t bytes;   /* bytes placed (RECV: message length; on NW_ELOST bytes that arrived) */
+    int32_t status;   /* NW_OK or negative NW_E* */
+    uint32_t peer;    /* peer handle (RECV: the sender's peer handle) */
+    uint8_t opcode;   /* NW_OP_* */
+    uint8_t mode;     /* NW_MODE_* of the PDC */
+    uint8_t reserved[6];
+} nw_completion_t;
+
+/* Counters; monotonically increasing. drop_* are packets counted and dropped. */
+typedef struct {
+    uint64_t pkts_in, pkts_out, bytes_in, bytes_out;
+    uint64_t data_pkts_out;     /* request packets sent (first transmissions) */
+    uint64_t retransmits;       /* all retransmissions */
+    uint64_t fast_retransmits;  /* of which triggered by SACK/ACK evidence */
+    uint64_t rto_fired;         /* retransmission timeouts */
+    uint64_t acks_in, acks_out, nacks_in, nacks_out;
+    uint64_t dup_pkts;          /* duplicate PSNs suppressed (data not placed again) */
+    uint64_t placed_bytes;      /* payload bytes placed into memory/receive buffers */
+    uint64_t drop_truncated;    /* shorter than its headers claim */
+    uint64_t drop_oversized;    /* larger than the configured MTU */
+    uint64_t drop_bad_version;  /* wrong UET version / unknown PDS type */
+    uint64_t drop_malformed;    /* other header errors reported by the codec */
+    uint64_t drop_unknown_pdc;  /* destination PDC id does not exist */
+    uint64_t drop_spoofed_pdc;  /* PDC exists but belongs to another source address/mode */
+    uint64_t drop_out_of_window;/* PSN outside the receive window */
+    uint64_t drop_no_peer_slot; /* new PDC refused: peer table full */
+    uint64_t drop_rnr;          /* receiver not ready: no posted receive buffer */
+    uint64_t drop_unordered;    /* ROD: packet ahead of the next expected PSN */
+    uint64_t remote_access_errors; /* RMA requests refused (bad rkey/range/access) */
+    uint64_t cq_overflows;      /* completions that found the CQ full (kept pending) */
+    uint64_t pdc_opened, pdc_failed;
+} nw_stats_t;
+
+typedef struct nw_engine nw_engine_t;
+
+/* ---- lifecycle ---- */
+void nw_config_default(nw_config_t *cfg);
+/* NULL if cfg is usable, else a static message naming the first bad field. */
+const char *nw_config_check(const nw_config_t *cfg);
+/* NULL if cfg is invalid or memory is short. All tables are allocated here. */
+nw_engine_t *nw_engine_new(const nw_config_t *cfg);
+void nw_engine_free(nw_engine_t *e);
+/* Largest payload bytes one packet carries for a given operation (mtu minus headers). */
+uint32_t nw_max_payload(const nw_engine_t *e);
+
+/* ---- memory regions ---- */
+/* Registers [base, base+len) with NW_ACCESS_* rights; *rkey_out names it to peers. */
+int32_t nw_mr_register(nw_engine_t *e, void *base, uint64_t len, uint32_t access,
+                       uint32_t *rkey_out);
+/* NW_ENOKEY if unknown. After return no packet touches the memory again. */
+int32_t nw_mr_deregister(nw_engine_t *e, uint32_t rkey);
+
+/* ---- peers ---- */
+/* Adds (or finds) the peer at ip:port (port 0 = cfg.dst_port) with a delivery mode. */
+int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
+                    uint32_t *peer_out);
+/* Address and mode of a peer handle (also for peers created by incoming PDCs). */
+int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,
+                     uint8_t *mode);
+
+/* ---- work requests (initiator) ----
+ * All return NW_OK or: NW_ENOPEER, NW_EINVAL (len > UINT32_MAX, NULL buffer with len > 0),
+ * NW_EAGAIN (max_wrs outstanding), NW_ETIMEDOUT (the peer's PDC has failed).
+ * Remote failures arrive as completions (NW_EREMOTE_ACCESS, NW_ETOOLONG). */
+int32_t nw_post_write(nw_engine_t *e, uint32_t peer, uint64_t wr_id, const void *local,
+                      uint64_t len, uint32_t rkey, uint64_t roffset);
+int32_t nw_post_read(nw_engine_t *e, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
+                     uint32_t rkey, uint64_t roffset);
+int32_t nw_post_send(nw_engine_t *e, uint32_t peer, uint64_t wr_id, const void *buf,
+                     uint64_t len);
+/* Posts a receive buffer to the shared receive queue (any peer); FIFO matching. */
+int32_t nw_post_recv(nw_engine_t *e, uint64_t wr_id, void *buf, uint64_t cap);
+
+/* ---- sans-IO packet and time interface ---- */
+/* One received UDP payload. Returns NW_OK, or a negative code if the packet was
+ * dropped (already counted in the stats; callers may ignore the value). */
+int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                 uint16_t src_port, uint64_t now_ns);
+/* Writes the next UDP payload into buf; returns its length, 0 if nothing is due
+ * now, NW_ETOOBIG if cap < mtu. */
+int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, uint64_t now_ns);
+/* Earliest time nw_on_time must be called; UINT64_MAX if no timer is armed.
+ * (Pending output is signalled by nw_output, not by this deadline.) */
+uint64_t nw_next_deadline(const nw_engine_t *e);
+void nw_on_time(nw_engine_t *e, uint64_t now_ns);
+/* 1 if nw_output has something to send now (packets queued and window open). */
+int32_t nw_has_output(const nw_engine_t *e);
+
+/* ---- completions and counters ---- */
+/* Copies up to max completions in completion order; returns how many. */
+int32_t nw_poll_cq(nw_engine_t *e, nw_completion_t *out, uint32_t max);
+void nw_stats_get(const nw_engine_t *e, nw_stats_t *out);
+const char *nw_strerror(int32_t err);
+
+#endif

@@ -1,0 +1,92 @@
+/* netweft I/O driver: runs one engine over UDP sockets on its own pthread.
+ *
+ * The thread receives with recvmmsg (UDP GRO when enabled and offered), feeds
+ * nw_input, drains nw_output into batches sent with sendmmsg (UDP GSO when the
+ * packets allow it) and runs timers from CLOCK_MONOTONIC. It never touches
+ * Python, so callers through cffi run without the GIL.
+ *
+ * While the driver runs it owns the engine: other threads must use the nw_io_*
+ * wrappers below (they take the driver's lock and wake the thread), or bracket
+ * direct engine calls with nw_io_lock()/nw_io_unlock() and then nw_io_kick().
+ *
+ * Completion notification: nw_io_event_fd() is an eventfd that becomes
+ * readable when completions are waiting (select/poll/epoll on it, then call
+ * nw_io_poll_cq, which also clears it), or block in nw_io_wait_cq.
+ *
+ * Sockets. rx_fd is a UDP socket the caller created and bound to the engine's
+ * listen address (the caller keeps ownership and closes it after nw_io_stop).
+ * Transmission:
+ *   NW_IO_TX_SOCKET  send from rx_fd: the UDP source port is rx_fd's port, so
+ *                    the entropy value is not visible on the wire;
+ *   NW_IO_TX_PORTS   one UDP socket per entropy value, bound to local_ip and
+ *                    entropy_base+i (the driver opens and closes them);
+ *   NW_IO_TX_RAW     one IPPROTO_RAW socket; the driver writes IPv4+UDP headers
+ *                    so every packet carries its own entropy source port
+ *                    (needs CAP_NET_RAW; no GSO; UDP checksum filled in).
+ */
+#ifndef NETWEFT_IO_DRIVER_H
+#define NETWEFT_IO_DRIVER_H
+
+#include <stdint.h>
+
+#include "engine.h"
+
+#define NW_IO_TX_SOCKET 0
+#define NW_IO_TX_PORTS 1
+#define NW_IO_TX_RAW 2
+
+#define NW_IO_GSO 0x1 /* coalesce same-destination, same-size packets with UDP_SEGMENT */
+#define NW_IO_GRO 0x2 /* enable UDP_GRO on rx_fd and split coalesced receives */
+
+typedef struct {
+    int32_t rx_fd;      /* bound UDP socket (caller-owned) */
+    uint32_t tx_mode;   /* NW_IO_TX_* */
+    uint32_t flags;     /* NW_IO_GSO | NW_IO_GRO */
+    uint32_t batch;     /* packets per recvmmsg/sendmmsg, 1..1024 (default 64) */
+    uint32_t local_ip;  /* source address for NW_IO_TX_PORTS/RAW (host order; 0 = kernel picks) */
+    uint32_t sndbuf;    /* SO_SNDBUF/SO_RCVBUF bytes to request, 0 = leave (default 4 MiB) */
+} nw_io_config_t;
+
+/* Driver counters, on top of the engine's nw_stats_t. */
+typedef struct {
+    uint64_t loops, recv_calls, send_calls, recv_pkts, send_pkts;
+    uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
+} nw_io_stats_t;
+
+typedef struct nw_io nw_io_t;
+
+void nw_io_config_default(nw_io_config_t *cfg);
+/* Starts the thread. On failure returns NULL and stores a NW_E* code in *err
+ * (NW_EPERM for raw sockets without privilege, NW_ESYS with errno otherwise). */
+nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err);
+/* Stops and joins the thread; frees the driver (not the engine, not rx_fd). */
+int32_t nw_io_stop(nw_io_t *io);
+int32_t nw_io_event_fd(const nw_io_t *io);
+/* errno of the last failed system call in the driver thread (0 if none). */
+int32_t nw_io_last_errno(const nw_io_t *io);
+
+/* Locked access for arbitrary engine calls; kick wakes the thread to send. */
+void nw_io_lock(nw_io_t *io);
+void nw_io_unlock(nw_io_t *io);
+void nw_io_kick(nw_io_t *io);
+
+/* Thread-safe wrappers of the engine calls (same semantics and return codes). */
+int32_t nw_io_mr_register(nw_io_t *io, void *base, uint64_t len, uint32_t access,
+                          uint32_t *rkey_out);
+int32_t nw_io_mr_deregister(nw_io_t *io, uint32_t rkey);
+int32_t nw_io_peer_add(nw_io_t *io, uint32_t ip, uint16_t port, uint8_t mode,
+                       uint32_t *peer_out);
+int32_t nw_io_post_write(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *local,
+                         uint64_t len, uint32_t rkey, uint64_t roffset);
+int32_t nw_io_post_read(nw_io_t *io, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
+                        uint32_t rkey, uint64_t roffset);
+int32_t nw_io_post_send(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *buf,
+                        uint64_t len);
+int32_t nw_io_post_recv(nw_io_t *io, uint64_t wr_id, void *buf, uint64_t cap);
+int32_t nw_io_poll_cq(nw_io_t *io, nw_completion_t *out, uint32_t max);
+/* Blocks until at least one completion or timeout_ns passes (<0 = forever);
+ * returns the number copied (0 on timeout). Call without the GIL (cffi does). */
+int32_t nw_io_wait_cq(nw_io_t *io, nw_completion_t *out, uint32_t max, int64_t timeout_ns);
+void nw_io_stats_get(nw_io_t *io, nw_stats_t *engine_out, nw_io_stats_t *io_out);
+
+#endif
