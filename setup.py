@@ -20,7 +20,12 @@ def _packages() -> list[str]:
     return found
 
 
+# Keep setuptools' egg-info out of the source root: there it would sit on sys.path
+# (``python -m ...`` from a checkout) and shadow the installed entry points.
+(ROOT / "build").mkdir(exist_ok=True)
+
 setup(
+    options={"egg_info": {"egg_base": "build"}},
     packages=_packages(),
     cffi_modules=["nic_offload/build_engine.py:ffibuilder"],
 )

@@ -1,0 +1,325 @@
+"""The network builder: emulated hosts and switches in network namespaces joined by veth links.
+
+A :class:`Network` is declared first (hosts, switches, links), then started:
+every node gets its own namespace, every link a veth pair whose ends are moved
+into the two namespaces. Starting is all-or-nothing: if any step fails, every
+namespace created so far is removed (which removes its veth ends) before the
+error propagates. ``stop`` (or leaving the ``with`` block) does the same for a
+running network. All namespaces carry the network's ``prefix`` so that
+``netweft clean`` can find leftovers of a crashed run, as ``mn -c`` does.
+
+Delay, loss, ECN marking and trimming belong to the switch's traffic manager
+(this kernel has no netem); a link here only sets MTU and, optionally, a rate
+limit with the kernel's ``tbf`` qdisc.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pyroute2 import IPRoute, NetNS, netns
+
+DEFAULT_PREFIX = "nw"
+
+
+class NetworkError(RuntimeError):
+    """A network could not be built or driven; the message says which step failed."""
+
+
+@dataclass
+class Interface:
+    """One end of a link inside a node's namespace."""
+
+    node: Node
+    name: str
+    mac: str
+    ip: ipaddress.IPv4Interface | None = None
+    port: int | None = None  # switch port number, for switch interfaces
+
+
+@dataclass
+class Node:
+    """A host or a switch: a network namespace with interfaces."""
+
+    name: str
+    network: Network
+    interfaces: list[Interface] = field(default_factory=list)
+
+    @property
+    def netns(self) -> str:
+        """The namespace's name as ``ip netns`` shows it."""
+        return f"{self.network.prefix}-{self.name}"
+
+    def cmd(self, *argv: str, check: bool = True, timeout: float | None = 60,
+            **kwargs) -> subprocess.CompletedProcess[str]:
+        """Run a command inside the node's namespace and wait for it."""
+        return subprocess.run(["ip", "netns", "exec", self.netns, *argv], capture_output=True,
+                              text=True, check=check, timeout=timeout, **kwargs)
+
+    def popen(self, *argv: str, **kwargs) -> subprocess.Popen:
+        """Start a command inside the node's namespace; the network stops it on ``stop``."""
+        proc = subprocess.Popen(["ip", "netns", "exec", self.netns, *argv], **kwargs)
+        self.network._processes.append(proc)
+        return proc
+
+
+@dataclass
+class Host(Node):
+    """An emulated end host; its first interface is ``eth0``."""
+
+    ip: ipaddress.IPv4Interface | None = None
+    mac: str | None = None
+
+    @property
+    def ip_address(self) -> str:
+        if self.ip is None:
+            raise NetworkError(f"host {self.name} has no IP address")
+        return str(self.ip.ip)
+
+
+@dataclass
+class Switch(Node):
+    """A switch node: its ports are interfaces ``<name>-eth<port>`` in its namespace."""
+
+    def port_map(self) -> dict[int, str]:
+        """Switch port number to interface name."""
+        return {i.port: i.name for i in self.interfaces if i.port is not None}
+
+
+@dataclass
+class Link:
+    """A veth link between two interfaces, with MTU and optional rate (tbf)."""
+
+    a: Interface
+    b: Interface
+    mtu: int = 1500
+    rate_mbit: float | None = None
+
+
+class Network:
+    """A declared, then started, set of namespaces and veth links.
+
+    >>> net = Network()
+    >>> h1, h2 = net.add_host("h1", "10.0.1.1/24"), net.add_host("h2", "10.0.1.2/24")
+    >>> s1 = net.add_switch("s1")
+    >>> net.add_link(h1, s1); net.add_link(h2, s1)
+    >>> with net: ...
+    """
+
+    def __init__(self, prefix: str | None = None) -> None:
+        self.prefix = prefix or f"{DEFAULT_PREFIX}{uuid.uuid4().hex[:5]}"
+        if len(self.prefix) > 10 or not self.prefix.replace("-", "").isalnum():
+            raise NetworkError(f"network prefix {self.prefix!r}: at most 10 letters and digits")
+        self.nodes: dict[str, Node] = {}
+        self.links: list[Link] = []
+        self._processes: list[subprocess.Popen] = []
+        self._created: list[str] = []
+        self.started = False
+
+    # -- declaration -----------------------------------------------------------------------
+    def add_host(self, name: str, ip: str | None = None, mac: str | None = None) -> Host:
+        """Declare a host; ``ip`` is ``addr/prefixlen`` for its ``eth0``."""
+        self._check_new(name)
+        host = Host(name, self, ip=ipaddress.IPv4Interface(ip) if ip else None,
+                    mac=mac or self._mac(len(self.nodes) + 1, 0))
+        self.nodes[name] = host
+        return host
+
+    def add_switch(self, name: str) -> Switch:
+        """Declare a switch; ports are numbered in the order links are added, from 1."""
+        self._check_new(name)
+        switch = Switch(name, self)
+        self.nodes[name] = switch
+        return switch
+
+    def add_link(self, a: Node, b: Node, *, port_a: int | None = None,
+                 port_b: int | None = None, mtu: int = 1500,
+                 rate_mbit: float | None = None) -> Link:
+        """Declare a veth link between two nodes."""
+        if a is b:
+            raise NetworkError(f"a link needs two different nodes, got {a.name} twice")
+        link = Link(self._new_interface(a, port_a), self._new_interface(b, port_b), mtu, rate_mbit)
+        self.links.append(link)
+        return link
+
+    def host(self, name: str) -> Host:
+        node = self.nodes.get(name)
+        if not isinstance(node, Host):
+            raise NetworkError(f"no host named {name!r}")
+        return node
+
+    def switch(self, name: str) -> Switch:
+        node = self.nodes.get(name)
+        if not isinstance(node, Switch):
+            raise NetworkError(f"no switch named {name!r}")
+        return node
+
+    @property
+    def hosts(self) -> list[Host]:
+        return [n for n in self.nodes.values() if isinstance(n, Host)]
+
+    @property
+    def switches(self) -> list[Switch]:
+        return [n for n in self.nodes.values() if isinstance(n, Switch)]
+
+    def _check_new(self, name: str) -> None:
+        if self.started:
+            raise NetworkError("the network is running; declare nodes before start()")
+        if name in self.nodes:
+            raise NetworkError(f"a node named {name!r} exists already")
+        if not name.isalnum() or len(name) > 8:
+            raise NetworkError(f"node name {name!r}: at most 8 letters and digits")
+
+    def _mac(self, node_index: int, port: int) -> str:
+        return f"02:00:00:{node_index:02x}:{port:02x}:01"
+
+    def _new_interface(self, node: Node, port: int | None) -> Interface:
+        index = list(self.nodes).index(node.name) + 1
+        if isinstance(node, Host):
+            if node.interfaces:
+                raise NetworkError(f"host {node.name} has one interface (eth0) already linked")
+            iface = Interface(node, "eth0", node.mac or self._mac(index, 0), node.ip)
+        else:
+            used = {i.port for i in node.interfaces}
+            number = port if port is not None else max(used, default=0) + 1
+            if number in used or not 0 <= number < 511:
+                raise NetworkError(f"switch {node.name}: port {number} taken or out of range")
+            iface = Interface(node, f"{node.name}-eth{number}", self._mac(index, number),
+                              port=number)
+        node.interfaces.append(iface)
+        return iface
+
+    # -- life cycle ------------------------------------------------------------------------
+    def start(self) -> None:
+        """Create namespaces and links; on any failure remove everything created so far."""
+        if os.geteuid() != 0:
+            raise NetworkError("building a network needs root (network namespaces)")
+        if self.started:
+            raise NetworkError("the network is running already")
+        try:
+            for node in self.nodes.values():
+                netns.create(node.netns)
+                self._created.append(node.netns)
+                with NetNS(node.netns) as ns:
+                    ns.link("set", index=ns.link_lookup(ifname="lo")[0], state="up")
+            with IPRoute() as ipr:
+                for number, link in enumerate(self.links):
+                    self._create_link(ipr, number, link)
+            for host in self.hosts:
+                self._configure_host(host)
+            self.started = True
+        except Exception as exc:
+            self.stop()
+            if isinstance(exc, NetworkError):
+                raise
+            raise NetworkError(f"network start failed and was cleaned up: {exc}") from exc
+
+    def _create_link(self, ipr: IPRoute, number: int, link: Link) -> None:
+        tmp_a, tmp_b = f"{self.prefix}l{number}a", f"{self.prefix}l{number}b"
+        ipr.link("add", ifname=tmp_a, kind="veth", peer={"ifname": tmp_b})
+        try:
+            self._place_link_ends(ipr, link, tmp_a, tmp_b)
+        except Exception:
+            for tmp in (tmp_a, tmp_b):  # an end still in the root namespace
+                for index in ipr.link_lookup(ifname=tmp):
+                    ipr.link("del", index=index)
+            raise
+
+    def _place_link_ends(self, ipr: IPRoute, link: Link, tmp_a: str, tmp_b: str) -> None:
+        for tmp, iface in ((tmp_a, link.a), (tmp_b, link.b)):
+            index = ipr.link_lookup(ifname=tmp)[0]
+            ipr.link("set", index=index, net_ns_fd=iface.node.netns)
+            with NetNS(iface.node.netns) as ns:
+                index = ns.link_lookup(ifname=tmp)[0]
+                ns.link("set", index=index, ifname=iface.name, address=iface.mac, mtu=link.mtu)
+                if iface.ip is not None:
+                    ns.addr("add", index=index, address=str(iface.ip.ip),
+                            prefixlen=iface.ip.network.prefixlen)
+                ns.link("set", index=index, state="up")
+            # Hosts must put real checksums on the wire: a switch that reads frames through
+            # AF_PACKET forwards them as they are, and the receiver checks them.
+            self._disable_offloads(iface)
+            if link.rate_mbit:
+                self._set_rate(iface, link.rate_mbit, link.mtu)
+
+    def _disable_offloads(self, iface: Interface) -> None:
+        if shutil.which("ethtool") is None:
+            raise NetworkError("ethtool is not installed (apt-get install ethtool)")
+        iface.node.cmd("ethtool", "-K", iface.name, "tx", "off", "rx", "off", "tso", "off",
+                       "gso", "off", "gro", "off")
+
+    def _set_rate(self, iface: Interface, rate_mbit: float, mtu: int) -> None:
+        burst = max(mtu * 4, int(rate_mbit * 1e6 / 8 / 250))
+        iface.node.cmd("tc", "qdisc", "replace", "dev", iface.name, "root", "tbf",
+                       "rate", f"{rate_mbit}mbit", "burst", str(burst), "latency", "50ms")
+
+    def _configure_host(self, host: Host) -> None:
+        """Default route out of eth0 and static neighbours, so no ARP is needed."""
+        if not host.interfaces:
+            return
+        with NetNS(host.netns) as ns:
+            index = ns.link_lookup(ifname="eth0")[0]
+            ns.route("add", dst="0.0.0.0/0", oif=index)
+            for other in self.hosts:
+                if other is host or other.ip is None:
+                    continue
+                ns.neigh("add", dst=str(other.ip.ip), lladdr=other.mac, ifindex=index,
+                         state=0x80)  # NUD_PERMANENT
+
+    def stop(self) -> None:
+        """Stop processes started in the network and remove its namespaces."""
+        for proc in self._processes:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self._processes:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._processes.clear()
+        for name in reversed(self._created):
+            remove_namespace(name)
+        self._created.clear()
+        self.started = False
+
+    def __enter__(self) -> Network:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def remove_namespace(name: str) -> None:
+    """Kill whatever runs in a namespace, then remove it (and the veth ends inside)."""
+    pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
+                          check=False).stdout.split()
+    for pid in pids:
+        try:
+            os.kill(int(pid), 9)
+        except (ProcessLookupError, ValueError):
+            pass
+    try:
+        netns.remove(name)
+    except OSError:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+
+
+def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,)) -> list[str]:
+    """Namespaces that look like netweft's (``<prefix><5 hex>-<node>``)."""
+    found = []
+    for name in netns.listnetns():
+        head, _, node = name.partition("-")
+        for prefix in prefixes:
+            tag = head[len(prefix):]
+            if head.startswith(prefix) and node and len(tag) == 5 and all(
+                    c in "0123456789abcdef" for c in tag):
+                found.append(name)
+    return sorted(found)

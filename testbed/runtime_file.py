@@ -1,0 +1,72 @@
+"""Runtime files: the p4lang tutorials' ``sX-runtime.json`` applied to a switch.
+
+The format holds ``table_entries`` (``table``, ``match``, ``action_name``,
+``action_params``, optional ``priority``, or ``default_action: true``),
+``multicast_group_entries`` (``multicast_group_id`` and ``replicas`` of
+``egress_port``/``instance``) and ``clone_session_entries`` (``clone_session_id``,
+``replicas``, optional ``packet_length_bytes``). Match values follow the tutorials:
+a scalar for exact and optional keys, ``[value, prefix_len]`` for lpm,
+``[value, mask]`` for ternary, ``[low, high]`` for range.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+
+class RuntimeFileError(ValueError):
+    """A runtime file is malformed or names something the program lacks."""
+
+
+def load_runtime_file(path: str | Path) -> dict[str, Any]:
+    """Read and shape-check a runtime file."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RuntimeFileError(f"{path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise RuntimeFileError(f"{path}: the top level must be a JSON object")
+    return data
+
+
+def _match(match: dict[str, Any]) -> dict[str, Any]:
+    return {key: tuple(value) if isinstance(value, list) else value
+            for key, value in match.items()}
+
+
+def apply_runtime_file(switch, source: str | Path | dict[str, Any]) -> int:
+    """Install every entry of a runtime file on ``switch``; returns the number applied."""
+    data = source if isinstance(source, dict) else load_runtime_file(source)
+    where = "<dict>" if isinstance(source, dict) else str(source)
+    applied = 0
+    for n, entry in enumerate(data.get("table_entries", [])):
+        try:
+            params = entry.get("action_params", {})
+            if entry.get("default_action"):
+                switch.table_set_default(entry["table"], entry["action_name"], params)
+            else:
+                switch.table_add(entry["table"], _match(entry.get("match", {})),
+                                 entry["action_name"], params, priority=entry.get("priority"))
+        except (KeyError, TypeError, ValueError, LookupError) as exc:
+            raise RuntimeFileError(f"{where}: table_entries[{n}]: {exc}") from exc
+        applied += 1
+    for n, group in enumerate(data.get("multicast_group_entries", [])):
+        try:
+            replicas = [(r["egress_port"], r.get("instance", 0)) for r in group["replicas"]]
+            switch.mc_group_set(group["multicast_group_id"], replicas)
+        except (KeyError, TypeError, ValueError, LookupError) as exc:
+            raise RuntimeFileError(f"{where}: multicast_group_entries[{n}]: {exc}") from exc
+        applied += 1
+    for n, session in enumerate(data.get("clone_session_entries", [])):
+        try:
+            replicas = session["replicas"]
+            if len(replicas) != 1:
+                raise ValueError("netweft's clone sessions have exactly one replica")
+            switch.clone_session_set(session["clone_session_id"], replicas[0]["egress_port"],
+                                     truncate=session.get("packet_length_bytes") or None)
+        except (KeyError, TypeError, ValueError, LookupError) as exc:
+            raise RuntimeFileError(f"{where}: clone_session_entries[{n}]: {exc}") from exc
+        applied += 1
+    return applied
