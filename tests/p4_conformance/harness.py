@@ -1,0 +1,47 @@
+"""Compile-once fixtures for the P4 conformance suite.
+
+Each test module compiles its program once (module-scoped fixture) and builds a
+fresh ``SoftSwitch`` per test, so table entries and register state never leak
+between tests.  Only the public contract is used: ``compile_p4``, ``P4Error``
+and ``SoftSwitch``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+PROGRAMS_DIR = Path(__file__).resolve().parent / "programs"
+REPO_P4_DIR = Path(__file__).resolve().parents[2] / "p4"
+
+
+def program_path(name: str) -> Path:
+    """Path of the conformance program ``name`` (without ``.p4``)."""
+    return PROGRAMS_DIR / f"{name}.p4"
+
+
+def compile_program(path: Path):
+    """Compile ``path`` with the embedded front end (imported lazily)."""
+    from netweft.emulation.p4 import compile_p4
+
+    return compile_p4(str(path), include_dirs=(str(REPO_P4_DIR), str(PROGRAMS_DIR)))
+
+
+def switch_factory(name_or_path: str | Path):
+    """A module-scoped fixture giving ``make_switch()`` for one program.
+
+    ``name_or_path`` is a conformance program name (``programs/<name>.p4``) or
+    a path to any ``.p4`` file.  The program is compiled once per module.
+    """
+
+    @pytest.fixture(scope="module")
+    def _factory() -> Callable[[], object]:
+        from netweft.emulation.switch import SoftSwitch
+
+        path = name_or_path if isinstance(name_or_path, Path) else program_path(name_or_path)
+        program = compile_program(path)
+        return lambda: SoftSwitch(program)
+
+    return _factory
