@@ -108,7 +108,6 @@ typedef struct {
     uint32_t max_mrs;         /* memory region table size (default 256) */
     uint32_t max_wrs;         /* outstanding initiator work requests, all peers (default 4096) */
     uint32_t max_recvs;       /* posted receive buffers (default 4096) */
-    uint32_t cq_depth;        /* completion queue entries (default 8192) */
     uint64_t seed;            /* seeds initial PSNs and PDC ids (determinism in simulation) */
 } nw_config_t;
 
@@ -151,7 +150,6 @@ typedef struct {
     uint64_t drop_rnr;          /* receiver not ready: no posted receive buffer */
     uint64_t drop_unordered;    /* ROD: packet ahead of the next expected PSN */
     uint64_t remote_access_errors; /* RMA requests refused (bad rkey/range/access) */
-    uint64_t cq_overflows;      /* completions that found the CQ full (kept pending) */
     uint64_t pdc_opened, pdc_failed;
 } nw_stats_t;
 
@@ -211,7 +209,10 @@ void nw_on_time(nw_engine_t *e, uint64_t now_ns);
 int32_t nw_has_output(const nw_engine_t *e);
 
 /* ---- completions and counters ---- */
-/* Copies up to max completions in completion order; returns how many. */
+/* Copies up to max completions in completion order; returns how many.
+ * The CQ holds max_wrs + max_recvs entries and a work request's slot is only
+ * reusable once its completion was polled, so the CQ never overflows: posts
+ * return NW_EAGAIN instead when completions are left unpolled. */
 int32_t nw_poll_cq(nw_engine_t *e, nw_completion_t *out, uint32_t max);
 void nw_stats_get(const nw_engine_t *e, nw_stats_t *out);
 const char *nw_strerror(int32_t err);
