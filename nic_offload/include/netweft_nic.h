@@ -4,5 +4,6 @@
 #define NETWEFT_NIC_H
 
 #include "checksum.h"
+#include "uet_wire.h"
 
 #endif
