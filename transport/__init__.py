@@ -1,1 +1,40 @@
-"""The transport's Python API, collectives and scapy layers for netweft's headers."""
+"""The transport's Python API, collectives and scapy layers for netweft's headers.
+
+The API's names are importable from here; they load on first use (so that
+importing one submodule, e.g. the scapy layers, does not load the C engine):
+
+    from netweft.transport import Simulation, udp_endpoint, Mode, Access
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Endpoint": "endpoint", "Peer": "endpoint", "Mode": "endpoint",
+    "MemoryRegion": "memory_region", "RemoteKey": "memory_region", "Access": "memory_region",
+    "Completion": "completion_queue", "CompletionQueue": "completion_queue",
+    "Opcode": "completion_queue",
+    "Simulation": "simulation", "Impairments": "impairments", "Link": "impairments",
+    "udp_endpoint": "udp_driver",
+    "TransportError": "errors", "InvalidArgumentError": "errors",
+    "EndpointClosedError": "errors", "UnregisteredMemoryError": "errors",
+    "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
+    "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'netweft.transport' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"netweft.transport.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,498 @@
+"""``netweft perf server|client|pair``: goodput of netweft against kernel TCP on one path.
+
+The server listens on a TCP control port and runs the receiving side of each
+test the client asks for; the client runs the tests back to back and prints,
+from the same run: goodput, messages per second and CPU per byte for netweft
+(RMA writes of whole messages into a registered buffer at the server) and for
+kernel TCP (``sendall`` of the same messages), the ratio netweft/TCP, and with
+``--loss P`` netweft's goodput with loss P injected by netweft (a socket filter
+on both endpoints' receive sockets; this kernel has no netem) against its own
+loss-free goodput. ``pair`` runs a server and a client for you over loopback
+or over a veth pair between two network namespaces.
+
+CPU is user+system time of the client and the server processes (every thread,
+including netweft's I/O threads; the kernel's work on the processes' behalf),
+divided by the bytes delivered. Every netweft message is checked at the end
+(CRC of each slot the client wrote) and the result says whether it matched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import zlib
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CONTROL_PORT = 4794
+IP_UDP_HEADERS = 28
+
+
+@dataclass
+class PerfResult:
+    """One test's measurements; ``cpu_s`` sums client and server CPU seconds."""
+
+    name: str
+    proto: str
+    bytes: int
+    seconds: float
+    messages: int
+    cpu_s: float
+    loss: float = 0.0
+    verified: bool | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def goodput_gbps(self) -> float:
+        return self.bytes * 8 / self.seconds / 1e9 if self.seconds > 0 else 0.0
+
+    @property
+    def msgs_per_s(self) -> float:
+        return self.messages / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def cpu_ns_per_byte(self) -> float:
+        return self.cpu_s * 1e9 / self.bytes if self.bytes else float("nan")
+
+
+class PerfError(RuntimeError):
+    """A perf run could not be carried out; the message says why."""
+
+
+def _cpu_seconds() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+# ---- control channel: one JSON object per line ----
+class _Control:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.file = sock.makefile("rwb")
+
+    def send(self, obj: dict[str, Any]) -> None:
+        self.file.write(json.dumps(obj).encode() + b"\n")
+        self.file.flush()
+
+    def recv(self) -> dict[str, Any] | None:
+        line = self.file.readline()
+        if not line:
+            return None
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.file.close()
+        self.sock.close()
+
+
+# ---- server ----
+def _serve_tcp(ctl: _Control, local_ip: str) -> None:
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lst.bind((local_ip, 0))
+    lst.listen(1)
+    ctl.send({"port": lst.getsockname()[1]})
+    conn, _ = lst.accept()
+    lst.close()
+    cpu0, nbytes = _cpu_seconds(), 0
+    buf = bytearray(1 << 20)
+    view = memoryview(buf)
+    while True:
+        n = conn.recv_into(view)
+        if n == 0:
+            break
+        nbytes += n
+    cpu = _cpu_seconds() - cpu0
+    conn.close()
+    ctl.send({"bytes": nbytes, "cpu_s": cpu})
+
+
+def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
+    import numpy as np
+
+    from netweft.transport import udp_endpoint
+
+    ep = udp_endpoint((local_ip, 0), mtu=req["mtu"], loss=req["loss"], tx=req["tx"],
+                      window_pkts=req["window_pkts"])
+    try:
+        buf = np.zeros(req["buffer"], dtype=np.uint8)
+        mr = ep.register(buf)
+        ep.connect((req["client"][0], req["client"][1]))  # replies go to the client's port
+        cpu0 = _cpu_seconds()
+        ctl.send({"port": ep.address[1], "rkey": mr.rkey, "length": mr.length})
+        fin = ctl.recv()
+        if fin is None:
+            return
+        cpu = _cpu_seconds() - cpu0
+        size, slots = fin["msg_size"], fin["slots"]
+        ok = all(zlib.crc32(mr.view[i * size:(i + 1) * size]) == fin["crc"]
+                 for i in range(slots))
+        ctl.send({"cpu_s": cpu, "verified": ok, "stats": ep.stats()})
+    finally:
+        ep.close()
+
+
+def serve(bind: str = "0.0.0.0", control_port: int = CONTROL_PORT, once: bool = False,
+          ready: Any = None) -> None:
+    """Accept clients on ``bind:control_port`` and run their tests (forever, or once)."""
+    lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        lst.bind((bind, control_port))
+    except OSError as exc:
+        raise PerfError(f"cannot listen on {bind}:{control_port}: {exc.strerror}") from None
+    lst.listen(4)
+    print(f"netweft perf server listening on {bind}:{lst.getsockname()[1]}", flush=True,
+          file=ready or sys.stdout)
+    try:
+        while True:
+            sock, _ = lst.accept()
+            ctl = _Control(sock)
+            local_ip = sock.getsockname()[0]
+            try:
+                while (req := ctl.recv()) is not None:
+                    if req.get("op") == "tcp":
+                        _serve_tcp(ctl, local_ip)
+                    elif req.get("op") == "netweft":
+                        _serve_netweft(ctl, req, local_ip)
+                    else:
+                        ctl.send({"error": f"unknown request {req!r}"})
+            except (OSError, ValueError, KeyError) as exc:
+                print(f"netweft perf server: client session ended: {exc}", file=sys.stderr)
+            finally:
+                ctl.close()
+            if once:
+                return
+    finally:
+        lst.close()
+
+
+# ---- client ----
+def _connect(host: str, control_port: int, timeout: float = 10.0) -> _Control:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            sock = socket.create_connection((host, control_port), timeout=timeout)
+            sock.settimeout(None)
+            return _Control(sock)
+        except OSError as exc:
+            if time.monotonic() > deadline:
+                raise PerfError(f"cannot reach the perf server at {host}:{control_port}: "
+                                f"{exc.strerror or exc}") from None
+            time.sleep(0.05)
+
+
+def run_tcp(ctl: _Control, host: str, duration: float, msg_size: int) -> PerfResult:
+    """Send ``msg_size``-byte messages over kernel TCP for ``duration`` seconds."""
+    ctl.send({"op": "tcp"})
+    port = ctl.recv()["port"]
+    msg = os.urandom(msg_size)
+    cpu0 = _cpu_seconds()
+    t0 = time.monotonic()
+    data = socket.create_connection((host, port))
+    messages = 0
+    end = t0 + duration
+    while time.monotonic() < end:
+        data.sendall(msg)
+        messages += 1
+    data.shutdown(socket.SHUT_WR)
+    report = ctl.recv()
+    elapsed = time.monotonic() - t0
+    data.close()
+    cpu = _cpu_seconds() - cpu0 + report["cpu_s"]
+    return PerfResult("tcp", "tcp", report["bytes"], elapsed, messages, cpu,
+                      verified=report["bytes"] == messages * msg_size)
+
+
+def _local_ip_towards(host: str) -> str:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect((host, 9))
+        return probe.getsockname()[0]
+    finally:
+        probe.close()
+
+
+def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu: int,
+                loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
+                window_pkts: int = 1024, name: str = "netweft") -> PerfResult:
+    """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
+    import numpy as np
+
+    from netweft.transport import udp_endpoint
+
+    payload = mtu - IP_UDP_HEADERS
+    ep = udp_endpoint((_local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
+                      window_pkts=window_pkts)
+    try:
+        src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
+        mr = ep.register(src)
+        ctl.send({"op": "netweft", "mtu": payload, "loss": loss, "tx": tx,
+                  "window_pkts": window_pkts, "buffer": msg_size * slots,
+                  "client": list(ep.address)})
+        reply = ctl.recv()
+        if reply is None or "error" in reply:
+            raise PerfError(f"the server refused the netweft test: {reply}")
+        from netweft.transport import RemoteKey
+
+        remote = RemoteKey(reply["rkey"], reply["length"])
+        peer = ep.connect((host, reply["port"]))
+        cpu0 = _cpu_seconds()
+        t0 = time.monotonic()
+        end = t0 + duration
+        inflight, posted, done, failed = 0, 0, 0, 0
+        while True:
+            while inflight < depth and time.monotonic() < end:
+                peer.write(mr, remote, remote_offset=(posted % slots) * msg_size)
+                posted += 1
+                inflight += 1
+            if inflight == 0:
+                break
+            c = ep.cq.wait(timeout=30.0)
+            inflight -= 1
+            if c.ok:
+                done += 1
+            else:
+                failed += 1
+        elapsed = time.monotonic() - t0
+        cpu = _cpu_seconds() - cpu0
+        ctl.send({"op": "finish", "msg_size": msg_size, "slots": min(slots, done),
+                  "crc": zlib.crc32(src)})
+        fin = ctl.recv()
+        stats = ep.stats()
+    finally:
+        ep.close()
+    if failed:
+        raise PerfError(f"{failed} of {posted} netweft writes failed")
+    extra = {"retransmits": stats["retransmits"], "pkts_out": stats["pkts_out"],
+             "server_drops": sum(v for k, v in fin["stats"].items() if k.startswith("drop_"))}
+    return PerfResult(name, "netweft", done * msg_size, elapsed, done, cpu + fin["cpu_s"],
+                      loss=loss, verified=fin["verified"], extra=extra)
+
+
+def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "both",
+               duration: float = 3.0, msg_size: int = 1 << 20, loss: float = 0.0,
+               mtu: int = 9000, depth: int = 8, tx: str = "ports",
+               window_pkts: int = 1024) -> list[PerfResult]:
+    """Run the requested tests against the server at ``host`` and return their results."""
+    ctl = _connect(host, control_port)
+    results = []
+    try:
+        if proto in ("netweft", "both"):
+            results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, depth=depth,
+                                       tx=tx, window_pkts=window_pkts))
+            if loss:
+                results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, loss=loss,
+                                           depth=depth, tx=tx, window_pkts=window_pkts,
+                                           name=f"netweft {loss:.0%} loss*"))
+        if proto in ("tcp", "both"):
+            results.append(run_tcp(ctl, host, duration, msg_size))
+    finally:
+        ctl.close()
+    return results
+
+
+def ratios(results: list[PerfResult]) -> dict[str, float]:
+    """Goodput ratios measured in this run: netweft/TCP and netweft with loss/without."""
+    by = {r.name: r for r in results}
+    plain = by.get("netweft")
+    out = {}
+    if plain and "tcp" in by and by["tcp"].goodput_gbps > 0:
+        out["netweft/tcp goodput"] = plain.goodput_gbps / by["tcp"].goodput_gbps
+    lossy = [r for r in results if r.proto == "netweft" and r.loss > 0]
+    if plain and lossy and plain.goodput_gbps > 0:
+        out[f"netweft {lossy[0].loss:.0%} loss / netweft loss-free goodput"] = (
+            lossy[0].goodput_gbps / plain.goodput_gbps)
+    return out
+
+
+def format_report(results: list[PerfResult], header: str) -> str:
+    """The table, the ratios and the note on how loss was injected."""
+    lines = [header,
+             f"{'test':<20} {'goodput Gbit/s':>14} {'msgs/s':>10} {'CPU ns/byte':>11} "
+             f"{'bytes':>13} {'seconds':>8}  verified"]
+    for r in results:
+        lines.append(f"{r.name:<20} {r.goodput_gbps:>14.3f} {r.msgs_per_s:>10.1f} "
+                     f"{r.cpu_ns_per_byte:>11.3f} {r.bytes:>13} {r.seconds:>8.2f}  "
+                     f"{'yes' if r.verified else 'NO'}")
+    for name, value in ratios(results).items():
+        lines.append(f"ratio {name}: {value:.2f}x")
+    lossy = [r for r in results if r.loss > 0]
+    if lossy:
+        lines.append(f"* loss injected by netweft, not the network: a socket filter on both "
+                     f"endpoints' receive sockets drops {lossy[0].loss:.1%} of arriving "
+                     "datagrams at random (the kernel here has no netem)")
+    return "\n".join(lines)
+
+
+# ---- pair: server and client together, over loopback or a veth pair ----
+def _client_argv(args: argparse.Namespace, host: str, control_port: int) -> list[str]:
+    argv = [sys.executable, "-m", "netweft.testbed.cli", "perf", "client", host,
+            "--control-port", str(control_port), "--proto", args.proto, "--time", str(args.time),
+            "--msg-size", str(args.msg_size), "--loss", str(args.loss), "--mtu", str(args.mtu),
+            "--depth", str(args.depth), "--tx", args.tx, "--window", str(args.window)]
+    if args.json:
+        argv += ["--json", args.json]
+    return argv
+
+
+def _start_server(argv: list[str]) -> subprocess.Popen:
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if "listening" not in line:
+        proc.kill()
+        proc.wait()
+        raise PerfError(f"the perf server did not start: {line.strip() or 'no output'}")
+    return proc
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    """Start a server, run the client against it, stop the server; return the exit code."""
+    server_cmd = [sys.executable, "-m", "netweft.testbed.cli", "perf", "server", "--once"]
+    if args.path == "loopback":
+        port = _free_tcp_port()
+        server = _start_server([*server_cmd, "--bind", "127.0.0.1", "--control-port",
+                                str(port)])
+        try:
+            return subprocess.run(_client_argv(args, "127.0.0.1", port), check=False).returncode
+        finally:
+            _stop(server)
+    if os.geteuid() != 0:
+        print("netweft perf pair --path veth: needs root (network namespaces)", file=sys.stderr)
+        return 1
+    from netweft.emulation.network import Network, NetworkError
+
+    net = Network()
+    h1 = net.add_host("h1", "10.0.0.1/24")
+    h2 = net.add_host("h2", "10.0.0.2/24")
+    net.add_link(h1, h2, mtu=args.mtu)
+    try:
+        with net:
+            server = _start_server(["ip", "netns", "exec", h1.netns, *server_cmd, "--bind",
+                                    "10.0.0.1"])
+            try:
+                print(f"veth pair between namespaces {h1.netns} and {h2.netns}, MTU {args.mtu}",
+                      flush=True)
+                return subprocess.run(["ip", "netns", "exec", h2.netns,
+                                       *_client_argv(args, "10.0.0.1", CONTROL_PORT)],
+                                      check=False).returncode
+            finally:
+                _stop(server)
+    except NetworkError as exc:
+        print(f"netweft perf pair: {exc}", file=sys.stderr)
+        return 1
+
+
+def _free_tcp_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+# ---- command line ----
+def _size(text: str) -> int:
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    t = text.strip().lower()
+    try:
+        value = int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 4096, 64k, 1m)") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"size must be > 0, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        p = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a probability: {text!r}") from None
+    if not 0.0 <= p < 1.0:
+        raise argparse.ArgumentTypeError(f"loss must be in [0, 1), got {text}")
+    return p
+
+
+def _client_main(args: argparse.Namespace) -> int:
+    try:
+        results = run_client(args.host, control_port=args.control_port, proto=args.proto,
+                             duration=args.time, msg_size=args.msg_size, loss=args.loss,
+                             mtu=args.mtu, depth=args.depth, tx=args.tx,
+                             window_pkts=args.window)
+    except PerfError as exc:
+        print(f"netweft perf client: {exc}", file=sys.stderr)
+        return 1
+    header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test, "
+              f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}")
+    print(format_report(results, header), flush=True)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"results": [asdict(r) | {"goodput_gbps": r.goodput_gbps,
+                                                "msgs_per_s": r.msgs_per_s,
+                                                "cpu_ns_per_byte": r.cpu_ns_per_byte}
+                                   for r in results],
+                       "ratios": ratios(results)}, fh, indent=2)
+    return 0 if all(r.verified for r in results) else 1
+
+
+def _server_main(args: argparse.Namespace) -> int:
+    try:
+        serve(args.bind, args.control_port, once=args.once)
+    except PerfError as exc:
+        print(f"netweft perf server: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_client_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--proto", choices=("netweft", "tcp", "both"), default="both",
+                   help="what to measure (default both, which prints the ratio)")
+    p.add_argument("--time", type=float, default=3.0, help="seconds per test (default 3)")
+    p.add_argument("--msg-size", type=_size, default=1 << 20,
+                   help="bytes per message (default 1m)")
+    p.add_argument("--loss", type=_probability, default=0.0,
+                   help="also run netweft with this random loss injected at both ends")
+    p.add_argument("--mtu", type=int, default=9000, help="path MTU in bytes (default 9000)")
+    p.add_argument("--depth", type=int, default=8, help="netweft writes in flight (default 8)")
+    p.add_argument("--tx", choices=("ports", "socket", "raw"), default="ports",
+                   help="netweft transmit mode (ports: per-packet entropy source ports)")
+    p.add_argument("--window", type=int, default=1024,
+                   help="netweft window in packets, a power of two (default 1024)")
+    p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``netweft perf server|client|pair``."""
+    p = sub.add_parser("perf", help="measure netweft against kernel TCP (iperf-like)")
+    perf = p.add_subparsers(dest="perf_command", metavar="ROLE", required=True)
+    s = perf.add_parser("server", help="serve perf tests")
+    s.add_argument("--bind", default="0.0.0.0", help="address to listen on")
+    s.add_argument("--control-port", type=int, default=CONTROL_PORT)
+    s.add_argument("--once", action="store_true", help="exit after one client")
+    s.set_defaults(func=_server_main)
+    c = perf.add_parser("client", help="run tests against a perf server")
+    c.add_argument("host", help="the server's address")
+    c.add_argument("--control-port", type=int, default=CONTROL_PORT)
+    _add_client_options(c)
+    c.set_defaults(func=_client_main)
+    pr = perf.add_parser("pair", help="run a server and a client here, over loopback or veth")
+    pr.add_argument("--path", choices=("loopback", "veth"), default="loopback")
+    _add_client_options(pr)
+    pr.set_defaults(func=run_pair)

@@ -1,0 +1,149 @@
+"""Completion queues: how an application learns that its work requests finished.
+
+Each endpoint has one :class:`CompletionQueue`. :meth:`CompletionQueue.poll`
+returns what has completed without blocking; :meth:`CompletionQueue.wait`
+blocks (on real sockets) or runs the simulation (in virtual time) until a
+completion arrives; :meth:`CompletionQueue.wait_for` waits for one particular
+work request and keeps the others for later polls.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from netweft.transport.errors import (
+    CompletionTimeout,
+    EndpointClosedError,
+    InvalidArgumentError,
+    WorkRequestFailed,
+)
+
+
+class Opcode(enum.IntEnum):
+    """What a completion completes; values are the engine's ``NW_OP_*``."""
+
+    WRITE = 1
+    READ = 2
+    SEND = 3
+    RECV = 4
+
+
+@dataclass
+class Completion:
+    """One finished work request.
+
+    ``status`` is 0 on success, else the engine's negative error code and
+    ``error`` its message. ``nbytes`` counts bytes moved; for a receive,
+    ``data`` is the filled part of the posted buffer. ``peer`` is the peer id.
+    """
+
+    wr_id: int
+    opcode: Opcode
+    status: int
+    nbytes: int
+    peer: int
+    error: str = ""
+    data: memoryview | None = field(default=None, repr=False)
+    context: Any = field(default=None, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """True if the work request succeeded."""
+        return self.status == 0
+
+    def check(self) -> Completion:
+        """Return self if it succeeded, else raise :class:`WorkRequestFailed`."""
+        if not self.ok:
+            raise WorkRequestFailed(f"{self.opcode.name.lower()} wr_id={self.wr_id} failed: "
+                                    f"{self.error} (status {self.status})")
+        return self
+
+
+class CompletionQueue:
+    """The completion queue of one endpoint.
+
+    ``fetch(max)`` pulls finished completions from the engine and ``progress(
+    deadline)`` lets the driver make progress until ``deadline`` (a value of
+    the driver's ``clock``) or until something may have completed.
+    """
+
+    def __init__(self, fetch: Callable[[int], list[Completion]],
+                 progress: Callable[[float | None], bool], clock: Callable[[], float],
+                 is_closed: Callable[[], bool]) -> None:
+        self._fetch = fetch
+        self._progress = progress
+        self._clock = clock
+        self._is_closed = is_closed
+        self._pending: deque[Completion] = deque()
+
+    def poll(self, max_entries: int = 64) -> list[Completion]:
+        """Up to ``max_entries`` completions that are ready now; never blocks."""
+        if max_entries < 1:
+            raise InvalidArgumentError(f"max_entries must be >= 1, got {max_entries}")
+        out: list[Completion] = []
+        while self._pending and len(out) < max_entries:
+            out.append(self._pending.popleft())
+        if len(out) < max_entries and not self._is_closed():
+            out.extend(self._fetch(max_entries - len(out)))
+        return out
+
+    def wait(self, timeout: float | None = None) -> Completion:
+        """The next completion; raise :class:`CompletionTimeout` after ``timeout`` seconds.
+
+        In a simulation the timeout is virtual seconds, and an idle simulation
+        (nothing left that could complete) raises at once.
+        """
+        return self._wait_matching(lambda c: True, timeout, "a completion")
+
+    def wait_for(self, wr_id: int, timeout: float | None = None) -> Completion:
+        """The completion of work request ``wr_id``; others are kept for later polls."""
+        return self._wait_matching(lambda c: c.wr_id == wr_id, timeout,
+                                   f"the completion of wr_id={wr_id}")
+
+    def wait_all(self, wr_ids: list[int], timeout: float | None = None) -> list[Completion]:
+        """The completions of every id in ``wr_ids``, in that order."""
+        deadline = None if timeout is None else self._clock() + timeout
+        found: dict[int, Completion] = {}
+        wanted = set(wr_ids)
+        while wanted - found.keys():
+            left = None if deadline is None else max(0.0, deadline - self._clock())
+            c = self._wait_matching(lambda c: c.wr_id in wanted and c.wr_id not in found, left,
+                                    f"{len(wanted - found.keys())} completions")
+            found[c.wr_id] = c
+        return [found[w] for w in wr_ids]
+
+    def _wait_matching(self, match: Callable[[Completion], bool], timeout: float | None,
+                       what: str) -> Completion:
+        deadline = None if timeout is None else self._clock() + timeout
+        while True:
+            for i, c in enumerate(self._pending):
+                if match(c):
+                    del self._pending[i]
+                    return c
+            if self._is_closed():
+                raise EndpointClosedError("the endpoint is closed")
+            fresh = self._fetch(256)
+            hit = None
+            for c in fresh:
+                if hit is None and match(c):
+                    hit = c
+                else:
+                    self._pending.append(c)
+            if hit is not None:
+                return hit
+            if fresh:
+                continue
+            if deadline is not None and self._clock() >= deadline:
+                raise CompletionTimeout(f"timed out after {timeout} s waiting for {what}")
+            if not self._progress(deadline):
+                raise CompletionTimeout(f"nothing left to happen while waiting for {what}")
+
+
+def wall_clock() -> float:
+    """Monotonic seconds, the clock of real-socket drivers."""
+    return time.monotonic()

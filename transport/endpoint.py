@@ -1,0 +1,321 @@
+"""Endpoints and peers: the transport's user-facing API.
+
+An :class:`Endpoint` is one transport engine with an address. It registers
+memory (:meth:`Endpoint.register`), opens peers (:meth:`Endpoint.connect`, one
+packet delivery context per peer and delivery mode), posts receive buffers
+(:meth:`Endpoint.post_recv`) and reports finished work on its completion queue
+(:attr:`Endpoint.cq`). A :class:`Peer` posts RMA writes, RMA reads and sends.
+
+Every post returns the work request id that its :class:`Completion` carries.
+Buffers given to a post are kept alive by the endpoint until that completion
+is polled, because the engine reads and writes them in place (zero copy).
+Misuse raises at once with a clear message: unregistered or foreign memory,
+offsets outside a region, a closed endpoint, wrong argument types.
+
+Endpoints are made by a driver: :meth:`Simulation.endpoint
+<netweft.transport.simulation.Simulation.endpoint>` (virtual time) or
+:func:`netweft.transport.udp_driver.udp_endpoint` (real UDP sockets).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+from typing import Any
+
+from netweft.nic_offload import ffi
+from netweft.transport.completion_queue import Completion, CompletionQueue, Opcode
+from netweft.transport.engine_port import EnginePort
+from netweft.transport.errors import (
+    EndpointClosedError,
+    InvalidArgumentError,
+    UnregisteredMemoryError,
+)
+from netweft.transport.memory_region import (
+    Access,
+    MemoryRegion,
+    RemoteKey,
+    byte_view,
+    check_range,
+)
+
+
+class Mode(enum.IntEnum):
+    """Ultra Ethernet delivery modes; values are the engine's ``NW_MODE_*``."""
+
+    RUD = 0  # reliable, unordered delivery (default)
+    ROD = 1  # reliable, ordered delivery
+    UUD = 2  # unreliable, unordered delivery
+
+    @classmethod
+    def parse(cls, value: Mode | str | int) -> Mode:
+        """A Mode from itself, its name in any case ("rud") or its value."""
+        if isinstance(value, str):
+            try:
+                return cls[value.upper()]
+            except KeyError:
+                raise InvalidArgumentError(f"unknown delivery mode {value!r}; "
+                                           "use 'rud', 'rod' or 'uud'") from None
+        try:
+            return cls(value)
+        except ValueError:
+            raise InvalidArgumentError(f"unknown delivery mode {value!r}") from None
+
+
+class Peer:
+    """A remote endpoint reached through one delivery context with a fixed mode."""
+
+    def __init__(self, endpoint: Endpoint, handle: int, address: tuple[str, int],
+                 mode: Mode) -> None:
+        self.endpoint = endpoint
+        self.handle = handle
+        self.address = address
+        self.mode = mode
+
+    def write(self, local: MemoryRegion, remote: RemoteKey | MemoryRegion, *,
+              remote_offset: int = 0, local_offset: int = 0, length: int | None = None,
+              wr_id: int | None = None, context: Any = None) -> int:
+        """RMA-write ``length`` bytes of ``local`` into the peer's region at ``remote_offset``."""
+        return self.endpoint._post_rma(Opcode.WRITE, self, local, remote, remote_offset,
+                                       local_offset, length, wr_id, context)
+
+    def read(self, local: MemoryRegion, remote: RemoteKey | MemoryRegion, *,
+             remote_offset: int = 0, local_offset: int = 0, length: int | None = None,
+             wr_id: int | None = None, context: Any = None) -> int:
+        """RMA-read ``length`` bytes of the peer's region at ``remote_offset`` into ``local``."""
+        return self.endpoint._post_rma(Opcode.READ, self, local, remote, remote_offset,
+                                       local_offset, length, wr_id, context)
+
+    def send(self, data: Any, *, offset: int = 0, length: int | None = None,
+             wr_id: int | None = None, context: Any = None) -> int:
+        """Send a message (any bytes-like object or a region) to the peer's posted receives."""
+        return self.endpoint._post_send(self, data, offset, length, wr_id, context)
+
+    def __repr__(self) -> str:
+        return f"<Peer {self.address[0]}:{self.address[1]} {self.mode.name} handle={self.handle}>"
+
+
+class Endpoint:
+    """One transport engine at ``address``, driven by ``port`` (a driver's EnginePort)."""
+
+    def __init__(self, port: EnginePort) -> None:
+        self._port = port
+        self._closed = False
+        self._ids = itertools.count(1)
+        self._inflight: dict[int, tuple[Opcode, Any, memoryview | None, Any]] = {}
+        self._regions: dict[int, MemoryRegion] = {}
+        self._peers: dict[tuple[str, int, Mode], Peer] = {}
+        self.cq = CompletionQueue(self._fetch, port.progress, port.clock, lambda: self._closed)
+
+    # ---- state ----
+    @property
+    def address(self) -> tuple[str, int]:
+        """(IPv4 address, UDP port) this endpoint listens on."""
+        return self._port.address
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close`."""
+        return self._closed
+
+    @property
+    def outstanding(self) -> int:
+        """Work requests posted whose completions have not been polled yet."""
+        return len(self._inflight)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise EndpointClosedError("the endpoint is closed")
+
+    # ---- memory ----
+    def register(self, buffer: Any, access: Access = Access.REMOTE) -> MemoryRegion:
+        """Register ``buffer`` (numpy array, bytearray, memoryview...) with ``access`` rights."""
+        self._check_open()
+        access = Access(access)
+        writable = bool(access & Access.REMOTE_WRITE)
+        view = byte_view(buffer, writable=writable)
+        if view.nbytes == 0:
+            raise InvalidArgumentError("cannot register an empty buffer")
+        handle = ffi.from_buffer(view, require_writable=writable)
+        rkey = self._port.mr_register(handle, view.nbytes, int(access))
+        region = MemoryRegion(self, buffer, view, rkey, access, handle)
+        self._regions[rkey] = region
+        return region
+
+    def _deregister(self, region: MemoryRegion) -> None:
+        if self._closed:
+            return
+        self._port.mr_deregister(region.rkey)
+        self._regions.pop(region.rkey, None)
+
+    def _own_region(self, region: Any, what: str) -> MemoryRegion:
+        if not isinstance(region, MemoryRegion):
+            raise UnregisteredMemoryError(
+                f"{what} must be a MemoryRegion of this endpoint, got {type(region).__name__}; "
+                "register the buffer first with endpoint.register(buffer)")
+        if region._endpoint is not self:
+            raise UnregisteredMemoryError(f"{what} (rkey={region.rkey:#x}) is registered with "
+                                          "another endpoint")
+        if not region.registered:
+            raise UnregisteredMemoryError(f"{what} (rkey={region.rkey:#x}) is deregistered")
+        return region
+
+    # ---- peers ----
+    def connect(self, address: tuple[str, int], mode: Mode | str = Mode.RUD) -> Peer:
+        """The peer at (ip, port) with delivery ``mode`` (one PDC per address and mode)."""
+        self._check_open()
+        if (not isinstance(address, tuple) or len(address) != 2
+                or not isinstance(address[1], int)):
+            raise InvalidArgumentError(f"address must be (ip, port), got {address!r}")
+        ip, udp_port = address
+        if not 0 < udp_port < 65536:
+            raise InvalidArgumentError(f"port must be in 1..65535, got {udp_port}")
+        mode = Mode.parse(mode)
+        key = (ip, udp_port, mode)
+        if key not in self._peers:
+            handle = self._port.peer_add(ip, udp_port, int(mode))
+            self._peers[key] = Peer(self, handle, (ip, udp_port), mode)
+        return self._peers[key]
+
+    # ---- work requests ----
+    def _next_id(self, wr_id: int | None) -> int:
+        if wr_id is None:
+            wr_id = next(self._ids)
+            while wr_id in self._inflight:
+                wr_id = next(self._ids)
+            return wr_id
+        if not isinstance(wr_id, int) or isinstance(wr_id, bool) or not 0 <= wr_id < 2**64:
+            raise InvalidArgumentError(f"wr_id must be an int in [0, 2**64), got {wr_id!r}")
+        if wr_id in self._inflight:
+            raise InvalidArgumentError(f"wr_id {wr_id} is already in flight")
+        return wr_id
+
+    def _check_peer(self, peer: Peer) -> None:
+        self._check_open()
+        if not isinstance(peer, Peer) or peer.endpoint is not self:
+            raise InvalidArgumentError("peer must come from this endpoint's connect()")
+
+    def _post_rma(self, op: Opcode, peer: Peer, local: MemoryRegion,
+                  remote: RemoteKey | MemoryRegion, remote_offset: int, local_offset: int,
+                  length: int | None, wr_id: int | None, context: Any) -> int:
+        self._check_peer(peer)
+        name = "write" if op is Opcode.WRITE else "read"
+        region = self._own_region(local, f"the local buffer of an RMA {name}")
+        if isinstance(remote, MemoryRegion):
+            remote = remote.remote()
+        if not isinstance(remote, RemoteKey):
+            raise InvalidArgumentError(f"remote must be a RemoteKey (region.remote()), "
+                                       f"got {type(remote).__name__}")
+        if length is None:
+            if not isinstance(local_offset, int):
+                raise InvalidArgumentError("local_offset must be an int")
+            length = region.length - local_offset
+        region.check(local_offset, length)
+        remote.check(remote_offset, length)
+        if op is Opcode.READ and region.view.readonly:
+            raise InvalidArgumentError("the local buffer of an RMA read must be writable")
+        wr_id = self._next_id(wr_id)
+        ptr = ffi.cast("uint8_t *", region._keepalive) + local_offset
+        post = self._port.post_write if op is Opcode.WRITE else self._port.post_read
+        self._inflight[wr_id] = (op, region, None, context)
+        try:
+            post(peer.handle, wr_id, ptr, length, remote.rkey, remote_offset)
+        except BaseException:
+            del self._inflight[wr_id]
+            raise
+        return wr_id
+
+    def _post_send(self, peer: Peer, data: Any, offset: int, length: int | None,
+                   wr_id: int | None, context: Any) -> int:
+        self._check_peer(peer)
+        if isinstance(data, MemoryRegion):
+            region = self._own_region(data, "the buffer of a send")
+            view, keep = region.view, region._keepalive
+        else:
+            view = byte_view(data, writable=False)
+            keep = ffi.from_buffer(view)
+        if length is None:
+            if not isinstance(offset, int):
+                raise InvalidArgumentError("offset must be an int")
+            length = view.nbytes - offset
+        check_range("the send buffer", view.nbytes, offset, length)
+        wr_id = self._next_id(wr_id)
+        ptr = ffi.cast("uint8_t *", keep) + offset
+        self._inflight[wr_id] = (Opcode.SEND, (data, keep), None, context)
+        try:
+            self._port.post_send(peer.handle, wr_id, ptr, length)
+        except BaseException:
+            del self._inflight[wr_id]
+            raise
+        return wr_id
+
+    def post_recv(self, buffer: Any, *, offset: int = 0, length: int | None = None,
+                  wr_id: int | None = None, context: Any = None) -> int:
+        """Post a receive buffer (a region or any writable buffer) for one incoming message."""
+        self._check_open()
+        if isinstance(buffer, MemoryRegion):
+            region = self._own_region(buffer, "the receive buffer")
+            view, keep = region.view, region._keepalive
+            if view.readonly:
+                raise InvalidArgumentError("the receive buffer must be writable")
+        else:
+            view = byte_view(buffer, writable=True)
+            keep = ffi.from_buffer(view, require_writable=True)
+        if length is None:
+            if not isinstance(offset, int):
+                raise InvalidArgumentError("offset must be an int")
+            length = view.nbytes - offset
+        check_range("the receive buffer", view.nbytes, offset, length)
+        wr_id = self._next_id(wr_id)
+        ptr = ffi.cast("uint8_t *", keep) + offset
+        self._inflight[wr_id] = (Opcode.RECV, (buffer, keep), view[offset:offset + length],
+                                 context)
+        try:
+            self._port.post_recv(wr_id, ptr, length)
+        except BaseException:
+            del self._inflight[wr_id]
+            raise
+        return wr_id
+
+    # ---- completions ----
+    def _fetch(self, max_entries: int) -> list[Completion]:
+        out = []
+        for raw in self._port.poll_cq(max_entries):
+            op, _keep, recv_view, context = self._inflight.pop(
+                raw.wr_id, (Opcode(raw.opcode), None, None, None))
+            completion = Completion(raw.wr_id, Opcode(raw.opcode), raw.status, raw.bytes,
+                                    raw.peer, context=context)
+            if raw.status:
+                from netweft.transport.engine_handle import strerror
+                completion.error = strerror(raw.status)
+            if recv_view is not None:
+                completion.data = recv_view[:raw.bytes]
+            out.append(completion)
+        return out
+
+    # ---- lifecycle ----
+    def stats(self) -> dict[str, int]:
+        """The engine's counters (packets, retransmits, drops by reason, ...)."""
+        self._check_open()
+        return self._port.stats()
+
+    def close(self) -> None:
+        """Stop the engine; regions are dropped and later calls raise EndpointClosedError."""
+        if self._closed:
+            return
+        self._closed = True
+        self._port.close()
+        for region in self._regions.values():
+            region._drop()
+        self._regions.clear()
+        self._inflight.clear()
+
+    def __enter__(self) -> Endpoint:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return f"<Endpoint {self.address[0]}:{self.address[1]} {state}>"

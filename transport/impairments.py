@@ -1,0 +1,140 @@
+"""Seeded packet impairments and a link model for the deterministic simulation.
+
+:class:`Impairments` says what may happen to each datagram (loss, duplication,
+reordering, corruption, extra delay and jitter, injected junk datagrams);
+:class:`Link` gives a sender's egress a rate and a propagation delay;
+:class:`Path` applies both to one datagram at a time with a seeded
+``random.Random`` and returns its arrivals. It is pure: no I/O, no engine.
+
+Corruption flips one bit. Each datagram carries the RFC 1071 checksum of its
+bytes computed at transmit, as UDP does; the receiving side of the simulation
+verifies it and drops a mismatch, exactly as a kernel drops a UDP datagram with
+a bad checksum. Junk datagrams (random bytes, and copies of real datagrams cut
+inside their first header bytes) are what the engine itself must count and
+drop.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+
+from netweft.transport.errors import InvalidArgumentError
+
+JUNK_TRUNCATE_MAX = 8  # junk copies of real datagrams keep fewer bytes than any header
+
+
+@dataclass(frozen=True)
+class Impairments:
+    """Per-datagram probabilities and delays; all zero means a perfect network."""
+
+    loss: float = 0.0
+    duplicate: float = 0.0
+    reorder: float = 0.0
+    reorder_delay_ns: int = 50_000
+    corrupt: float = 0.0
+    delay_ns: int = 0
+    jitter_ns: int = 0
+    junk: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("loss", "duplicate", "reorder", "corrupt", "junk"):
+            p = getattr(self, name)
+            if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+                raise InvalidArgumentError(f"impairment {name} must be a probability in [0, 1], "
+                                           f"got {p!r}")
+        if self.loss >= 1.0:
+            raise InvalidArgumentError("impairment loss must be below 1 (nothing would arrive)")
+        for name in ("reorder_delay_ns", "delay_ns", "jitter_ns"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 0:
+                raise InvalidArgumentError(f"impairment {name} must be an int >= 0, got {v!r}")
+
+    @classmethod
+    def mix(cls, level: float = 0.02) -> Impairments:
+        """Every impairment at once at probability ``level``, with jitter."""
+        return cls(loss=level, duplicate=level, reorder=level, corrupt=level,
+                   delay_ns=20_000, jitter_ns=10_000, junk=level)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A sender's egress: serialization at ``rate_bps`` then ``delay_ns`` of propagation."""
+
+    rate_bps: float = 25e9
+    delay_ns: int = 2_000
+
+    def __post_init__(self) -> None:
+        if not self.rate_bps > 0:
+            raise InvalidArgumentError(f"link rate_bps must be > 0, got {self.rate_bps!r}")
+        if not isinstance(self.delay_ns, int) or self.delay_ns < 0:
+            raise InvalidArgumentError(f"link delay_ns must be an int >= 0, got {self.delay_ns!r}")
+
+    def serialization_ns(self, nbytes: int) -> int:
+        """Time to put ``nbytes`` on the wire (at least 1 ns, so events stay ordered)."""
+        return max(1, int(nbytes * 8 * 1e9 / self.rate_bps))
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """One datagram reaching the receiver at ``at_ns``; ``intact`` is False if corrupted."""
+
+    at_ns: int
+    data: bytes
+    intact: bool = True
+    junk: bool = False
+
+
+@dataclass
+class Path:
+    """A sender's link plus impairments, drawing every decision from ``rng``."""
+
+    link: Link
+    impairments: Impairments
+    rng: random.Random
+    busy_until_ns: int = 0
+    counters: Counter = field(default_factory=Counter)
+
+    def transmit(self, now_ns: int, data: bytes) -> tuple[int, list[Arrival]]:
+        """Send ``data`` at ``now_ns``: (time the link is free again, arrivals at the receiver)."""
+        imp, rng = self.impairments, self.rng
+        start = max(now_ns, self.busy_until_ns)
+        self.busy_until_ns = start + self.link.serialization_ns(len(data))
+        self.counters["sent"] += 1
+        base = self.busy_until_ns + self.link.delay_ns + imp.delay_ns
+        arrivals: list[Arrival] = []
+        if imp.junk and rng.random() < imp.junk:
+            arrivals.append(Arrival(base, self._junk(data), junk=True))
+            self.counters["junk"] += 1
+        if imp.loss and rng.random() < imp.loss:
+            self.counters["lost"] += 1
+            return self.busy_until_ns, arrivals
+        copies = 1
+        if imp.duplicate and rng.random() < imp.duplicate:
+            copies = 2
+            self.counters["duplicated"] += 1
+        for _ in range(copies):
+            at = base + (rng.randrange(imp.jitter_ns + 1) if imp.jitter_ns else 0)
+            if imp.reorder and rng.random() < imp.reorder:
+                at += imp.reorder_delay_ns
+                self.counters["reordered"] += 1
+            payload, intact = data, True
+            if imp.corrupt and rng.random() < imp.corrupt:
+                payload, intact = self._flip_bit(data), False
+                self.counters["corrupted"] += 1
+            arrivals.append(Arrival(at, payload, intact))
+        return self.busy_until_ns, arrivals
+
+    def _flip_bit(self, data: bytes) -> bytes:
+        if not data:
+            return data
+        buf = bytearray(data)
+        bit = self.rng.randrange(len(buf) * 8)
+        buf[bit // 8] ^= 1 << (bit % 8)
+        return bytes(buf)
+
+    def _junk(self, data: bytes) -> bytes:
+        if self.rng.random() < 0.5:
+            return data[: self.rng.randrange(min(len(data), JUNK_TRUNCATE_MAX) + 1)]
+        return self.rng.randbytes(self.rng.randrange(1, max(2, len(data))))

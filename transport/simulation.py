@@ -1,0 +1,256 @@
+"""The deterministic discrete-event driver: C engines talking in virtual time.
+
+A :class:`Simulation` holds an :class:`EventLoop`, one seeded
+``random.Random`` and any number of endpoints. Each endpoint is a real C engine
+(the same code that runs on sockets) behind a simulated NIC: its egress link
+serializes packets at the link's rate, its path applies the seeded
+:class:`Impairments` (loss, duplication, reordering, corruption, delay,
+jitter, junk) and the receiving NIC checks each datagram's checksum as UDP
+would, then hands it to the receiving engine with the packet's entropy as its
+UDP source port. Engine timers run at the engine's own deadlines.
+
+The same seed and the same calls give the same run, event for event.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+from netweft.nic_offload import csum16
+from netweft.transport.endpoint import Endpoint
+from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
+from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
+from netweft.transport.event_loop import EventLoop, Timer
+from netweft.transport.impairments import Arrival, Impairments, Link, Path
+
+DEFAULT_PORT = 4793
+SIM_MTU = 4096  # UDP payload bytes per packet unless an endpoint asks otherwise
+
+
+class SimulatedNic:
+    """One engine on the simulated network: the :class:`EnginePort` of a simulated endpoint."""
+
+    def __init__(self, sim: Simulation, ip: str, port: int, path: Path, cfg: Any) -> None:
+        self.sim = sim
+        self.address = (ip, port)
+        self.ip_int = ip_to_int(ip)
+        self.path = path
+        self.engine = EngineHandle(cfg)
+        self.closed = False
+        self.counters: Counter = Counter()
+        self.entropy_seen: Counter = Counter()
+        self._service_pending = False
+        self._timer: Timer | None = None
+        self._timer_at: int | None = None
+
+    # ---- EnginePort: work requests go straight to the engine, then the NIC runs ----
+    def mr_register(self, ptr: Any, length: int, access: int) -> int:
+        self._check()
+        return self.engine.mr_register(ptr, length, access)
+
+    def mr_deregister(self, rkey: int) -> None:
+        self._check()
+        self.engine.mr_deregister(rkey)
+
+    def peer_add(self, ip: str, port: int, mode: int) -> int:
+        self._check()
+        return self.engine.peer_add(ip, port, mode)
+
+    def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
+                   roffset: int) -> None:
+        self._check()
+        self.engine.post_write(peer, wr_id, local, length, rkey, roffset)
+        self.kick()
+
+    def post_read(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
+                  roffset: int) -> None:
+        self._check()
+        self.engine.post_read(peer, wr_id, local, length, rkey, roffset)
+        self.kick()
+
+    def post_send(self, peer: int, wr_id: int, buf: Any, length: int) -> None:
+        self._check()
+        self.engine.post_send(peer, wr_id, buf, length)
+        self.kick()
+
+    def post_recv(self, wr_id: int, buf: Any, cap: int) -> None:
+        self._check()
+        self.engine.post_recv(wr_id, buf, cap)
+        self.kick()
+
+    def poll_cq(self, max_entries: int) -> list[Any]:
+        return [] if self.closed else self.engine.poll_cq(max_entries)
+
+    def progress(self, deadline: float | None) -> bool:
+        """Run one event of the whole simulation unless it is idle or past ``deadline``."""
+        loop = self.sim.loop
+        nxt = loop.next_time()
+        if nxt is None:
+            return False
+        if deadline is not None and nxt > deadline * 1e9:
+            loop.now_ns = max(loop.now_ns, int(deadline * 1e9))
+            return False
+        return loop.step()
+
+    def clock(self) -> float:
+        return self.sim.loop.now_ns / 1e9
+
+    def stats(self) -> dict[str, int]:
+        return self.engine.stats()
+
+    def close(self) -> None:
+        self.closed = True
+        if self._timer:
+            self._timer.cancel()
+        self.sim._nics.pop(self.address, None)
+
+    def _check(self) -> None:
+        if self.closed:
+            raise EndpointClosedError("the endpoint is closed")
+
+    # ---- the simulated NIC ----
+    def kick(self) -> None:
+        """Run the NIC (timers, then transmissions) at the current virtual time."""
+        if not self._service_pending and not self.closed:
+            self._service_pending = True
+            self.sim.loop.call_later(0, self._service)
+
+    def _service(self) -> None:
+        self._service_pending = False
+        if self.closed:
+            return
+        loop, engine = self.sim.loop, self.engine
+        now = loop.now_ns
+        deadline = engine.next_deadline()
+        if deadline is not None and deadline <= now:
+            engine.on_time(now)
+        while True:
+            if self.path.busy_until_ns > now:
+                self._service_pending = True
+                loop.call_at(self.path.busy_until_ns, self._service)
+                break
+            out = engine.output(now)
+            if out is None:
+                break
+            data, dst_ip, dst_port, src_port = out
+            self.counters["pkts_out"] += 1
+            self.entropy_seen[src_port] += 1
+            checksum = csum16(data)
+            _, arrivals = self.path.transmit(now, data)
+            for arrival in arrivals:
+                loop.call_at(arrival.at_ns, self.sim._deliver, arrival, checksum,
+                             (dst_ip, dst_port), self.ip_int, src_port)
+        self._arm_timer()
+
+    def _arm_timer(self) -> None:
+        """Keep exactly one loop timer at the engine's next deadline."""
+        deadline = self.engine.next_deadline()
+        if deadline is None:
+            if self._timer:
+                self._timer.cancel()
+            self._timer, self._timer_at = None, None
+            return
+        # A deadline already due is run one nanosecond later, so time always moves on.
+        deadline = max(deadline, self.sim.loop.now_ns + 1)
+        if self._timer is not None and self._timer_at == deadline:
+            return
+        if self._timer:
+            self._timer.cancel()
+        self._timer_at = deadline
+        self._timer = self.sim.loop.call_at(deadline, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer, self._timer_at = None, None
+        self._service_pending = True
+        self._service()
+
+    def receive(self, data: bytes, src_ip: int, src_port: int) -> None:
+        """A datagram reached this NIC: hand it to the engine, then run the NIC."""
+        if self.closed:
+            return
+        self.counters["pkts_in"] += 1
+        self.engine.input(data, src_ip, src_port, self.sim.loop.now_ns)
+        self.kick()
+
+
+class Simulation:
+    """Endpoints on a virtual network with seeded impairments and virtual time.
+
+    ``impairments`` and ``link`` apply to every endpoint's egress unless
+    :meth:`endpoint` overrides them; ``engine_settings`` are ``nw_config_t``
+    fields applied to every engine (e.g. ``window_pkts=256``).
+    """
+
+    def __init__(self, seed: int = 0, impairments: Impairments | None = None,
+                 link: Link | None = None, mtu: int = SIM_MTU, **engine_settings: int) -> None:
+        if not isinstance(seed, int):
+            raise InvalidArgumentError(f"seed must be an int, got {seed!r}")
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.loop = EventLoop()
+        self.impairments = impairments or Impairments()
+        self.link = link or Link()
+        self.mtu = mtu
+        self.engine_settings = engine_settings
+        self._nics: dict[tuple[str, int], SimulatedNic] = {}
+        self._all: list[SimulatedNic] = []
+        self.counters: Counter = Counter()
+
+    @property
+    def now(self) -> float:
+        """Virtual seconds since the start."""
+        return self.loop.now_ns / 1e9
+
+    def endpoint(self, ip: str | None = None, port: int = DEFAULT_PORT, *,
+                 impairments: Impairments | None = None, link: Link | None = None,
+                 **engine_settings: int) -> Endpoint:
+        """A new endpoint at ``ip`` (default 10.0.0.N) and ``port`` on the virtual network."""
+        ip = ip or f"10.0.{len(self._all) // 250}.{len(self._all) % 250 + 1}"
+        if (ip, port) in self._nics:
+            raise InvalidArgumentError(f"address {ip}:{port} is already in use")
+        settings = {"mtu": self.mtu, "dst_port": DEFAULT_PORT, **self.engine_settings,
+                    **engine_settings}
+        cfg = make_config(local_ip=ip_to_int(ip), local_port=port,
+                          seed=self.rng.getrandbits(63), **settings)
+        path = Path(link or self.link, impairments or self.impairments,
+                    random.Random(self.rng.getrandbits(64)))
+        nic = SimulatedNic(self, ip, port, path, cfg)
+        self._nics[(ip, port)] = nic
+        self._all.append(nic)
+        return Endpoint(nic)
+
+    def _deliver(self, arrival: Arrival, checksum: int, dst: tuple[int, int], src_ip: int,
+                 src_port: int) -> None:
+        nic = self._nics.get((int_to_ip(dst[0]), dst[1]))
+        if nic is None:
+            self.counters["unroutable"] += 1
+            return
+        if not arrival.junk and csum16(arrival.data) != checksum:
+            self.counters["checksum_drops"] += 1  # what the receiver's UDP layer does
+            return
+        nic.receive(arrival.data, src_ip, src_port)
+
+    def run_for(self, seconds: float) -> None:
+        """Advance virtual time by ``seconds``, running everything due."""
+        self.loop.run_for(int(seconds * 1e9))
+
+    def run_until_idle(self, max_seconds: float = 60.0) -> bool:
+        """Run until no event is left (True) or ``max_seconds`` of virtual time pass (False)."""
+        end = self.loop.now_ns + int(max_seconds * 1e9)
+        return self.loop.run_until(lambda: self.loop.next_time() is None, end)
+
+    def path_counters(self) -> Counter:
+        """Impairment counters summed over every endpoint's egress path."""
+        total: Counter = Counter()
+        for nic in self._all:
+            total.update(nic.path.counters)
+        return total
+
+    def entropy_values(self) -> Counter:
+        """How often each UDP source port (entropy value) was used, over all endpoints."""
+        total: Counter = Counter()
+        for nic in self._all:
+            total.update(nic.entropy_seen)
+        return total

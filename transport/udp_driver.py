@@ -1,0 +1,179 @@
+"""The UDP socket driver: an endpoint whose engine runs on the C I/O thread.
+
+:func:`udp_endpoint` binds a UDP socket, creates an engine for that address and
+starts the engine's I/O driver (``nw_io_start``): a pthread that moves packets
+with batched ``recvmmsg``/``sendmmsg`` (UDP GSO/GRO where offered) and runs the
+engine's timers, without the GIL. Python only posts work and collects
+completions through the driver's locked wrappers; a blocking wait releases the
+GIL inside ``nw_io_wait_cq``.
+
+``loss`` (a probability) makes the receive socket drop that share of arriving
+datagrams with a kernel socket filter (see :mod:`netweft.transport.socket_loss`),
+which is how netweft injects loss on a real path, since this kernel has no netem.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+from netweft.nic_offload import ffi, lib
+from netweft.transport.endpoint import Endpoint
+from netweft.transport.engine_handle import (
+    _RawCompletion,
+    ip_to_int,
+    make_config,
+    raise_for,
+    stats_dict,
+    strerror,
+)
+from netweft.transport.errors import EndpointClosedError, EngineError, InvalidArgumentError
+from netweft.transport.socket_loss import attach_loss
+
+TX_MODES = {"socket": 0, "ports": 1, "raw": 2}
+_WAIT_SLICE_NS = 200_000_000  # a forever-wait wakes this often so Ctrl-C works
+
+
+class UdpNic:
+    """The :class:`EnginePort` of an endpoint on a real UDP socket."""
+
+    def __init__(self, bind: tuple[str, int], *, tx: str = "ports", gso: bool = True,
+                 gro: bool = True, batch: int = 64, loss: float = 0.0,
+                 **engine_settings: int) -> None:
+        if tx not in TX_MODES:
+            raise InvalidArgumentError(f"tx must be one of {', '.join(TX_MODES)}, got {tx!r}")
+        ip, port = bind
+        ip_int = ip_to_int(ip)
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self._io = None
+        try:
+            try:
+                self._sock.bind((ip, port))
+            except OSError as exc:
+                raise InvalidArgumentError(f"cannot bind UDP {ip}:{port}: {exc.strerror}") from None
+            if loss:
+                attach_loss(self._sock, loss)
+            self.address = (ip, self._sock.getsockname()[1])
+            cfg = make_config(local_ip=ip_int, local_port=self.address[1], **engine_settings)
+            engine = lib.nw_engine_new(cfg)
+            if engine == ffi.NULL:
+                raise EngineError(lib.NW_ENOMEM, "the engine could not be created")
+            self._engine = engine
+            iocfg = ffi.new("nw_io_config_t *")
+            lib.nw_io_config_default(iocfg)
+            iocfg.rx_fd = self._sock.fileno()
+            iocfg.tx_mode = TX_MODES[tx]
+            iocfg.flags = (lib.NW_IO_GSO if gso else 0) | (lib.NW_IO_GRO if gro and not loss
+                                                            else 0)
+            iocfg.batch = batch
+            iocfg.local_ip = ip_int
+            err = ffi.new("int32_t *")
+            io = lib.nw_io_start(engine, iocfg, err)
+            if io == ffi.NULL:
+                lib.nw_engine_free(engine)
+                raise EngineError(err[0], f"cannot start the I/O driver on {ip}:{self.address[1]}"
+                                          f" (tx={tx}): {strerror(err[0])}")
+            self._io = io
+        except BaseException:
+            self._sock.close()
+            raise
+        self.mtu = int(cfg.mtu)
+        self._cq = ffi.new("nw_completion_t[]", 256)
+        self._ready: list[_RawCompletion] = []
+
+    def _live(self) -> Any:
+        if self._io is None:
+            raise EndpointClosedError("the endpoint is closed")
+        return self._io
+
+    def max_payload(self) -> int:
+        """Payload bytes one packet carries."""
+        return int(lib.nw_max_payload(self._engine))
+
+    def mr_register(self, ptr: Any, length: int, access: int) -> int:
+        rkey = ffi.new("uint32_t *")
+        raise_for(lib.nw_io_mr_register(self._live(), ptr, length, access, rkey),
+                  "register memory")
+        return int(rkey[0])
+
+    def mr_deregister(self, rkey: int) -> None:
+        raise_for(lib.nw_io_mr_deregister(self._live(), rkey), f"deregister rkey {rkey:#x}")
+
+    def peer_add(self, ip: str, port: int, mode: int) -> int:
+        out = ffi.new("uint32_t *")
+        raise_for(lib.nw_io_peer_add(self._live(), ip_to_int(ip), port, mode, out),
+                  f"add peer {ip}:{port}")
+        return int(out[0])
+
+    def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
+                   roffset: int) -> None:
+        raise_for(lib.nw_io_post_write(self._live(), peer, wr_id, local, length, rkey, roffset),
+                  "post RMA write")
+
+    def post_read(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
+                  roffset: int) -> None:
+        raise_for(lib.nw_io_post_read(self._live(), peer, wr_id, local, length, rkey, roffset),
+                  "post RMA read")
+
+    def post_send(self, peer: int, wr_id: int, buf: Any, length: int) -> None:
+        raise_for(lib.nw_io_post_send(self._live(), peer, wr_id, buf, length), "post send")
+
+    def post_recv(self, wr_id: int, buf: Any, cap: int) -> None:
+        raise_for(lib.nw_io_post_recv(self._live(), wr_id, buf, cap), "post receive")
+
+    def poll_cq(self, max_entries: int) -> list[Any]:
+        if self._io is None:
+            return []
+        if not self._ready:
+            n = lib.nw_io_poll_cq(self._io, self._cq, 256)
+            self._ready = [_RawCompletion(self._cq[i]) for i in range(n)]
+        out, self._ready = self._ready[:max_entries], self._ready[max_entries:]
+        return out
+
+    def progress(self, deadline: float | None) -> bool:
+        """Block (without the GIL) until completions arrive or ``deadline`` passes."""
+        io = self._live()
+        if self._ready:
+            return True
+        left = _WAIT_SLICE_NS if deadline is None else int((deadline - time.monotonic()) * 1e9)
+        n = lib.nw_io_wait_cq(io, self._cq, 256, max(0, min(left, _WAIT_SLICE_NS)))
+        self._ready.extend(_RawCompletion(self._cq[i]) for i in range(n))
+        return True
+
+    def clock(self) -> float:
+        return time.monotonic()
+
+    def stats(self) -> dict[str, int]:
+        engine_stats = ffi.new("nw_stats_t *")
+        io_stats = ffi.new("nw_io_stats_t *")
+        lib.nw_io_stats_get(self._live(), engine_stats, io_stats)
+        out = stats_dict(engine_stats)
+        for name, _ in ffi.typeof("nw_io_stats_t").fields:
+            out[f"io_{name}"] = int(getattr(io_stats, name))
+        return out
+
+    def event_fd(self) -> int:
+        """An eventfd that is readable while completions wait (for select/epoll loops)."""
+        return int(lib.nw_io_event_fd(self._live()))
+
+    def close(self) -> None:
+        """Stop the I/O thread, free the engine, close the socket (idempotent)."""
+        if self._io is not None:
+            io, self._io = self._io, None
+            lib.nw_io_stop(io)
+            lib.nw_engine_free(self._engine)
+            self._engine = None
+            self._sock.close()
+
+
+def udp_endpoint(bind: tuple[str, int] = ("127.0.0.1", 0), **options: Any) -> Endpoint:
+    """An endpoint on a real UDP socket bound to ``bind`` (port 0 = any free port).
+
+    Options: ``tx`` ("ports": one socket per entropy value so the source port
+    varies per packet; "socket": send from the bound socket; "raw": raw IPv4),
+    ``gso``/``gro``, ``batch``, ``loss`` (receive-side injected loss
+    probability), and any engine setting (``mtu``, ``window_pkts``,
+    ``entropy_base``, ``dst_port``...).
+    """
+    return Endpoint(UdpNic(bind, **options))
