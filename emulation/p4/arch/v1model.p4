@@ -1,0 +1,226 @@
+/*
+ * netweft's declarations of the v1model architecture (the architecture of
+ * BMv2 simple_switch), written from its public description for netweft's
+ * embedded switch. Semantics are BMv2's; see the simple_switch documentation.
+ */
+#ifndef _NETWEFT_V1MODEL_P4_
+#define _NETWEFT_V1MODEL_P4_
+
+#include <core.p4>
+
+#ifndef V1MODEL_VERSION
+#define V1MODEL_VERSION 20180101
+#endif
+
+/* Extra match kinds of BMv2. */
+match_kind {
+    range,
+    optional,
+    selector
+}
+
+const bit<32> __v1model_version = V1MODEL_VERSION;
+
+typedef bit<9> PortId_t;
+
+/* Intrinsic metadata of every packet. */
+@metadata @name("standard_metadata")
+struct standard_metadata_t {
+    PortId_t ingress_port;    /* port the packet arrived on */
+    PortId_t egress_spec;     /* set in ingress: output port (511 drops) */
+    PortId_t egress_port;     /* in egress: the port being sent to */
+    bit<32>  instance_type;   /* normal, clone, resubmit, recirculate, replication */
+    bit<32>  packet_length;   /* bytes, without the unparsed tail once truncated */
+    @alias("queueing_metadata.enq_timestamp")  bit<32> enq_timestamp;
+    @alias("queueing_metadata.enq_qdepth")     bit<19> enq_qdepth;
+    @alias("queueing_metadata.deq_timedelta")  bit<32> deq_timedelta;
+    @alias("queueing_metadata.deq_qdepth")     bit<19> deq_qdepth;
+    @alias("intrinsic_metadata.ingress_global_timestamp") bit<48> ingress_global_timestamp;
+    @alias("intrinsic_metadata.egress_global_timestamp")  bit<48> egress_global_timestamp;
+    @alias("intrinsic_metadata.mcast_grp")     bit<16> mcast_grp;
+    @alias("intrinsic_metadata.egress_rid")    bit<16> egress_rid;
+    bit<1>   checksum_error;  /* set by verify_checksum on a mismatch */
+    error    parser_error;    /* the parser's error, NoError if none */
+    @alias("intrinsic_metadata.priority")      bit<3> priority;
+}
+
+enum CounterType {
+    packets,
+    bytes,
+    packets_and_bytes
+}
+
+enum MeterType {
+    packets,
+    bytes
+}
+
+/* Meter colours as BMv2 writes them into the meter's result. */
+enum bit<2> MeterColor {
+    GREEN = 0,
+    YELLOW = 1,
+    RED = 2
+}
+
+/* An indexed array of counters readable by the control plane. */
+extern counter {
+    counter(bit<32> size, CounterType type);
+    void count(in bit<32> index);
+}
+
+/* A counter attached to a table: one per entry. */
+extern direct_counter {
+    direct_counter(CounterType type);
+    void count();
+}
+
+/* An indexed array of two-rate three-colour meters (RFC 2698). */
+extern meter {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in bit<32> index, out T result);
+}
+
+/* A meter attached to a table: one per entry. */
+extern direct_meter<T> {
+    direct_meter(MeterType type);
+    void read(out T result);
+}
+
+/* An indexed array of values that the data plane reads and writes. */
+extern register<T> {
+    register(bit<32> size);
+    @noSideEffects
+    void read(out T result, in bit<32> index);
+    void write(in bit<32> index, in T value);
+}
+
+/* A table implementation that shares action entries (members) between keys. */
+extern action_profile {
+    action_profile(bit<32> size);
+}
+
+/* A uniformly distributed random value in [lo, hi]. */
+extern void random<T>(out T result, in T lo, in T hi);
+
+/* Send `data` to the control plane. */
+extern void digest<T>(in bit<32> receiver, in T data);
+
+enum HashAlgorithm {
+    crc32,
+    crc32_custom,
+    crc16,
+    crc16_custom,
+    random,
+    identity,
+    csum16,
+    xor16
+}
+
+@deprecated("Please use mark_to_drop(standard_metadata) instead.")
+extern void mark_to_drop();
+
+/* Drop the packet at the end of ingress/egress (sets egress_spec to 511, mcast_grp to 0). */
+@pure
+extern void mark_to_drop(inout standard_metadata_t standard_metadata);
+
+/* result = base + (hash of data) mod max (BMv2's definition). */
+@pure
+extern void hash<O, T, D, M>(out O result, in HashAlgorithm algo, in T base, in D data, in M max);
+
+/* A table implementation that picks one member of a group by hashing. */
+extern action_selector {
+    action_selector(HashAlgorithm algorithm, bit<32> size, bit<32> outputWidth);
+}
+
+enum CloneType {
+    I2E,
+    E2E
+}
+
+@deprecated("Please use verify_checksum/update_checksum instead.")
+extern Checksum16 {
+    Checksum16();
+    bit<16> get<D>(in D data);
+}
+
+/* Sets standard_metadata.checksum_error when condition holds and the checksum differs. */
+extern void verify_checksum<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
+
+/* Writes the checksum of data into checksum when condition holds. */
+@pure
+extern void update_checksum<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
+
+/* Like verify_checksum, over data followed by the packet's payload. */
+extern void verify_checksum_with_payload<T, O>(in bool condition, in T data, in O checksum, HashAlgorithm algo);
+
+/* Like update_checksum, over data followed by the packet's payload. */
+@noSideEffects
+extern void update_checksum_with_payload<T, O>(in bool condition, in T data, inout O checksum, HashAlgorithm algo);
+
+/* Re-run ingress on the original packet, keeping the fields tagged @field_list(index). */
+extern void resubmit_preserving_field_list(bit<8> index);
+
+/* Send the deparsed packet back to ingress, keeping the @field_list(index) fields. */
+extern void recirculate_preserving_field_list(bit<8> index);
+
+/* Clone the packet to the session's port (I2E: ingress input; E2E: egress output). */
+extern void clone(in CloneType type, in bit<32> session);
+
+/* Clone and keep the metadata fields tagged @field_list(index). */
+extern void clone_preserving_field_list(in CloneType type, in bit<32> session, bit<8> index);
+
+@deprecated("Please use resubmit_preserving_field_list instead.")
+extern void resubmit<T>(in T data);
+
+@deprecated("Please use recirculate_preserving_field_list instead.")
+extern void recirculate<T>(in T data);
+
+@deprecated("Please use clone_preserving_field_list instead.")
+extern void clone3<T>(in CloneType type, in bit<32> session, in T data);
+
+/* Send at most `length` bytes of the packet. */
+extern void truncate(in bit<32> length);
+
+/* Stop the switch with a message if check is false (debug builds of BMv2). */
+extern void assert(in bool check);
+
+/* Like assert, for formal tools; checked like assert at run time. */
+extern void assume(in bool check);
+
+/* Print a message to the switch log; `{}` is replaced by the data fields. */
+extern void log_msg(string msg);
+extern void log_msg<T>(string msg, in T data);
+
+/* The architecture's programmable blocks. */
+parser Parser<H, M>(packet_in b,
+                    out H parsedHdr,
+                    inout M meta,
+                    inout standard_metadata_t standard_metadata);
+
+control VerifyChecksum<H, M>(inout H hdr,
+                             inout M meta);
+
+@pipeline
+control Ingress<H, M>(inout H hdr,
+                      inout M meta,
+                      inout standard_metadata_t standard_metadata);
+
+@pipeline
+control Egress<H, M>(inout H hdr,
+                     inout M meta,
+                     inout standard_metadata_t standard_metadata);
+
+control ComputeChecksum<H, M>(inout H hdr,
+                              inout M meta);
+
+@deparser
+control Deparser<H>(packet_out b, in H hdr);
+
+package V1Switch<H, M>(Parser<H, M> p,
+                       VerifyChecksum<H, M> vr,
+                       Ingress<H, M> ig,
+                       Egress<H, M> eg,
+                       ComputeChecksum<H, M> ck,
+                       Deparser<H> dep);
+
+#endif /* _NETWEFT_V1MODEL_P4_ */
