@@ -114,6 +114,11 @@ class Endpoint:
         return self._port.address
 
     @property
+    def max_payload(self) -> int:
+        """Payload bytes one packet carries (the MTU minus netweft's headers)."""
+        return self._port.max_payload()
+
+    @property
     def closed(self) -> bool:
         """True after :meth:`close`."""
         return self._closed

@@ -46,6 +46,9 @@ class SimulatedNic:
         self._timer_at: int | None = None
 
     # ---- EnginePort: work requests go straight to the engine, then the NIC runs ----
+    def max_payload(self) -> int:
+        return self.engine.max_payload()
+
     def mr_register(self, ptr: Any, length: int, access: int) -> int:
         self._check()
         return self.engine.mr_register(ptr, length, access)
