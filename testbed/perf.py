@@ -220,14 +220,15 @@ def _local_ip_towards(host: str) -> str:
 
 def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu: int,
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
-                window_pkts: int = 1024, name: str = "netweft") -> PerfResult:
+                window_pkts: int = 1024, name: str = "netweft",
+                bind: str | None = None) -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
     import numpy as np
 
     from netweft.transport import udp_endpoint
 
     payload = mtu - IP_UDP_HEADERS
-    ep = udp_endpoint((_local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
+    ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
                       window_pkts=window_pkts)
     try:
         src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
@@ -278,18 +279,18 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
 def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "both",
                duration: float = 3.0, msg_size: int = 1 << 20, loss: float = 0.0,
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
-               window_pkts: int = 1024) -> list[PerfResult]:
+               window_pkts: int = 1024, bind: str | None = None) -> list[PerfResult]:
     """Run the requested tests against the server at ``host`` and return their results."""
     ctl = _connect(host, control_port)
     results = []
     try:
         if proto in ("netweft", "both"):
             results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, depth=depth,
-                                       tx=tx, window_pkts=window_pkts))
+                                       tx=tx, window_pkts=window_pkts, bind=bind))
             if loss:
                 results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, loss=loss,
                                            depth=depth, tx=tx, window_pkts=window_pkts,
-                                           name=f"netweft {loss:.0%} loss*"))
+                                           name=f"netweft {loss:.0%} loss*", bind=bind))
         if proto in ("tcp", "both"):
             results.append(run_tcp(ctl, host, duration, msg_size))
     finally:
@@ -331,13 +332,16 @@ def format_report(results: list[PerfResult], header: str) -> str:
 
 
 # ---- pair: server and client together, over loopback or a veth pair ----
-def _client_argv(args: argparse.Namespace, host: str, control_port: int) -> list[str]:
+def _client_argv(args: argparse.Namespace, host: str, control_port: int,
+                 bind: str | None = None) -> list[str]:
     argv = [sys.executable, "-m", "netweft.testbed.cli", "perf", "client", host,
             "--control-port", str(control_port), "--proto", args.proto, "--time", str(args.time),
             "--msg-size", str(args.msg_size), "--loss", str(args.loss), "--mtu", str(args.mtu),
             "--depth", str(args.depth), "--tx", args.tx, "--window", str(args.window)]
     if args.json:
         argv += ["--json", args.json]
+    if bind:
+        argv += ["--bind", bind]
     return argv
 
 
@@ -360,7 +364,9 @@ def run_pair(args: argparse.Namespace) -> int:
         server = _start_server([*server_cmd, "--bind", "127.0.0.1", "--control-port",
                                 str(port)])
         try:
-            return subprocess.run(_client_argv(args, "127.0.0.1", port), check=False).returncode
+            # The client takes 127.0.0.2, so the two engines' entropy ports never collide.
+            return subprocess.run(_client_argv(args, "127.0.0.1", port, bind="127.0.0.2"),
+                                  check=False).returncode
         finally:
             _stop(server)
     if os.geteuid() != 0:
@@ -435,7 +441,7 @@ def _client_main(args: argparse.Namespace) -> int:
         results = run_client(args.host, control_port=args.control_port, proto=args.proto,
                              duration=args.time, msg_size=args.msg_size, loss=args.loss,
                              mtu=args.mtu, depth=args.depth, tx=args.tx,
-                             window_pkts=args.window)
+                             window_pkts=args.window, bind=args.bind)
     except PerfError as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
@@ -490,6 +496,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c = perf.add_parser("client", help="run tests against a perf server")
     c.add_argument("host", help="the server's address")
     c.add_argument("--control-port", type=int, default=CONTROL_PORT)
+    c.add_argument("--bind", help="local address for netweft (default: the route's source)")
     _add_client_options(c)
     c.set_defaults(func=_client_main)
     pr = perf.add_parser("pair", help="run a server and a client here, over loopback or veth")
