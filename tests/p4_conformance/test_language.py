@@ -1,0 +1,53 @@
+"""P4-16 language features: enums (serializable and plain), typedef/type,
+functions, controls with constructor parameters, sub-parsers, list-expression
+struct initialisation, header assignment, ?:, and generic functions."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from .harness import switch_factory
+from .packets import assert_outputs
+
+make_switch = switch_factory("language")
+make_generic_switch = switch_factory("generic_function")
+
+ETH = bytes.fromhex("0a0000000001" "0a0000000002")
+LANG = "!BBHIBBBB"
+
+
+def lang_frame(kind: int, x: int, y: int, tenant: int, results=(0, 0, 0, 0),
+               tails: bytes = b"") -> bytes:
+    return ETH + b"\x88\xbb" + struct.pack(LANG, kind, x, y, tenant, *results) + tails
+
+
+@pytest.mark.parametrize("kind, x, y, tenant, tail", [
+    (1, 5, 0x1234, 41, 9),
+    (2, 101, 0xABCD, 0xFFFFFFFF, 255),
+    (7, 100, 0x00FF, 0, 0),
+    (0xFF, 250, 0x0100, 12345, 17),
+])
+def test_language_features(make_switch, kind, x, y, tenant, tail):
+    new_kind = {1: 2, 2: 1}.get(kind, 0xFF)
+    expected = lang_frame(
+        new_kind, x ^ 7, ((y & 0xFF) << 8) | (y >> 8), (tenant + 1) % 2**32,
+        (max(x, 50), (x + 13) % 256, 2 if x > 100 else 1, 0xAA if x < 10 else 0xBB),
+        bytes([tail, (tail + 1) % 256]),
+    )
+    out = make_switch().process(0, lang_frame(kind, x, y, tenant, tails=bytes([tail])) + b"!")
+    assert_outputs(out, [(1, expected + b"!")])
+
+
+def test_other_frames_pass_unchanged(make_switch):
+    frame = ETH + b"\x08\x06" + bytes(28)
+    assert_outputs(make_switch().process(3, frame), [(1, frame)])
+
+
+@pytest.mark.parametrize("x, y", [(3, 5000), (10, 999), (200, 1000), (0, 1001)])
+def test_generic_function(make_generic_switch, x, y):
+    frame = ETH + b"\x88\xbc" + struct.pack("!BHBH", x, y, 0, 0)
+    expected = ETH + b"\x88\xbc" + struct.pack(
+        "!BHBH", x, y, 0xAA if x < 10 else 0xBB, y if y > 1000 else 1000)
+    assert_outputs(make_generic_switch().process(0, frame), [(1, expected)])
