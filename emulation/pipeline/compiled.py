@@ -1,0 +1,151 @@
+"""Compile a checked program once into Python code, and instantiate it per switch.
+
+:func:`lower_program` generates and ``compile()``s the module source (cached
+per :class:`~netweft.emulation.p4.Program`); :func:`instantiate` executes
+the code object in a fresh namespace bound to one switch's context, tables
+and externs, and returns the six v1model block entry points.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from netweft.emulation.p4 import ir
+from netweft.emulation.p4.errors import P4Error
+from netweft.emulation.p4.program import BLOCK_ROLES, Program
+from netweft.emulation.pipeline import runtime
+from netweft.emulation.pipeline.codegen import Lowering, TableInfo
+from netweft.emulation.pipeline.types import is_aggregate
+from netweft.emulation.v1model.hash_algorithms import hash_with_offset
+
+
+@dataclass
+class LoweredProgram:
+    """The generated code of one program and what a switch needs to run it."""
+
+    program: Program
+    source: str
+    code: Any
+    tables: dict[str, TableInfo]
+    externs: dict[str, Any]              # global name -> ExternInstance
+    value_sets: dict[str, ir.P4ValueSet]
+    param_types: dict[str, list[ir.Type]] = field(default_factory=dict)
+    field_lists: dict[int, list[tuple[str, ...]]] = field(default_factory=dict)
+
+
+_CACHE: weakref.WeakKeyDictionary[Program, LoweredProgram] = weakref.WeakKeyDictionary()
+
+
+def lower_program(program: Program) -> LoweredProgram:
+    """Generate and compile the Python code of ``program`` (once per program)."""
+    cached = _CACHE.get(program)
+    if cached is not None:
+        return cached
+    missing = [r for r in BLOCK_ROLES if r not in program.blocks]
+    if missing:
+        raise P4Error(f"the program has no {', '.join(missing)} block (is main a V1Switch?)",
+                      program.main.loc if program.main is not None else None)
+    lw = Lowering(program)
+    lw.set_owners()
+    wrappers = []
+    param_types: dict[str, list[ir.Type]] = {}
+    for role in BLOCK_ROLES:
+        decl = program.blocks[role].decl
+        fname = lw.lower_block(decl)
+        cname, slot_of, _ = lw.frame_of(decl)
+        params = decl.params
+        param_types[role] = [p.type for p in params]
+        names = [f"a{i}" for i in range(len(params))]
+        lines = [f"def RUN_{role}({', '.join(names)}):", f"    F = {cname}()"]
+        for p, n in zip(params, names, strict=True):
+            lines.append(f"    F.{slot_of[id(p)]} = {n}")
+        if role == "parser":
+            lines.append(f"    {fname}(F)")
+        else:
+            lines += ["    try:", f"        {fname}(F)", "    except ExitBlock:", "        pass"]
+        # scalar out/inout parameters are not used by v1model blocks; aggregates are shared
+        wrappers.append("\n".join(lines) + "\n")
+        for i, t in enumerate(param_types[role]):
+            if is_aggregate(t):
+                wrappers.append(f"def NEW_{role}_{i}():\n    return {lw.types.new_expr(t)}\n")
+    # all tables of the program exist in the control plane, applied or not
+    for table in program.tables.values():
+        lw.lower_table(table, None)
+    source = "\n".join(lw.types.source + lw.chunks + wrappers)
+    try:
+        code = compile(source, f"<netweft pipeline {program.source_path}>", "exec")
+    except SyntaxError as err:  # a back-end bug; say where
+        raise P4Error(f"internal error in the generated pipeline code: {err}") from None
+    lowered = LoweredProgram(program, source, code, lw.tables, lw.externs_by_var,
+                             lw.value_sets, param_types, _field_lists(program))
+    _CACHE[program] = lowered
+    return lowered
+
+
+def _field_lists(program: Program) -> dict[int, list[tuple[str, ...]]]:
+    """``@field_list(n)`` paths in the user metadata struct (ingress parameter 1)."""
+    out: dict[int, list[tuple[str, ...]]] = {}
+    ingress = program.blocks.get("ingress")
+    if ingress is None or len(ingress.decl.params) < 2:
+        return out
+    meta_t = ingress.decl.params[1].type
+
+    def visit(t: Any, path: tuple[str, ...]) -> None:
+        if not isinstance(t, ir.Type_Struct):
+            return
+        for f in t.fields:
+            ann = ir.find_annotation(f, "field_list")
+            if ann is not None:
+                for a in ann.args:
+                    if isinstance(a, ir.Constant):
+                        out.setdefault(a.value, []).append(path + (f.name,))
+            visit(f.type, path + (f.name,))
+
+    visit(meta_t, ())
+    return out
+
+
+def _div(a: int, b: int) -> int:
+    return a // b if b else 0
+
+
+def _mod(a: int, b: int) -> int:
+    return a % b if b else 0
+
+
+def _shl(a: int, b: int, width: int, signed: bool) -> int:
+    if b >= width:
+        return 0
+    v = (a << b) & ((1 << width) - 1)
+    if signed and v >> (width - 1):
+        v -= 1 << width
+    return v
+
+
+RUNTIME_GLOBALS: dict[str, Any] = {
+    "ParserReject": runtime.ParserReject,
+    "ExitBlock": runtime.ExitBlock,
+    "AssertionFailed": runtime.AssertionFailed,
+    "PacketCursor": runtime.PacketCursor,
+    "HeaderStack": runtime.HeaderStack,
+    "union_set_valid": runtime.union_set_valid,
+    "union_is_valid": runtime.union_is_valid,
+    "union_emit": runtime.union_emit,
+    "hash_offset": hash_with_offset,
+    "_div": _div,
+    "_mod": _mod,
+    "_shl": _shl,
+}
+
+
+def instantiate(lowered: LoweredProgram, context: Any, objects: dict[str, Any]
+                ) -> dict[str, Callable[..., Any]]:
+    """Execute the code for one switch: ``context`` is ``X``, ``objects`` the tables/externs."""
+    ns: dict[str, Any] = dict(RUNTIME_GLOBALS)
+    ns["X"] = context
+    ns.update(objects)
+    exec(lowered.code, ns)  # noqa: S102 - our own generated code
+    return ns

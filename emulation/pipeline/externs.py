@@ -1,0 +1,232 @@
+"""Lowering of v1model extern calls (functions and methods) to Python source.
+
+The generated code talks to the per-switch context ``X`` (see
+:class:`netweft.emulation.v1model.context.PacketContext`) and to the extern
+objects ``E_*`` (registers, counters, meters) created by the switch.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from netweft.emulation.p4 import ir
+from netweft.emulation.pipeline.types import bit_width, is_aggregate, is_signed, unsupported
+
+if TYPE_CHECKING:
+    from netweft.emulation.pipeline.codegen import Body, Lowering
+
+
+def enum_member_name(e: Any) -> str | None:
+    """The member name of an enum constant expression (``HashAlgorithm.crc16``)."""
+    if isinstance(e, ir.Member):
+        return e.member
+    decl = getattr(e, "decl", None)
+    if isinstance(decl, ir.Declaration_ID):
+        return decl.name
+    return None
+
+
+def field_list(lw: Lowering, e: Any, body: Body) -> str:
+    """A Python expression for the ``[(value, width), ...]`` list of a data argument.
+
+    Fields of invalid headers are skipped, as in BMv2's ``BufBuilder``.
+    """
+    parts: list[str] = []
+    _flatten(lw, e, e.type, None, body, parts, None)
+    if not parts:
+        return "()"
+    return " + ".join(parts)
+
+
+def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body, parts: list[str],
+             valid: str | None) -> None:
+    if isinstance(e, (ir.ListExpression, ir.StructExpression)) and ref is None:
+        comps = e.components
+        for c in comps:
+            sub = c.expr if isinstance(c, ir.NamedExpression) else c
+            _flatten(lw, sub, sub.type, None, body, parts, None)
+        return
+    if ref is None:
+        ref = lw.expr(e, body)
+        # a field of a header: skipped when the header is invalid
+        if isinstance(e, ir.Member) and isinstance(e.expr.type, ir.Type_Header):
+            valid = f"{lw.expr(e.expr, body)}._v"
+    if isinstance(t, ir.Type_Header):
+        inner: list[str] = []
+        for f in t.fields:
+            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, inner, None)
+        parts.append(f"(({' + '.join(inner) if inner else '()'}) if {ref}._v else ())")
+        return
+    if isinstance(t, ir.Type_Struct):
+        for f in t.fields:
+            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, parts, None)
+        return
+    if isinstance(t, ir.Type_Stack):
+        for i in range(t.size):
+            _flatten(lw, None, t.element, f"{ref}.e[{i}]", body, parts, None)
+        return
+    if isinstance(t, ir.Type_Tuple):
+        for i, ct in enumerate(t.components):
+            _flatten(lw, None, ct, f"{ref}[{i}]", body, parts, None)
+        return
+    if isinstance(t, ir.Type_Varbits):
+        item = f"(({ref}, {ref}__len),)"
+    else:
+        w = bit_width(t)
+        val = lw._unsigned(ref, t)
+        item = f"(({val}, {w}),)"
+    parts.append(f"({item} if {valid} else ())" if valid else item)
+
+
+def _target(lw: Lowering, e: Any, value: str, body: Body) -> None:
+    """Assign ``value`` (an int expression) to the out argument ``e``, truncated to its type."""
+    t = e.type
+    if isinstance(t, ir.Type_Bits):
+        value = lw.wrap(value, t)
+    lw.assign_raw(e, value, body)
+
+
+def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[Any],
+                          body: Body) -> str:
+    """Statement (or expression) source for a call of a v1model/core extern function."""
+    name = c.method_name or getattr(c.target, "name", "")
+    if name == "mark_to_drop":
+        sm = lw.expr(args[0], body) if args else "X.sm"
+        body.emit(f"{sm}.egress_spec = 511")
+        body.emit(f"{sm}.mcast_grp = 0")
+        return ""
+    if name == "verify":
+        cond = lw.expr(args[0], body)
+        code = lw.expr(args[1], body)
+        body.emit(f"if not {cond}:")
+        body.emit(f"    raise ParserReject({code})")
+        return ""
+    if name == "hash":
+        algo = enum_member_name(args[1])
+        data = field_list(lw, args[3], body)
+        base = lw.expr(args[2], body)
+        mx = lw.expr(args[4], body)
+        _target(lw, args[0], f"hash_offset(X.hash({algo!r}, {data}), {base}, {mx})", body)
+        return ""
+    if name == "random":
+        lo = lw.expr(args[1], body)
+        hi = lw.expr(args[2], body)
+        _target(lw, args[0], f"X.random({lo}, {hi})", body)
+        return ""
+    if name in ("verify_checksum", "verify_checksum_with_payload"):
+        cond = lw.expr(args[0], body)
+        data = field_list(lw, args[1], body)
+        value = lw.expr(args[2], body)
+        algo = enum_member_name(args[3])
+        payload = name.endswith("_with_payload")
+        body.emit(f"if {cond} and X.checksum({algo!r}, {data}, {payload}) != {value}:")
+        body.emit("    X.checksum_error = 1")
+        return ""
+    if name in ("update_checksum", "update_checksum_with_payload"):
+        cond = lw.expr(args[0], body)
+        data = field_list(lw, args[1], body)
+        algo = enum_member_name(args[3])
+        payload = name.endswith("_with_payload")
+        body.emit(f"if {cond}:")
+        body.indent += 1
+        _target(lw, args[2], f"X.checksum({algo!r}, {data}, {payload})", body)
+        body.indent -= 1
+        return ""
+    if name in ("clone", "clone3", "clone_preserving_field_list"):
+        session = lw.expr(args[1], body)
+        index = lw.expr(args[2], body) if name == "clone_preserving_field_list" else "None"
+        body.emit(f"X.clone_session = {session}")
+        body.emit(f"X.clone_field_list = {index}")
+        return ""
+    if name in ("resubmit_preserving_field_list", "resubmit"):
+        index = lw.expr(args[0], body) if name.endswith("list") else "None"
+        body.emit(f"X.resubmit = ({index},)")
+        return ""
+    if name in ("recirculate_preserving_field_list", "recirculate"):
+        index = lw.expr(args[0], body) if name.endswith("list") else "None"
+        body.emit(f"X.recirculate = ({index},)")
+        return ""
+    if name == "truncate":
+        body.emit(f"X.truncate = {lw.expr(args[0], body)}")
+        return ""
+    if name == "digest":
+        receiver = lw.expr(args[0], body)
+        data = args[1]
+        body.emit(f"X.digest({receiver}, {_digest_value(lw, data, body)})")
+        return ""
+    if name == "log_msg":
+        msg = lw.expr(args[0], body)
+        if len(args) > 1 and args[1] is not None:
+            values = field_list(lw, args[1], body)
+            body.emit(f"X.log_msg({msg}, [v for v, _w in {values}])")
+        else:
+            body.emit(f"X.log_msg({msg}, [])")
+        return ""
+    if name in ("assert", "assume"):
+        body.emit(f"if not {lw.expr(args[0], body)}:")
+        body.emit(f"    raise AssertionFailed({name!r} + ' failed at {c.loc}')")
+        return ""
+    raise unsupported(f"the extern function {name}", c)
+
+
+def _digest_value(lw: Lowering, e: Any, body: Body) -> str:
+    t = e.type
+    if isinstance(t, ir.Type_StructLike) and not isinstance(e, (ir.ListExpression,
+                                                                 ir.StructExpression)):
+        ref = lw.expr(e, body)
+        items = ", ".join(f"{f.name!r}: {_plain(f.type, f'{ref}.{f.name}')}" for f in t.fields)
+        return "{" + items + "}"
+    if isinstance(e, ir.StructExpression):
+        items = ", ".join(f"{c.name!r}: {lw.expr(c.expr, body)}" for c in e.components)
+        return "{" + items + "}"
+    if isinstance(e, ir.ListExpression):
+        names = [f.name for f in t.fields] if isinstance(t, ir.Type_StructLike) else None
+        values = [lw.expr(c, body) for c in e.components]
+        if names:
+            return "{" + ", ".join(f"{n!r}: {v}" for n, v in zip(names, values,
+                                                                  strict=False)) + "}"
+        return "(" + "".join(v + ", " for v in values) + ")"
+    return lw.expr(e, body)
+
+
+def _plain(t: Any, ref: str) -> str:
+    if is_aggregate(t):
+        return f"{ref}._copy()"
+    return ref
+
+
+def lower_extern_method(lw: Lowering, c: ir.MethodCallExpression, args: list[Any],
+                        body: Body) -> str:
+    """Source for ``instance.method(...)`` on a v1model extern object."""
+    inst = c.instance
+    decl = getattr(inst, "decl", None)
+    var = lw.extern_vars.get(id(decl)) if decl is not None else None
+    if var is None:
+        raise unsupported(f"the method {c.method_name} on this object", c)
+    ext = lw.externs_by_var[var].extern_type
+    m = c.method_name
+    if ext == "register":
+        if m == "read":
+            if len(args) == 2:
+                _target(lw, args[0], f"{var}.read({lw.expr(args[1], body)})", body)
+                return ""
+            return f"{var}.read({lw.expr(args[0], body)})"
+        if m == "write":
+            value = lw.expr(args[1], body)
+            if is_signed(args[1].type):
+                value = f"({value} & {(1 << args[1].type.width) - 1:#x})"
+            body.emit(f"{var}.write({lw.expr(args[0], body)}, {value})")
+            return ""
+    if ext == "counter" and m == "count":
+        return f"{var}.count({lw.expr(args[0], body)}, X.ilen)"
+    if ext == "direct_counter" and m == "count":
+        return ""
+    if ext == "meter" and m == "execute_meter":
+        _target(lw, args[1], f"{var}.execute({lw.expr(args[0], body)}, X.now, X.ilen)", body)
+        return ""
+    if ext == "direct_meter" and m == "read":
+        _target(lw, args[0], "X.dmeter", body)
+        return ""
+    if ext == "Checksum16" and m == "get":
+        return f"X.checksum('csum16', {field_list(lw, args[0], body)}, False)"
+    raise unsupported(f"the method {ext}.{m}", c)

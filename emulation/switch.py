@@ -1,0 +1,434 @@
+"""``SoftSwitch``: netweft's embedded P4 switch (v1model, BMv2 ``simple_switch`` semantics).
+
+>>> from netweft.emulation.p4 import compile_p4
+>>> from netweft.emulation.switch import SoftSwitch
+>>> sw = SoftSwitch(compile_p4("p4/basic_forward.p4"))
+>>> sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.1", 32)},
+...              "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 1})
+>>> sw.process(0, frame)      # -> [(port, bytes), ...]
+
+The program is compiled once into Python code (:mod:`netweft.emulation.pipeline`);
+the switch holds the state (tables, registers, counters, meters, multicast
+groups, clone sessions) and runs packets to completion, sans-IO: time comes
+from ``clock`` (microseconds; by default a counter that advances one
+microsecond per pipeline pass, so runs are reproducible).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from netweft.emulation.p4 import ir
+from netweft.emulation.p4.errors import P4Error
+from netweft.emulation.p4.program import Program
+from netweft.emulation.pipeline.compiled import instantiate, lower_program
+from netweft.emulation.v1model.action_profiles import ActionProfile
+from netweft.emulation.v1model.context import PacketContext
+from netweft.emulation.v1model.counters import COUNTER_TYPES, CounterArray
+from netweft.emulation.v1model.hash_algorithms import HashAlgorithms
+from netweft.emulation.v1model.key_values import BadValueError, parse_value
+from netweft.emulation.v1model.match_table import (
+    ActionSpec,
+    KeySpec,
+    MatchTable,
+    TableEntry,
+    TableError,
+)
+from netweft.emulation.v1model.meters import METER_TYPES, Meter, MeterArray
+from netweft.emulation.v1model.names import resolve_name
+from netweft.emulation.v1model.registers import RegisterArray
+from netweft.emulation.v1model.replication import CloneSessions, PacketReplicationEngine
+from netweft.emulation.v1model.simple_switch import V1ModelDriver
+from netweft.emulation.v1model.value_sets import ValueSet
+
+
+class SwitchError(ValueError):
+    """A control-plane request the switch cannot honour; the message says why."""
+
+
+def _microsecond_counter() -> Callable[[], int]:
+    counter = itertools.count()
+    return lambda: next(counter)
+
+
+class SoftSwitch:
+    """One v1model switch running a compiled program."""
+
+    def __init__(self, program: Program, clock: Callable[[], int] | None = None,
+                 seed: int = 0, max_passes: int = 64) -> None:
+        self.program = program
+        self._lowered = lower_program(program)
+        self.algorithms = HashAlgorithms(seed)
+        self.context = PacketContext(self.algorithms)
+        self.pre = PacketReplicationEngine()
+        self.clone_sessions = CloneSessions()
+        self.tables: dict[str, MatchTable] = {}
+        self.registers: dict[str, RegisterArray] = {}
+        self.counters: dict[str, CounterArray] = {}
+        self.meters: dict[str, MeterArray] = {}
+        self.profiles: dict[str, ActionProfile] = {}
+        self.value_sets: dict[str, ValueSet] = {}
+        self._direct_meter_tables: set[str] = set()
+        objects: dict[str, Any] = {}
+        self._create_externs(objects)
+        for var, vs in self._lowered.value_sets.items():
+            width = sum(_width(t) for t in _flat_types(vs.element_type))
+            value_set = ValueSet(vs.fqn or vs.name, vs.size or 0, width)
+            self.value_sets[value_set.name] = value_set
+            objects[var] = value_set
+        self._ns = instantiate(self._lowered, self.context, objects)
+        for fqn, info in self._lowered.tables.items():
+            table = self._build_table(fqn, info)
+            self.tables[fqn] = table
+            self._ns[info.var] = table
+        self.driver = V1ModelDriver(self._ns, self.context, self.pre, self.clone_sessions,
+                                    self._lowered.field_lists,
+                                    clock or _microsecond_counter(), max_passes)
+
+    # ------------------------------------------------------------------ packets
+
+    def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        """Run one packet received on ``port``; returns every ``(port, bytes)`` sent."""
+        if not 0 <= int(port) < 512:
+            raise SwitchError(f"ingress port {port} outside 0..511")
+        return self.driver.process(int(port), bytes(data))
+
+    @property
+    def digests(self) -> list[tuple[int, Any]]:
+        """``(receiver, data)`` of every ``digest`` call so far (the caller may clear it)."""
+        return self.context.digests
+
+    @property
+    def logs(self) -> list[str]:
+        """Messages of ``log_msg`` calls so far."""
+        return self.context.logs
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """Packet counters: received, sent, dropped, pass_limit, assert_failed."""
+        return self.driver.stats
+
+    # ------------------------------------------------------------------ tables
+
+    def _table(self, name: str) -> MatchTable:
+        try:
+            return self.tables[resolve_name(name, self.tables, "table")]
+        except LookupError as err:
+            raise SwitchError(str(err)) from None
+
+    def table_add(self, table: str, match: Mapping[str, object] | Sequence[object],
+                  action: str, params: Mapping[str, object] | Sequence[object] = (),
+                  priority: int | None = None) -> TableEntry:
+        """Install an entry (see the module docstring for value forms); returns it."""
+        t = self._table(table)
+        if t.name in self.profiles:
+            raise SwitchError(f"table {t.name} uses an action profile: add members with "
+                              "act_prof_add_member and entries with table_add_member")
+        entry = t.add(match, action, params, priority)
+        self._attach_direct_meter(t, entry)
+        return entry
+
+    def table_set_default(self, table: str, action: str,
+                          params: Mapping[str, object] | Sequence[object] = ()) -> None:
+        """Set the action run on a miss."""
+        self._table(table).set_default(action, params)
+
+    def table_delete(self, table: str, entry: TableEntry) -> None:
+        """Remove an entry returned by :meth:`table_add`."""
+        try:
+            self._table(table).delete(entry)
+        except ValueError:
+            raise SwitchError(f"table {table}: no such entry") from None
+
+    def table_clear(self, table: str) -> None:
+        """Remove every non-const entry... (all entries, as BMv2's table_clear)."""
+        self._table(table).clear()
+
+    def direct_counter_read(self, table: str, entry: TableEntry) -> tuple[int, int]:
+        """``(packets, bytes)`` of an entry's direct counter."""
+        self._table(table)
+        return entry.counter[0], entry.counter[1]
+
+    def direct_meter_set_rates(self, table: str, entry: TableEntry,
+                               rates: Sequence[tuple[float, int]]) -> None:
+        """Configure the direct meter of an entry: ``[(CIR, CBS), (PIR, PBS)]`` per µs."""
+        t = self._table(table)
+        if t.name not in self._direct_meter_tables:
+            raise SwitchError(f"table {t.name} has no direct meter")
+        self._attach_direct_meter(t, entry)
+        entry.meter.set_rates(rates)
+
+    def _attach_direct_meter(self, t: MatchTable, entry: TableEntry) -> None:
+        if t.name in self._direct_meter_tables and entry.meter is None:
+            entry.meter = Meter(getattr(t, "meter_type", "bytes"))
+
+    # -- action profiles and selectors
+
+    def _profile(self, name: str) -> ActionProfile:
+        try:
+            return self.profiles[resolve_name(name, self.profiles, "action profile")]
+        except LookupError as err:
+            raise SwitchError(str(err)) from None
+
+    def act_prof_add_member(self, table: str, action: str,
+                            params: Mapping[str, object] | Sequence[object] = ()) -> int:
+        """Create a member (action + arguments) of a table's action profile; returns its id."""
+        t = self._table(table)
+        prof = self._profile(t.name)
+        spec = t._action(action)
+        args = t._args(spec, params)
+        return prof.add_member(spec.name, args, t._bind(spec.name, args))
+
+    def act_prof_create_group(self, table: str, members: Iterable[int]) -> int:
+        """Create a group of members (action selectors only); returns its id."""
+        return self._profile(self._table(table).name).add_group(list(members))
+
+    def table_add_member(self, table: str, match: Mapping[str, object] | Sequence[object],
+                         member: int, priority: int | None = None) -> TableEntry:
+        """Install an entry pointing at an action profile member."""
+        t = self._table(table)
+        name, args, bound = self._profile(t.name).member(member)
+        return t.add_bound(match, name, args, bound, priority)
+
+    def table_add_group(self, table: str, match: Mapping[str, object] | Sequence[object],
+                        group: int, priority: int | None = None) -> TableEntry:
+        """Install an entry pointing at an action selector group."""
+        t = self._table(table)
+        grp = self._profile(t.name).group(group)
+        return t.add_bound(match, "<group>", (), grp, priority)
+
+    # ------------------------------------------------------------------ PRE, clones
+
+    def mc_group_set(self, group_id: int, copies: Iterable[tuple[int, int]]) -> None:
+        """Create or replace multicast group ``group_id`` with ``(port, rid)`` copies."""
+        try:
+            self.pre.set_group(group_id, list(copies))
+        except (TypeError, ValueError) as err:
+            raise SwitchError(str(err)) from None
+
+    def clone_session_set(self, session_id: int, port: int, truncate: int | None = None
+                          ) -> None:
+        """Mirror clones of session ``session_id`` to ``port`` (truncated to bytes)."""
+        try:
+            self.clone_sessions.set(session_id, port, truncate)
+        except ValueError as err:
+            raise SwitchError(str(err)) from None
+
+    # ------------------------------------------------------------------ stateful externs
+
+    def _named(self, kind: str, pool: Mapping[str, Any], name: str) -> Any:
+        try:
+            return pool[resolve_name(name, pool, kind)]
+        except LookupError as err:
+            raise SwitchError(str(err)) from None
+
+    def register_read(self, name: str, index: int) -> int:
+        """The value of register ``name`` at ``index``."""
+        reg = self._named("register", self.registers, name)
+        try:
+            reg.check_index(index)
+        except IndexError as err:
+            raise SwitchError(str(err)) from None
+        value = reg.read(index)
+        if reg.signed and value >> (reg.width - 1):
+            value -= 1 << reg.width
+        return value
+
+    def register_write(self, name: str, index: int, value: int) -> None:
+        """Store ``value`` in register ``name`` at ``index``."""
+        reg = self._named("register", self.registers, name)
+        try:
+            reg.check_index(index)
+            v = parse_value(value, reg.width, f"register {reg.name}")
+        except (IndexError, BadValueError) as err:
+            raise SwitchError(str(err)) from None
+        reg.write(index, v)
+
+    def register_reset(self, name: str) -> None:
+        """All cells of register ``name`` back to zero."""
+        self._named("register", self.registers, name).reset()
+
+    def counter_read(self, name: str, index: int) -> tuple[int, int]:
+        """``(packets, bytes)`` of counter ``name`` at ``index``."""
+        try:
+            return self._named("counter", self.counters, name).read(index)
+        except IndexError as err:
+            raise SwitchError(str(err)) from None
+
+    def counter_reset(self, name: str) -> None:
+        """All cells of counter ``name`` back to zero."""
+        self._named("counter", self.counters, name).reset()
+
+    def meter_set_rates(self, name: str, rates: Sequence[tuple[float, int]],
+                        index: int | None = None) -> None:
+        """Configure meter ``name`` (one index or all): ``[(CIR, CBS), (PIR, PBS)]`` per µs."""
+        try:
+            self._named("meter", self.meters, name).set_rates(rates, index)
+        except (IndexError, ValueError) as err:
+            raise SwitchError(str(err)) from None
+
+    def value_set_add(self, name: str, value: object, mask: object = None) -> None:
+        """Add a member to parser value set ``name`` (a tuple for multi-field sets)."""
+        try:
+            self._named("value set", self.value_sets, name).add(value, mask)
+        except (BadValueError, ValueError) as err:
+            raise SwitchError(str(err)) from None
+
+    # ------------------------------------------------------------------ construction
+
+    def _create_externs(self, objects: dict[str, Any]) -> None:
+        for var, inst in self._lowered.externs.items():
+            kind = inst.extern_type
+            args = [_const(a) for a in inst.args]
+            loc = inst.decl.loc
+            if kind == "register":
+                t = inst.type_args[0] if inst.type_args else None
+                width = _width(t) if t is not None else 32
+                signed = isinstance(t, ir.Type_Bits) and t.signed
+                obj: Any = RegisterArray(inst.name, int(args[0]), width, signed)
+                self.registers[inst.name] = obj
+            elif kind == "counter":
+                obj = CounterArray(inst.name, int(args[0]), _enum_name(inst.args[1],
+                                                                       COUNTER_TYPES))
+                self.counters[inst.name] = obj
+            elif kind == "meter":
+                obj = MeterArray(inst.name, int(args[0]), _enum_name(inst.args[1], METER_TYPES))
+                self.meters[inst.name] = obj
+            elif kind in ("action_profile", "action_selector"):
+                if kind == "action_selector":
+                    algo = _enum_name(inst.args[0], HashAlgorithms.NAMES)
+                    obj = ActionProfile(inst.name, self.algorithms.get(algo),
+                                        int(args[2]) if len(args) > 2 else 0)
+                else:
+                    obj = ActionProfile(inst.name, None, 0)
+            elif kind in ("direct_counter", "direct_meter", "Checksum16"):
+                obj = inst
+            else:
+                raise P4Error(f"unsupported by the netweft back end: the extern {kind}", loc)
+            objects[var] = obj
+            self._extern_objects = getattr(self, "_extern_objects", {})
+            self._extern_objects[inst.name] = obj
+
+    def _build_table(self, fqn: str, info: Any) -> MatchTable:
+        decl: ir.P4Table = info.decl
+        keys = [KeySpec(name, kind, width) for name, kind, width in info.keys]
+        actions = []
+        for afqn, params in info.action_params.items():
+            default_only, table_only = info.action_flags[afqn]
+            actions.append(ActionSpec(afqn, tuple(params), default_only, table_only))
+        fns = dict(info.actions)
+        ns = self._ns
+
+        def bind(action: str, args: tuple[int, ...]) -> tuple[Any, tuple[int, ...], str]:
+            return (ns[fns[action]], args, action)
+
+        table = MatchTable(fqn, keys, actions, bind, decl.size)
+        impl = decl.implementation_instance
+        if impl is not None:
+            prof = getattr(self, "_extern_objects", {}).get(impl.fqn)
+            if not isinstance(prof, ActionProfile):
+                prof = ActionProfile(impl.fqn or fqn, None, 0)
+            self.profiles[fqn] = prof
+        if decl.meters is not None:
+            self._direct_meter_tables.add(fqn)
+            inst = self.program.externs.get(decl.meters.fqn)
+            table.meter_type = _enum_name(inst.args[0], METER_TYPES) if inst else "bytes"
+        try:
+            self._install_program_entries(table, decl)
+        except (TableError, BadValueError) as err:
+            raise P4Error(f"table {fqn}: {err}", decl.loc) from None
+        return table
+
+    def _install_program_entries(self, table: MatchTable, decl: ir.P4Table) -> None:
+        default = decl.default_action
+        if default is not None and default.action_ref.action is not None:
+            a = default.action_ref.action
+            values = _ref_constants(default.action_ref, a)
+            table.set_default(a.fqn or a.name, values, const=default.is_const, force=True)
+        for entry in decl.entries or []:
+            a = entry.action.action
+            values = _ref_constants(entry.action, a)
+            match = [_keyset_value(k, spec) for k, spec in zip(entry.keys, table.keys,
+                                                               strict=False)]
+            prio = entry.priority
+            table.add(match, a.fqn or a.name, values, prio)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _const(e: Any) -> Any:
+    if e is None:
+        return None
+    if isinstance(e, ir.Constant):
+        return e.value
+    if isinstance(e, ir.BoolLiteral):
+        return int(e.value)
+    decl = getattr(e, "decl", None)
+    if isinstance(decl, (ir.Declaration_ID, ir.SerEnumMember)):
+        return decl.value
+    if isinstance(e, ir.Cast):
+        return _const(e.expr)
+    return None
+
+
+def _enum_name(e: Any, allowed: Sequence[str]) -> str:
+    name = e.member if isinstance(e, ir.Member) else getattr(getattr(e, "decl", None), "name",
+                                                             None)
+    if name not in allowed:
+        raise P4Error(f"expected one of {', '.join(allowed)}", getattr(e, "loc", None))
+    return name
+
+
+def _width(t: Any) -> int:
+    from netweft.emulation.pipeline.types import bit_width
+    return bit_width(t)
+
+
+def _flat_types(t: Any) -> list[Any]:
+    if isinstance(t, ir.Type_StructLike):
+        out = []
+        for f in t.fields:
+            out += _flat_types(f.type)
+        return out
+    return [t]
+
+
+def _ref_constants(ref: ir.ActionRef, action: ir.P4Action) -> list[int]:
+    """Values of the directionless (control-plane) arguments of an action reference."""
+    e = ref.expression
+    if isinstance(e, ir.MethodCallExpression):
+        args = list(e.bound_args) if e.bound_args is not None else [a.expr for a in e.args]
+    else:
+        args = []
+    values = []
+    for p, a in zip(action.params, args, strict=False):
+        if p.direction:
+            continue
+        v = _const(a)
+        if v is None:
+            raise P4Error(f"argument {p.name} of {action.name} is not a constant",
+                          getattr(a, "loc", None))
+        values.append(v & ((1 << _width(p.type)) - 1))
+    return values
+
+
+def _keyset_value(k: Any, spec: KeySpec) -> Any:
+    if isinstance(k, ir.DefaultExpression):
+        return None
+    if isinstance(k, ir.Binary) and k.op == "&&&":
+        value, mask = _const(k.left), _const(k.right)
+        if spec.match_kind == "lpm":
+            plen = bin(mask).count("1")
+            return (value, plen)
+        return (value, mask)
+    if isinstance(k, ir.Binary) and k.op == "..":
+        return (_const(k.left), _const(k.right))
+    v = _const(k)
+    if v is None:
+        raise P4Error("a table entry key is not a constant", getattr(k, "loc", None))
+    if v < 0:
+        v &= (1 << spec.width) - 1
+    return v

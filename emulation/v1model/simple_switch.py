@@ -1,0 +1,223 @@
+"""The v1model architecture driver: BMv2 ``simple_switch``'s packet flow, queues bypassed.
+
+One received packet runs to completion: parser -> verify checksum ->
+ingress -> (I2E clone, resubmit, multicast through the PRE, unicast or
+drop) -> egress per copy -> (E2E clone, drop, compute checksum, deparser,
+recirculate) -> outputs.  The order of work follows simple_switch's
+ingress and egress threads (see its ``ingress_thread``/``egress_thread``)
+with one FIFO of pending passes, so outputs come in a deterministic order.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from netweft.emulation.pipeline.runtime import AssertionFailed, PacketCursor, ParserReject
+from netweft.emulation.v1model.context import LOG, PacketContext
+from netweft.emulation.v1model.replication import CloneSessions, PacketReplicationEngine
+
+DROP_PORT = 511
+NORMAL, INGRESS_CLONE, EGRESS_CLONE, COALESCED, RECIRC, REPLICATION, RESUBMIT = range(7)
+
+
+@dataclass
+class _IngressPass:
+    data: bytes
+    port: int
+    instance_type: int
+    preserved: Any = None          # the metadata object to copy a field list from
+    field_list: int | None = None
+    ingress_port_kept: bool = True
+
+
+@dataclass
+class _EgressPass:
+    hdr: Any
+    meta: Any
+    sm: Any
+    payload: bytes
+    port: int
+    ilen: int
+    truncate: int | None
+
+
+class V1ModelDriver:
+    """Runs packets through one instantiated pipeline namespace."""
+
+    def __init__(self, ns: dict[str, Any], context: PacketContext,
+                 pre: PacketReplicationEngine, sessions: CloneSessions,
+                 field_lists: dict[int, list[tuple[str, ...]]],
+                 clock: Callable[[], int], max_passes: int = 64) -> None:
+        self.ns = ns
+        self.x = context
+        self.pre = pre
+        self.sessions = sessions
+        self.field_lists = field_lists
+        self.clock = clock
+        self.max_passes = max_passes
+        self.stats = {"received": 0, "sent": 0, "dropped": 0, "pass_limit": 0,
+                      "assert_failed": 0}
+        self._parse = ns["RUN_parser"]
+        self._verify = ns["RUN_verify_checksum"]
+        self._ingress = ns["RUN_ingress"]
+        self._egress = ns["RUN_egress"]
+        self._compute = ns["RUN_compute_checksum"]
+        self._deparse = ns["RUN_deparser"]
+        self._new_hdr = ns["NEW_parser_1"]
+        self._new_meta = ns["NEW_parser_2"]
+        self._new_sm = ns["NEW_parser_3"]
+
+    # ------------------------------------------------------------------ entry
+
+    def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        """All packets out for one packet in, in a deterministic order."""
+        self.stats["received"] += 1
+        outputs: list[tuple[int, bytes]] = []
+        work: deque[_IngressPass | _EgressPass] = deque([_IngressPass(bytes(data), port, NORMAL)])
+        passes = 0
+        while work:
+            job = work.popleft()
+            passes += 1
+            if passes > self.max_passes:
+                self.stats["pass_limit"] += 1
+                LOG.warning("packet from port %d exceeded %d pipeline passes; dropped",
+                            port, self.max_passes)
+                break
+            try:
+                if isinstance(job, _IngressPass):
+                    self._run_ingress(job, work)
+                else:
+                    self._run_egress(job, work, outputs)
+            except AssertionFailed as err:
+                self.stats["assert_failed"] += 1
+                LOG.error("%s; packet dropped", err)
+        self.stats["sent"] += len(outputs)
+        return outputs
+
+    # ------------------------------------------------------------------ ingress
+
+    def _parse_into(self, data: bytes, port: int, instance_type: int, now: int
+                    ) -> tuple[Any, Any, Any, PacketCursor]:
+        hdr, meta, sm = self._new_hdr(), self._new_meta(), self._new_sm()
+        sm.ingress_port = port
+        sm.instance_type = instance_type
+        sm.packet_length = len(data)
+        sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFF
+        cur = PacketCursor(data)
+        self.x.start_pass(sm, now, len(data))
+        try:
+            self._parse(cur, hdr, meta, sm)
+        except ParserReject as rej:
+            if rej.code is not None:
+                sm.parser_error = rej.code
+        return hdr, meta, sm, cur
+
+    def _run_ingress(self, job: _IngressPass, work: deque) -> None:
+        x = self.x
+        now = self.clock()
+        data = job.data
+        hdr, meta, sm, cur = self._parse_into(data, job.port, job.instance_type, now)
+        if job.preserved is not None:
+            self._copy_field_list(job.preserved, meta, job.field_list)
+        x.payload = data[cur.pos:]
+        self._verify(hdr, meta)
+        sm.checksum_error = x.checksum_error
+        x.start_pass(sm, now, len(data))
+        x.payload = data[cur.pos:]
+        self._ingress(hdr, meta, sm)
+        truncate = x.truncate
+        clone_session, clone_fl = x.clone_session, x.clone_field_list
+        resubmit = x.resubmit
+        mgid = sm.mcast_grp
+        egress_spec = sm.egress_spec
+        if clone_session is not None:
+            session = self.sessions.get(clone_session)
+            if session is not None:
+                c_hdr, c_meta, c_sm, c_cur = self._parse_into(data, job.port, INGRESS_CLONE, now)
+                c_meta._assign(self._new_meta())
+                self._copy_field_list(meta, c_meta, clone_fl)
+                c_sm.instance_type = INGRESS_CLONE
+                work.append(_EgressPass(c_hdr, c_meta, c_sm, data[c_cur.pos:], session.port,
+                                        len(data), session.truncate))
+        if resubmit is not None:
+            work.append(_IngressPass(data, job.port, RESUBMIT, meta, resubmit[0]))
+            return
+        payload = data[cur.pos:]
+        if mgid != 0:
+            sm.instance_type = REPLICATION
+            for port, rid in self.pre.replicate(mgid):
+                sm.egress_rid = rid
+                work.append(_EgressPass(hdr._copy(), meta._copy(), sm._copy(), payload, port,
+                                        len(data), truncate))
+            return
+        if egress_spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return
+        sm.instance_type = NORMAL
+        work.append(_EgressPass(hdr, meta, sm, payload, egress_spec, len(data), truncate))
+
+    # ------------------------------------------------------------------ egress
+
+    def _run_egress(self, job: _EgressPass, work: deque, outputs: list[tuple[int, bytes]]
+                    ) -> None:
+        x = self.x
+        now = self.clock()
+        hdr, meta, sm = job.hdr, job.meta, job.sm
+        sm.egress_port = job.port
+        sm.egress_spec = 0  # BMv2 writes drop_port + 1 into the 9-bit field
+        sm.packet_length = job.ilen
+        sm.egress_global_timestamp = now & 0xFFFFFFFFFFFF
+        sm.enq_timestamp = now & 0xFFFFFFFF
+        sm.deq_timedelta = 0
+        sm.enq_qdepth = 0
+        sm.deq_qdepth = 0
+        x.start_pass(sm, now, job.ilen)
+        x.truncate = job.truncate
+        x.payload = job.payload
+        self._egress(hdr, meta, sm)
+        if x.clone_session is not None:
+            session = self.sessions.get(x.clone_session)
+            if session is not None:
+                c_meta = self._new_meta()
+                self._copy_field_list(meta, c_meta, x.clone_field_list)
+                c_sm = self._new_sm()
+                c_sm.instance_type = EGRESS_CLONE
+                c_sm.ingress_port = sm.ingress_port
+                work.append(_EgressPass(hdr._copy(), c_meta, c_sm, job.payload, session.port,
+                                        job.ilen, session.truncate))
+        if sm.egress_spec == DROP_PORT:
+            self.stats["dropped"] += 1
+            return
+        truncate = x.truncate
+        recirculate = x.recirculate
+        x.payload = job.payload
+        self._compute(hdr, meta)
+        out: list[bytes] = []
+        self._deparse(out, hdr)
+        out.append(job.payload)
+        packet = b"".join(out)
+        if recirculate is not None:
+            work.append(_IngressPass(packet, sm.ingress_port, RECIRC, meta, recirculate[0]))
+            return
+        if truncate is not None and truncate < len(packet):
+            packet = packet[:truncate]
+        outputs.append((job.port, packet))
+
+    # ------------------------------------------------------------------ field lists
+
+    def _copy_field_list(self, src: Any, dst: Any, index: int | None) -> None:
+        """Copy the ``@field_list(index)`` fields of the user metadata (None: nothing)."""
+        if index is None:
+            return
+        for path in self.field_lists.get(index, ()):
+            s, d = src, dst
+            for name in path[:-1]:
+                s, d = getattr(s, name), getattr(d, name)
+            value = getattr(s, path[-1])
+            if hasattr(value, "_copy"):
+                getattr(d, path[-1])._assign(value)
+            else:
+                setattr(d, path[-1], value)
