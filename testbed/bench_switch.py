@@ -1,0 +1,106 @@
+"""``netweft bench switch``: packets per second of the embedded P4 switch.
+
+Measures :meth:`SoftSwitch.process` on one core for netweft's basic IPv4
+LPM forwarder (``p4/basic_forward.p4``, with a route installed so that
+packets are forwarded) and for the largest program in ``p4/`` (no table
+entries: its default actions run).  Prints absolute figures; tests never
+assert them.
+
+``netweft bench`` is a command group: other benches register under the
+entry point group ``netweft.benches`` with the same ``register(subparsers)``
+convention as ``netweft.commands``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from netweft.p4 import source_dir
+
+
+def _udp_frame(dst: str, payload: int = 64) -> bytes:
+    from scapy.layers.inet import IP, UDP
+    from scapy.layers.l2 import Ether
+
+    pkt = (Ether(dst="00:00:00:00:00:01", src="00:00:00:00:00:02")
+           / IP(src="10.0.0.1", dst=dst, ttl=64) / UDP(sport=1234, dport=4793)
+           / (b"x" * payload))
+    return bytes(pkt)
+
+
+def measure(switch: object, frames: list[bytes], count: int) -> tuple[float, int]:
+    """``(packets per second, packets sent)`` for ``count`` calls of ``process``."""
+    process = switch.process  # type: ignore[attr-defined]
+    n = len(frames)
+    sent = 0
+    start = time.perf_counter()
+    for i in range(count):
+        sent += len(process(1, frames[i % n]))
+    elapsed = time.perf_counter() - start
+    return count / elapsed if elapsed > 0 else float("inf"), sent
+
+
+def largest_program(folder: Path) -> Path | None:
+    """The biggest ``.p4`` file directly in ``folder`` (by size)."""
+    programs = sorted(folder.glob("*.p4"), key=lambda p: (p.stat().st_size, p.name))
+    return programs[-1] if programs else None
+
+
+def run_switch_bench(args: argparse.Namespace) -> int:
+    from netweft.emulation.p4 import P4Error, compile_p4
+    from netweft.emulation.switch import SoftSwitch
+
+    folder = source_dir()
+    includes = (str(folder),)
+    frames = [_udp_frame(f"10.0.{i % 4}.{1 + i % 200}") for i in range(64)]
+    rows = []
+    try:
+        basic = compile_p4(str(folder / "basic_forward.p4"), include_dirs=includes)
+    except (P4Error, FileNotFoundError) as err:
+        print(f"netweft bench switch: cannot compile basic_forward.p4: {err}", file=sys.stderr)
+        return 1
+    sw = SoftSwitch(basic)
+    sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
+                 "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
+    measure(sw, frames, min(args.packets, 500))  # warm up
+    pps, sent = measure(sw, frames, args.packets)
+    rows.append(("basic_forward.p4 (IPv4 LPM, 1 route)", pps, sent))
+    big = Path(args.program) if args.program else largest_program(folder)
+    if big is not None:
+        try:
+            prog = compile_p4(str(big), include_dirs=includes)
+            sw2 = SoftSwitch(prog)
+            measure(sw2, frames, min(args.packets, 500))
+            pps2, sent2 = measure(sw2, frames, args.packets)
+            rows.append((f"{big.name} (largest in p4/, no entries)", pps2, sent2))
+        except P4Error as err:
+            print(f"netweft bench switch: skipping {big.name}: {err}", file=sys.stderr)
+    print(f"{'program':<48} {'packets/s':>12} {'sent':>8} {'in':>8}")
+    for name, rate, out in rows:
+        print(f"{name:<48} {rate:>12,.0f} {out:>8} {args.packets:>8}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``netweft bench`` with its ``switch`` bench (and any registered others)."""
+    bench = subparsers.add_parser("bench", help="measure netweft's components")
+    benches = bench.add_subparsers(dest="bench", metavar="BENCH")
+    sw = benches.add_parser("switch", help="packets/s of the embedded P4 switch")
+    sw.add_argument("--packets", type=int, default=20000,
+                    help="packets per measured program (default 20000)")
+    sw.add_argument("--program", help="a .p4 file to measure instead of the largest in p4/")
+    sw.set_defaults(func=run_switch_bench)
+    for ep in entry_points(group="netweft.benches"):
+        module, _, attr = ep.value.partition(":")
+        getattr(importlib.import_module(module), attr)(benches)
+
+    def _help(_args: argparse.Namespace) -> int:
+        bench.print_help()
+        return 2
+
+    bench.set_defaults(func=_help)
