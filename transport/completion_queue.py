@@ -38,8 +38,10 @@ class Completion:
     """One finished work request.
 
     ``status`` is 0 on success, else the engine's negative error code and
-    ``error`` its message. ``nbytes`` counts bytes moved; for a receive,
-    ``data`` is the filled part of the posted buffer. ``peer`` is the peer id.
+    ``error`` its message. ``nbytes`` counts bytes moved; for a successful
+    receive, ``data`` is the filled part of the posted buffer (for a UUD
+    message completed as lost, ``nbytes`` counts the bytes that arrived and
+    ``data`` is None). ``peer`` is the engine's peer handle.
     """
 
     wr_id: int

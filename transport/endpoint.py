@@ -25,6 +25,7 @@ from typing import Any
 
 from netweft.nic_offload import ffi
 from netweft.transport.completion_queue import Completion, CompletionQueue, Opcode
+from netweft.transport.engine_handle import strerror
 from netweft.transport.engine_port import EnginePort
 from netweft.transport.errors import (
     EndpointClosedError,
@@ -291,9 +292,8 @@ class Endpoint:
             completion = Completion(raw.wr_id, Opcode(raw.opcode), raw.status, raw.bytes,
                                     raw.peer, context=context)
             if raw.status:
-                from netweft.transport.engine_handle import strerror
                 completion.error = strerror(raw.status)
-            if recv_view is not None:
+            elif recv_view is not None:
                 completion.data = recv_view[:raw.bytes]
             out.append(completion)
         return out
