@@ -48,6 +48,17 @@ def lower_program(program: Program) -> LoweredProgram:
     if missing:
         raise P4Error(f"the program has no {', '.join(missing)} block (is main a V1Switch?)",
                       program.main.loc if program.main is not None else None)
+    try:
+        return _lower(program)
+    except P4Error:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
+        raise P4Error(f"internal error in the netweft back end ({type(err).__name__}: {err}); "
+                      "please report it with the program",
+                      program.main.loc if program.main is not None else None) from err
+
+
+def _lower(program: Program) -> LoweredProgram:
     lw = Lowering(program)
     lw.set_owners()
     wrappers = []

@@ -30,7 +30,6 @@ class _IngressPass:
     instance_type: int
     preserved: Any = None          # the metadata object to copy a field list from
     field_list: int | None = None
-    ingress_port_kept: bool = True
 
 
 @dataclass
@@ -59,7 +58,7 @@ class V1ModelDriver:
         self.clock = clock
         self.max_passes = max_passes
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "pass_limit": 0,
-                      "assert_failed": 0}
+                      "assert_failed": 0, "internal_error": 0}
         self._parse = ns["RUN_parser"]
         self._verify = ns["RUN_verify_checksum"]
         self._ingress = ns["RUN_ingress"]
@@ -94,6 +93,9 @@ class V1ModelDriver:
             except AssertionFailed as err:
                 self.stats["assert_failed"] += 1
                 LOG.error("%s; packet dropped", err)
+            except Exception:  # a back-end bug must not take the switch down
+                self.stats["internal_error"] += 1
+                LOG.exception("internal error while processing a packet; packet dropped")
         self.stats["sent"] += len(outputs)
         return outputs
 
@@ -105,7 +107,8 @@ class V1ModelDriver:
         sm.ingress_port = port
         sm.instance_type = instance_type
         sm.packet_length = len(data)
-        sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFF
+        if instance_type == NORMAL:
+            sm.ingress_global_timestamp = now & 0xFFFFFFFFFFFF
         cur = PacketCursor(data)
         self.x.start_pass(sm, now, len(data))
         try:
@@ -137,13 +140,16 @@ class V1ModelDriver:
             session = self.sessions.get(clone_session)
             if session is not None:
                 c_hdr, c_meta, c_sm, c_cur = self._parse_into(data, job.port, INGRESS_CLONE, now)
+                # simple_switch resets all metadata of the clone, then copies the field list
                 c_meta._assign(self._new_meta())
+                c_sm._assign(self._new_sm())
                 self._copy_field_list(meta, c_meta, clone_fl)
                 c_sm.instance_type = INGRESS_CLONE
                 work.append(_EgressPass(c_hdr, c_meta, c_sm, data[c_cur.pos:], session.port,
                                         len(data), session.truncate))
         if resubmit is not None:
-            work.append(_IngressPass(data, job.port, RESUBMIT, meta, resubmit[0]))
+            # metadata (ingress_port included) is reset, as simple_switch does
+            work.append(_IngressPass(data, 0, RESUBMIT, meta, resubmit[0]))
             return
         payload = data[cur.pos:]
         if mgid != 0:
@@ -185,7 +191,6 @@ class V1ModelDriver:
                 self._copy_field_list(meta, c_meta, x.clone_field_list)
                 c_sm = self._new_sm()
                 c_sm.instance_type = EGRESS_CLONE
-                c_sm.ingress_port = sm.ingress_port
                 work.append(_EgressPass(hdr._copy(), c_meta, c_sm, job.payload, session.port,
                                         job.ilen, session.truncate))
         if sm.egress_spec == DROP_PORT:
@@ -200,7 +205,7 @@ class V1ModelDriver:
         out.append(job.payload)
         packet = b"".join(out)
         if recirculate is not None:
-            work.append(_IngressPass(packet, sm.ingress_port, RECIRC, meta, recirculate[0]))
+            work.append(_IngressPass(packet, 0, RECIRC, meta, recirculate[0]))
             return
         if truncate is not None and truncate < len(packet):
             packet = packet[:truncate]
