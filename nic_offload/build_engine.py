@@ -24,8 +24,9 @@ ffibuilder.set_source(
     '#include "netweft_nic.h"\n',
     sources=SOURCES,
     include_dirs=[str(HERE / "include")],
-    libraries=["isal"],
-    extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    libraries=["isal", "pthread"],
+    extra_compile_args=["-O2", "-std=gnu11", "-pthread", "-Wall", "-Wextra",
+                        "-Wno-unused-parameter"],
 )
 
 if __name__ == "__main__":

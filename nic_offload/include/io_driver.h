@@ -22,7 +22,8 @@
  *                    entropy_base+i (the driver opens and closes them);
  *   NW_IO_TX_RAW     one IPPROTO_RAW socket; the driver writes IPv4+UDP headers
  *                    so every packet carries its own entropy source port
- *                    (needs CAP_NET_RAW; no GSO; UDP checksum filled in).
+ *                    (needs CAP_NET_RAW; no GSO; the UDP checksum is filled
+ *                    in when a source address is known, else left 0).
  */
 #ifndef NETWEFT_IO_DRIVER_H
 #define NETWEFT_IO_DRIVER_H

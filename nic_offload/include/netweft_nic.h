@@ -5,5 +5,7 @@
 
 #include "checksum.h"
 #include "uet_wire.h"
+#include "engine.h"
+#include "io_driver.h"
 
 #endif

@@ -1,0 +1,139 @@
+/* cffi view of include/engine.h (constants' values come from the compiler). */
+#define NW_OK ...
+#define NW_EINVAL ...
+#define NW_ENOMEM ...
+#define NW_EAGAIN ...
+#define NW_ENOPEER ...
+#define NW_ENOKEY ...
+#define NW_ERANGE ...
+#define NW_EACCES ...
+#define NW_ETOOLONG ...
+#define NW_ETIMEDOUT ...
+#define NW_ELOST ...
+#define NW_EREMOTE_ACCESS ...
+#define NW_ECLOSED ...
+#define NW_EBUSY ...
+#define NW_ETOOBIG ...
+#define NW_ESYS ...
+#define NW_EPERM ...
+#define NW_ECANCELED ...
+
+#define NW_MODE_RUD ...
+#define NW_MODE_ROD ...
+#define NW_MODE_UUD ...
+
+#define NW_ACCESS_LOCAL ...
+#define NW_ACCESS_REMOTE_WRITE ...
+#define NW_ACCESS_REMOTE_READ ...
+
+#define NW_OP_WRITE ...
+#define NW_OP_READ ...
+#define NW_OP_SEND ...
+#define NW_OP_RECV ...
+
+typedef struct {
+    uint32_t local_ip;
+    uint16_t local_port;
+    uint16_t dst_port;
+    uint32_t mtu;
+    uint16_t entropy_base;
+    uint16_t entropy_count;
+    uint32_t entropy_burst;
+    uint32_t window_pkts;
+    uint64_t rto_init_ns;
+    uint64_t rto_max_ns;
+    uint32_t max_retries;
+    uint32_t reorder_pkts;
+    uint32_t ack_every_pkts;
+    uint64_t ack_delay_ns;
+    uint64_t uud_timeout_ns;
+    uint32_t max_peers;
+    uint32_t max_mrs;
+    uint32_t max_wrs;
+    uint32_t max_recvs;
+    uint64_t seed;
+} nw_config_t;
+
+typedef struct {
+    uint32_t ip;
+    uint16_t port;
+    uint16_t src_port;
+} nw_dest_t;
+
+typedef struct {
+    uint64_t wr_id;
+    uint64_t bytes;
+    int32_t status;
+    uint32_t peer;
+    uint8_t opcode;
+    uint8_t mode;
+    uint8_t reserved[6];
+} nw_completion_t;
+
+typedef struct {
+    uint64_t pkts_in, pkts_out, bytes_in, bytes_out;
+    uint64_t data_pkts_out;
+    uint64_t retransmits;
+    uint64_t fast_retransmits;
+    uint64_t rto_fired;
+    uint64_t acks_in, acks_out, nacks_in, nacks_out;
+    uint64_t dup_pkts;
+    uint64_t placed_bytes;
+    uint64_t drop_truncated;
+    uint64_t drop_oversized;
+    uint64_t drop_bad_version;
+    uint64_t drop_malformed;
+    uint64_t drop_unknown_pdc;
+    uint64_t drop_spoofed_pdc;
+    uint64_t drop_out_of_window;
+    uint64_t drop_no_peer_slot;
+    uint64_t drop_rnr;
+    uint64_t drop_unordered;
+    uint64_t remote_access_errors;
+    uint64_t pdc_opened, pdc_failed;
+} nw_stats_t;
+
+typedef struct nw_engine nw_engine_t;
+
+void nw_config_default(nw_config_t *cfg);
+
+const char *nw_config_check(const nw_config_t *cfg);
+
+nw_engine_t *nw_engine_new(const nw_config_t *cfg);
+void nw_engine_free(nw_engine_t *e);
+
+uint32_t nw_max_payload(const nw_engine_t *e);
+
+int32_t nw_mr_register(nw_engine_t *e, void *base, uint64_t len, uint32_t access,
+                       uint32_t *rkey_out);
+
+int32_t nw_mr_deregister(nw_engine_t *e, uint32_t rkey);
+
+int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
+                    uint32_t *peer_out);
+
+int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,
+                     uint8_t *mode);
+
+int32_t nw_post_write(nw_engine_t *e, uint32_t peer, uint64_t wr_id, const void *local,
+                      uint64_t len, uint32_t rkey, uint64_t roffset);
+int32_t nw_post_read(nw_engine_t *e, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
+                     uint32_t rkey, uint64_t roffset);
+int32_t nw_post_send(nw_engine_t *e, uint32_t peer, uint64_t wr_id, const void *buf,
+                     uint64_t len);
+
+int32_t nw_post_recv(nw_engine_t *e, uint64_t wr_id, void *buf, uint64_t cap);
+
+int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                 uint16_t src_port, uint64_t now_ns);
+
+int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, uint64_t now_ns);
+
+uint64_t nw_next_deadline(const nw_engine_t *e);
+void nw_on_time(nw_engine_t *e, uint64_t now_ns);
+
+int32_t nw_has_output(const nw_engine_t *e);
+
+int32_t nw_poll_cq(nw_engine_t *e, nw_completion_t *out, uint32_t max);
+void nw_stats_get(const nw_engine_t *e, nw_stats_t *out);
+const char *nw_strerror(int32_t err);

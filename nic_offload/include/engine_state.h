@@ -1,0 +1,192 @@
+/* Internal state of the engine, shared by its modules (pdc.c, work_request.c,
+ * retransmit.c, rx_message.c, engine.c). Not part of the public API. */
+#ifndef NETWEFT_ENGINE_STATE_H
+#define NETWEFT_ENGINE_STATE_H
+
+#include <stdint.h>
+
+#include "completion_queue.h"
+#include "engine.h"
+#include "entropy.h"
+#include "memory_region.h"
+#include "recv_queue.h"
+#include "sack.h"
+
+#define NW_NIL 0xffffffffu
+#define NW_MAX_WINDOW 4096u /* SYN packets carry a 12-bit start-PSN offset */
+
+/* ---- work requests ---- */
+#define NW_WR_WRITE 1
+#define NW_WR_READ 2      /* the READ request; completes when the data arrived */
+#define NW_WR_SEND 3
+#define NW_WR_READ_RESP 4 /* target side: read data going back; no completion */
+
+typedef struct {
+    uint64_t wr_id;
+    const uint8_t *src;     /* WRITE/SEND/READ_RESP: bytes to send */
+    uint8_t *dst;           /* READ: local buffer */
+    uint64_t len;           /* message (READ: bytes to read) */
+    uint64_t roffset;
+    uint64_t read_done;     /* READ: bytes placed */
+    uint32_t rkey;          /* WRITE/READ: remote key; READ_RESP: local region (holds a ref) */
+    uint32_t pdc;
+    uint32_t next;          /* PDC send queue link */
+    uint32_t seg_off;       /* bytes segmented so far */
+    uint32_t pkts_total, pkts_sent, pkts_acked;
+    int32_t status;
+    uint16_t msg_id;
+    uint16_t read_req_msg_id; /* READ_RESP */
+    uint8_t kind;           /* NW_WR_* */
+    uint8_t in_use;
+    uint8_t started;        /* msg_id assigned */
+    uint8_t rsp_code;       /* READ_RESP: SES return code */
+    uint8_t read_acked;     /* READ: request packet acknowledged */
+    uint8_t read_answered;  /* READ: all data (or an error) arrived */
+} nw_wr_t;
+
+/* ---- transmit slots, one per PSN in flight ---- */
+#define NW_TX_FREE 0
+#define NW_TX_INFLIGHT 1
+#define NW_TX_LOST 2   /* queued for retransmission */
+#define NW_TX_ACKED 3
+
+typedef struct {
+    uint64_t tx_seq;     /* transmission order of the latest (re)transmission */
+    uint64_t sent_ns;    /* time of the latest (re)transmission */
+    uint32_t psn;
+    uint32_t wr;
+    uint32_t msg_off;
+    uint32_t len;
+    uint32_t prev, next; /* in-flight list in transmission order (slot indices) */
+    uint8_t state;
+    uint8_t eom;
+    uint16_t retx;
+} nw_tx_slot_t;
+
+/* ---- receive-side message reassembly (sends, UUD) ---- */
+typedef struct {
+    uint64_t wr_id;
+    uint8_t *buf;
+    uint64_t cap;
+    uint64_t deadline;   /* UUD: give up at this time */
+    uint64_t pkt_mask;   /* UUD: packets seen */
+    uint32_t total, placed;
+    int32_t status;
+    uint16_t msg_id;
+    uint8_t in_use;
+} nw_rx_msg_t;
+
+#define NW_MAX_PENDING_RSP 8
+
+/* ---- packet delivery context: one per (peer address, mode) ---- */
+typedef struct {
+    uint32_t ip;
+    uint16_t port;
+    uint16_t local_id, remote_id;
+    uint8_t in_use, mode, failed;
+    uint8_t remote_known;   /* remote_id learnt */
+    uint8_t tx_synced;      /* the peer acknowledged us: stop sending SYN */
+    uint8_t rx_started;     /* we know the peer's start PSN */
+    uint8_t in_active;      /* queued in the engine's active list */
+
+    /* transmit half */
+    uint32_t start_psn, una, nxt;
+    nw_tx_slot_t *slots;            /* window entries, index psn & (W-1) */
+    uint32_t list_head, list_tail;  /* in flight, oldest transmission first */
+    uint32_t *lost;                 /* ring of PSNs to retransmit */
+    uint32_t lost_head, lost_count;
+    uint64_t tx_seq, max_acked_seq;
+    uint32_t sq_head, sq_tail;      /* work requests not fully segmented */
+    uint16_t next_msg_id;
+    uint32_t *wr_by_msg;            /* msg_id & (W-1) -> wr index or NW_NIL */
+    uint64_t rto_deadline, rto_cur; /* 0 = RTO disarmed */
+    uint64_t srtt, rttvar;          /* smoothed RTT (0 = no sample yet) */
+    uint32_t retries;
+    nw_entropy_t entropy;
+
+    /* receive half */
+    nw_rx_window_t rxw;
+    uint32_t ack_pending;           /* packets received since the last ACK */
+    uint8_t ack_now;
+    uint64_t ack_deadline;          /* 0 = no delayed ACK armed */
+    uint32_t ack_trigger;           /* PSN the next coalesced ACK reports */
+    uint32_t *ack_ring;             /* out of order: one ACK per packet, by trigger PSN */
+    uint32_t ack_ring_head, ack_ring_count;
+    uint32_t rod_nacked;            /* ROD: next-expected PSN already NACKed */
+    uint8_t rod_nack_valid;
+    uint8_t nack_pending, nack_code;
+    uint32_t nack_psn, nack_payload;
+    uint16_t rsp_msg[NW_MAX_PENDING_RSP];
+    uint8_t rsp_code[NW_MAX_PENDING_RSP];
+    uint32_t rsp_count;
+    nw_rx_msg_t *rx_msgs;           /* msg_id & (W-1) */
+    uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
+} nw_pdc_t;
+
+struct nw_engine {
+    nw_config_t cfg;
+    uint32_t max_payload, wmask;
+    nw_pdc_t *pdcs;
+    uint32_t *active;               /* ring of PDC indices with output to give */
+    uint32_t active_head, active_count;
+    nw_wr_t *wrs;
+    uint32_t nwrs, wr_free;         /* free list through nw_wr_t.next */
+    uint32_t wr_credits, recv_credits;
+    uint32_t read_resp_in_use;      /* bounded by max_wrs */
+    nw_mr_table_t mrs;
+    nw_recv_queue_t rq;
+    nw_cq_t cq;
+    nw_stats_t st;
+    uint64_t rng;
+};
+
+/* pdc.c */
+int32_t nw_pdc_table_init(nw_engine_t *e);
+void nw_pdc_table_destroy(nw_engine_t *e);
+nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode);
+nw_pdc_t *nw_pdc_by_id(nw_engine_t *e, uint16_t local_id);
+nw_pdc_t *nw_pdc_find(nw_engine_t *e, uint32_t ip, uint8_t mode, int32_t port);
+nw_pdc_t *nw_pdc_find_syn(nw_engine_t *e, uint32_t ip, uint8_t mode, uint16_t spdcid);
+uint32_t nw_pdc_index(const nw_engine_t *e, const nw_pdc_t *p);
+void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p);
+int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p);
+uint64_t nw_random(nw_engine_t *e);
+/* Queues an SES response (return code) to ride on the PDC's next ACK. */
+void nw_pdc_queue_rsp(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id, uint8_t rc);
+
+/* work_request.c */
+int32_t nw_wr_init(nw_engine_t *e);
+void nw_wr_destroy(nw_engine_t *e);
+nw_wr_t *nw_wr_alloc(nw_engine_t *e);
+void nw_wr_enqueue(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w);
+/* Completes (CQ entry unless READ_RESP) and frees the work request. */
+void nw_wr_complete(nw_engine_t *e, nw_wr_t *w, int32_t status);
+nw_wr_t *nw_wr_by_msg(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id);
+void nw_wr_fail_pdc(nw_engine_t *e, nw_pdc_t *p, int32_t status);
+void nw_cq_post(nw_engine_t *e, uint64_t wr_id, uint64_t bytes, int32_t status, uint32_t pdc,
+                uint8_t opcode, uint8_t mode);
+
+/* retransmit.c */
+void nw_tx_reset(nw_engine_t *e, nw_pdc_t *p);
+nw_tx_slot_t *nw_tx_slot(const nw_engine_t *e, const nw_pdc_t *p, uint32_t psn);
+uint32_t nw_tx_in_flight(const nw_pdc_t *p);
+/* Records a (re)transmission of slot s at now. */
+void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint64_t now);
+/* Processes an ACK; returns NW_OK or NW_ERANGE if it acknowledges unsent PSNs. */
+int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigger,
+                     uint32_t sack_base, uint64_t sack_bits, uint64_t now);
+void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn);
+void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn);
+/* The next slot queued for retransmission, or NULL. */
+nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p);
+void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* Completes a READ once its request was acknowledged and its answer arrived. */
+void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w);
+
+/* rx_message.c */
+void nw_rxm_on_send_pkt(nw_engine_t *e, nw_pdc_t *p, const uint8_t *payload, uint32_t len,
+                        uint16_t msg_id, uint32_t msg_off, uint32_t total, uint64_t now,
+                        int32_t *rnr, int32_t *bad);
+void nw_rxm_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+
+#endif

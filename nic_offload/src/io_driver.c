@@ -1,0 +1,668 @@
+/* I/O driver: one pthread runs an engine over UDP sockets.
+ *
+ * Loop: recvmmsg (split UDP GRO super-packets) -> nw_input; timers ->
+ * nw_on_time; nw_output into a batch -> sendmmsg (runs of equal-size packets
+ * to one destination go out as one UDP GSO message); completions -> eventfd.
+ * The engine lock is held while the engine runs, never during a system call
+ * that may block. */
+#define _GNU_SOURCE
+#include "io_driver.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine_state.h"
+
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+#define IO_RX_BUF 65536u /* room for a GRO super-packet */
+#define IO_IP_UDP_HDR 28u
+#define IO_GSO_MAX_SEGS 64u
+#define IO_GSO_MAX_BYTES 65000u
+
+struct nw_io {
+    nw_engine_t *e;
+    nw_io_config_t cfg;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    int wake_fd, cq_fd, raw_fd;
+    int *port_fds;
+    uint32_t nports;
+    volatile int stop;
+    int32_t last_errno;
+    int cq_signalled;
+    int gro;
+    uint32_t mtu;
+    nw_io_stats_t st;
+    /* receive batch */
+    uint8_t *rx_buf;
+    struct mmsghdr *rx_msg;
+    struct iovec *rx_iov;
+    struct sockaddr_in *rx_addr;
+    uint8_t *rx_ctl;
+    /* transmit batch: packet i at tx_buf + i * tx_stride (+28 for raw headers) */
+    uint8_t *tx_buf;
+    uint32_t tx_stride;
+    uint32_t *tx_len;
+    nw_dest_t *tx_dst;
+    struct mmsghdr *tx_msg;
+    struct iovec *tx_iov;
+    struct sockaddr_in *tx_addr;
+    uint8_t *tx_ctl;
+};
+
+#define CTL_SPACE 64u
+
+void nw_io_config_default(nw_io_config_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->rx_fd = -1;
+    c->tx_mode = NW_IO_TX_SOCKET;
+    c->flags = NW_IO_GSO;
+    c->batch = 64;
+    c->sndbuf = 4u << 20;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------- sockets */
+
+static int open_port_sockets(nw_io_t *io)
+{
+    const nw_config_t *c = &io->e->cfg;
+    io->nports = c->entropy_count;
+    io->port_fds = malloc(io->nports * sizeof(int));
+    if (!io->port_fds)
+        return NW_ENOMEM;
+    for (uint32_t i = 0; i < io->nports; i++)
+        io->port_fds[i] = -1;
+    for (uint32_t i = 0; i < io->nports; i++) {
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return NW_ESYS;
+        io->port_fds[i] = fd;
+        struct sockaddr_in a = {.sin_family = AF_INET,
+                                .sin_port = htons((uint16_t)(c->entropy_base + i)),
+                                .sin_addr.s_addr = htonl(io->cfg.local_ip)};
+        if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+            return NW_ESYS;
+        if (io->cfg.sndbuf) {
+            int v = (int)io->cfg.sndbuf;
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+        }
+    }
+    return NW_OK;
+}
+
+static int32_t open_sockets(nw_io_t *io)
+{
+    int fd = io->cfg.rx_fd;
+    if (io->cfg.sndbuf) {
+        int v = (int)io->cfg.sndbuf;
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+    }
+    if (io->cfg.flags & NW_IO_GRO) {
+        int one = 1;
+        io->gro = setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+    }
+    if (io->cfg.tx_mode == NW_IO_TX_RAW) {
+        io->raw_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
+        if (io->raw_fd < 0)
+            return errno == EPERM || errno == EACCES ? NW_EPERM : NW_ESYS;
+        if (io->cfg.sndbuf) {
+            int v = (int)io->cfg.sndbuf;
+            setsockopt(io->raw_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+        }
+        return NW_OK;
+    }
+    if (io->cfg.tx_mode == NW_IO_TX_PORTS)
+        return open_port_sockets(io);
+    return NW_OK;
+}
+
+static void close_sockets(nw_io_t *io)
+{
+    if (io->raw_fd >= 0)
+        close(io->raw_fd);
+    for (uint32_t i = 0; io->port_fds && i < io->nports; i++)
+        if (io->port_fds[i] >= 0)
+            close(io->port_fds[i]);
+    free(io->port_fds);
+    io->port_fds = NULL;
+}
+
+/* ------------------------------------------------------------- receive */
+
+static uint32_t gro_size(struct msghdr *m)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c))
+        if (c->cmsg_level == IPPROTO_UDP && c->cmsg_type == UDP_GRO &&
+            c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int v;
+            memcpy(&v, CMSG_DATA(c), sizeof(v));
+            return v > 0 ? (uint32_t)v : 0;
+        }
+    return 0;
+}
+
+static int io_receive(nw_io_t *io, uint64_t now)
+{
+    uint32_t b = io->cfg.batch;
+    for (uint32_t i = 0; i < b; i++) {
+        io->rx_iov[i].iov_base = io->rx_buf + (size_t)i * IO_RX_BUF;
+        io->rx_iov[i].iov_len = IO_RX_BUF;
+        struct msghdr *m = &io->rx_msg[i].msg_hdr;
+        m->msg_name = &io->rx_addr[i];
+        m->msg_namelen = sizeof(io->rx_addr[i]);
+        m->msg_iov = &io->rx_iov[i];
+        m->msg_iovlen = 1;
+        m->msg_control = io->gro ? io->rx_ctl + (size_t)i * CTL_SPACE : NULL;
+        m->msg_controllen = io->gro ? CTL_SPACE : 0;
+        m->msg_flags = 0;
+    }
+    int n = recvmmsg(io->cfg.rx_fd, io->rx_msg, b, MSG_DONTWAIT, NULL);
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            io->st.recv_errors++;
+            io->last_errno = errno;
+        }
+        return 0;
+    }
+    io->st.recv_calls++;
+    for (int i = 0; i < n; i++) {
+        uint32_t len = io->rx_msg[i].msg_len;
+        uint32_t ip = ntohl(io->rx_addr[i].sin_addr.s_addr);
+        uint16_t port = ntohs(io->rx_addr[i].sin_port);
+        const uint8_t *p = io->rx_buf + (size_t)i * IO_RX_BUF;
+        uint32_t seg = io->gro ? gro_size(&io->rx_msg[i].msg_hdr) : 0;
+        if (seg == 0 || seg >= len) {
+            nw_input(io->e, p, len, ip, port, now);
+            io->st.recv_pkts++;
+            continue;
+        }
+        for (uint32_t off = 0; off < len; off += seg) {
+            uint32_t l = len - off < seg ? len - off : seg;
+            nw_input(io->e, p + off, l, ip, port, now);
+            io->st.recv_pkts++;
+            io->st.gro_segments++;
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------- transmit */
+
+static uint16_t csum_fold(uint64_t s)
+{
+    while (s >> 16)
+        s = (s & 0xffff) + (s >> 16);
+    return (uint16_t)s;
+}
+
+static uint64_t csum_add(uint64_t s, const uint8_t *d, uint32_t len)
+{
+    uint32_t i = 0;
+    for (; i + 4 <= len; i += 4) {
+        uint32_t w;
+        memcpy(&w, d + i, 4);
+        s += w;
+    }
+    if (i + 2 <= len) {
+        uint16_t w;
+        memcpy(&w, d + i, 2);
+        s += w;
+        i += 2;
+    }
+    if (i < len) {
+        uint16_t w = 0;
+        memcpy(&w, d + i, 1);
+        s += w;
+    }
+    return s;
+}
+
+/* Writes IPv4 + UDP headers (with UDP checksum) in front of a payload. */
+static void raw_headers(nw_io_t *io, uint8_t *h, uint32_t plen, const nw_dest_t *d)
+{
+    uint32_t src = htonl(io->cfg.local_ip ? io->cfg.local_ip : io->e->cfg.local_ip);
+    uint32_t dst = htonl(d->ip);
+    uint16_t tot = htons((uint16_t)(plen + IO_IP_UDP_HDR));
+    uint16_t ulen = htons((uint16_t)(plen + 8));
+    memset(h, 0, IO_IP_UDP_HDR);
+    h[0] = 0x45;
+    memcpy(h + 2, &tot, 2);
+    h[6] = 0x40; /* DF */
+    h[8] = 64;
+    h[9] = IPPROTO_UDP;
+    memcpy(h + 12, &src, 4);
+    memcpy(h + 16, &dst, 4);
+    uint16_t sp = htons(d->src_port), dp = htons(d->port);
+    memcpy(h + 20, &sp, 2);
+    memcpy(h + 22, &dp, 2);
+    memcpy(h + 24, &ulen, 2);
+    if (src == 0)
+        return; /* kernel picks the source; leave the UDP checksum at 0 (allowed in IPv4) */
+    uint64_t s = 0;
+    s = csum_add(s, h + 12, 8);
+    s += htons(IPPROTO_UDP);
+    s += ulen;
+    s = csum_add(s, h + 20, 8 + plen);
+    uint16_t c = (uint16_t)~csum_fold(s);
+    if (c == 0)
+        c = 0xffff;
+    memcpy(h + 26, &c, 2);
+}
+
+static int same_flow(const nw_dest_t *a, const nw_dest_t *b)
+{
+    return a->ip == b->ip && a->port == b->port && a->src_port == b->src_port;
+}
+
+static int send_fd_for(nw_io_t *io, const nw_dest_t *d)
+{
+    if (io->cfg.tx_mode == NW_IO_TX_RAW)
+        return io->raw_fd;
+    if (io->cfg.tx_mode == NW_IO_TX_PORTS) {
+        uint32_t i = (uint32_t)(d->src_port - io->e->cfg.entropy_base);
+        return i < io->nports ? io->port_fds[i] : io->cfg.rx_fd;
+    }
+    return io->cfg.rx_fd;
+}
+
+static void flush_msgs(nw_io_t *io, int fd, uint32_t nmsg)
+{
+    uint32_t done = 0;
+    while (done < nmsg) {
+        int r = sendmmsg(fd, io->tx_msg + done, nmsg - done, 0);
+        io->st.send_calls++;
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            io->st.send_errors++;
+            io->last_errno = errno;
+            return; /* dropped: the engine's loss recovery resends */
+        }
+        done += (uint32_t)r;
+    }
+}
+
+/* Sends packets [0, count) of the batch, grouping runs per socket and GSO. */
+static void io_transmit(nw_io_t *io, uint32_t count)
+{
+    int raw = io->cfg.tx_mode == NW_IO_TX_RAW;
+    int gso = (io->cfg.flags & NW_IO_GSO) && !raw;
+    uint32_t nmsg = 0;
+    int cur_fd = -1;
+    for (uint32_t i = 0; i < count;) {
+        const nw_dest_t *d = &io->tx_dst[i];
+        int fd = send_fd_for(io, d);
+        if (fd != cur_fd && nmsg) {
+            flush_msgs(io, cur_fd, nmsg);
+            nmsg = 0;
+        }
+        cur_fd = fd;
+        uint8_t *base = io->tx_buf + (size_t)i * io->tx_stride;
+        uint32_t len = io->tx_len[i];
+        uint32_t segs = 1, bytes = len;
+        /* A GSO run: consecutive full-size packets of one flow, contiguous in
+         * the batch buffer (stride == mtu), the last may be shorter. */
+        if (gso && io->tx_stride == len) {
+            while (i + segs < count && segs < IO_GSO_MAX_SEGS &&
+                   same_flow(d, &io->tx_dst[i + segs]) &&
+                   bytes + io->tx_len[i + segs] <= IO_GSO_MAX_BYTES) {
+                uint32_t l = io->tx_len[i + segs];
+                bytes += l;
+                segs++;
+                if (l != len)
+                    break;
+            }
+        }
+        if (raw) {
+            raw_headers(io, base, len, d);
+            bytes = len + IO_IP_UDP_HDR;
+        }
+        struct sockaddr_in *a = &io->tx_addr[nmsg];
+        a->sin_family = AF_INET;
+        a->sin_port = htons(raw ? 0 : d->port);
+        a->sin_addr.s_addr = htonl(d->ip);
+        io->tx_iov[nmsg].iov_base = raw ? base : base;
+        io->tx_iov[nmsg].iov_len = bytes;
+        struct msghdr *m = &io->tx_msg[nmsg].msg_hdr;
+        memset(m, 0, sizeof(*m));
+        m->msg_name = a;
+        m->msg_namelen = sizeof(*a);
+        m->msg_iov = &io->tx_iov[nmsg];
+        m->msg_iovlen = 1;
+        if (segs > 1) {
+            uint8_t *ctl = io->tx_ctl + (size_t)nmsg * CTL_SPACE;
+            memset(ctl, 0, CTL_SPACE);
+            m->msg_control = ctl;
+            m->msg_controllen = CMSG_SPACE(sizeof(uint16_t));
+            struct cmsghdr *c = CMSG_FIRSTHDR(m);
+            c->cmsg_level = IPPROTO_UDP; /* SOL_UDP */
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            uint16_t gs = (uint16_t)len;
+            memcpy(CMSG_DATA(c), &gs, sizeof(gs));
+            io->st.gso_sends++;
+        }
+        nmsg++;
+        io->st.send_pkts += segs;
+        i += segs;
+    }
+    if (nmsg)
+        flush_msgs(io, cur_fd, nmsg);
+}
+
+/* ------------------------------------------------------------- thread */
+
+static void signal_completions(nw_io_t *io)
+{
+    if (io->e->cq.count > 0 && !io->cq_signalled) {
+        uint64_t one = 1;
+        if (write(io->cq_fd, &one, sizeof(one)) == sizeof(one))
+            io->cq_signalled = 1;
+    }
+}
+
+static void *io_thread(void *arg)
+{
+    nw_io_t *io = arg;
+    uint32_t off = io->cfg.tx_mode == NW_IO_TX_RAW ? IO_IP_UDP_HDR : 0;
+    while (!io->stop) {
+        io->st.loops++;
+        pthread_mutex_lock(&io->mu);
+        uint64_t now = mono_ns();
+        int nrx = io_receive(io, now);
+        if (nw_next_deadline(io->e) <= now)
+            nw_on_time(io->e, now);
+        uint32_t count = 0;
+        while (count < io->cfg.batch) {
+            uint8_t *slot = io->tx_buf + (size_t)count * io->tx_stride;
+            int32_t n = nw_output(io->e, slot + off, io->mtu, &io->tx_dst[count], now);
+            if (n <= 0)
+                break;
+            io->tx_len[count++] = (uint32_t)n;
+        }
+        signal_completions(io);
+        uint64_t deadline = nw_next_deadline(io->e);
+        int more = nw_has_output(io->e);
+        pthread_mutex_unlock(&io->mu);
+        if (count)
+            io_transmit(io, count);
+        if (nrx > 0 || count == io->cfg.batch || (more && count > 0))
+            continue;
+        /* Idle: sleep until a packet, a kick or the next deadline. */
+        struct pollfd pf[2] = {{.fd = io->cfg.rx_fd, .events = POLLIN},
+                               {.fd = io->wake_fd, .events = POLLIN}};
+        struct timespec ts, *tsp = NULL;
+        if (deadline != UINT64_MAX) {
+            uint64_t now2 = mono_ns();
+            uint64_t wait = deadline > now2 ? deadline - now2 : 0;
+            ts.tv_sec = (time_t)(wait / 1000000000ull);
+            ts.tv_nsec = (long)(wait % 1000000000ull);
+            tsp = &ts;
+        }
+        int r = ppoll(pf, 2, tsp, NULL);
+        if (r > 0 && (pf[1].revents & POLLIN)) {
+            uint64_t v;
+            if (read(io->wake_fd, &v, sizeof(v)) < 0)
+                io->last_errno = errno;
+            io->st.wakeups++;
+        }
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static void io_free(nw_io_t *io)
+{
+    close_sockets(io);
+    if (io->wake_fd >= 0)
+        close(io->wake_fd);
+    if (io->cq_fd >= 0)
+        close(io->cq_fd);
+    free(io->rx_buf);
+    free(io->rx_msg);
+    free(io->rx_iov);
+    free(io->rx_addr);
+    free(io->rx_ctl);
+    free(io->tx_buf);
+    free(io->tx_len);
+    free(io->tx_dst);
+    free(io->tx_msg);
+    free(io->tx_iov);
+    free(io->tx_addr);
+    free(io->tx_ctl);
+    pthread_mutex_destroy(&io->mu);
+    free(io);
+}
+
+nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
+{
+    int32_t dummy;
+    if (!err)
+        err = &dummy;
+    *err = NW_EINVAL;
+    if (!e || !cfg || cfg->rx_fd < 0 || cfg->batch == 0 || cfg->batch > 1024 ||
+        cfg->tx_mode > NW_IO_TX_RAW)
+        return NULL;
+    nw_io_t *io = calloc(1, sizeof(*io));
+    if (!io) {
+        *err = NW_ENOMEM;
+        return NULL;
+    }
+    io->e = e;
+    io->cfg = *cfg;
+    io->raw_fd = io->wake_fd = io->cq_fd = -1;
+    io->mtu = e->cfg.mtu;
+    pthread_mutex_init(&io->mu, NULL);
+    uint32_t b = cfg->batch;
+    io->tx_stride = e->cfg.mtu + (cfg->tx_mode == NW_IO_TX_RAW ? IO_IP_UDP_HDR : 0);
+    io->rx_buf = malloc((size_t)b * IO_RX_BUF);
+    io->rx_msg = calloc(b, sizeof(*io->rx_msg));
+    io->rx_iov = calloc(b, sizeof(*io->rx_iov));
+    io->rx_addr = calloc(b, sizeof(*io->rx_addr));
+    io->rx_ctl = calloc(b, CTL_SPACE);
+    io->tx_buf = malloc((size_t)b * io->tx_stride);
+    io->tx_len = calloc(b, sizeof(*io->tx_len));
+    io->tx_dst = calloc(b, sizeof(*io->tx_dst));
+    io->tx_msg = calloc(b, sizeof(*io->tx_msg));
+    io->tx_iov = calloc(b, sizeof(*io->tx_iov));
+    io->tx_addr = calloc(b, sizeof(*io->tx_addr));
+    io->tx_ctl = calloc(b, CTL_SPACE);
+    if (!io->rx_buf || !io->rx_msg || !io->rx_iov || !io->rx_addr || !io->rx_ctl ||
+        !io->tx_buf || !io->tx_len || !io->tx_dst || !io->tx_msg || !io->tx_iov ||
+        !io->tx_addr || !io->tx_ctl) {
+        *err = NW_ENOMEM;
+        io_free(io);
+        return NULL;
+    }
+    io->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    io->cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    int32_t r = (io->wake_fd < 0 || io->cq_fd < 0) ? NW_ESYS : open_sockets(io);
+    if (r != NW_OK) {
+        io->last_errno = errno;
+        *err = r;
+        int saved = errno;
+        io_free(io);
+        errno = saved;
+        return NULL;
+    }
+    if (pthread_create(&io->thread, NULL, io_thread, io) != 0) {
+        *err = NW_ESYS;
+        io_free(io);
+        return NULL;
+    }
+    *err = NW_OK;
+    return io;
+}
+
+void nw_io_kick(nw_io_t *io)
+{
+    uint64_t one = 1;
+    if (write(io->wake_fd, &one, sizeof(one)) < 0)
+        io->last_errno = errno;
+}
+
+int32_t nw_io_stop(nw_io_t *io)
+{
+    if (!io)
+        return NW_EINVAL;
+    io->stop = 1;
+    nw_io_kick(io);
+    pthread_join(io->thread, NULL);
+    io_free(io);
+    return NW_OK;
+}
+
+int32_t nw_io_event_fd(const nw_io_t *io)
+{
+    return io->cq_fd;
+}
+
+int32_t nw_io_last_errno(const nw_io_t *io)
+{
+    return io->last_errno;
+}
+
+void nw_io_lock(nw_io_t *io)
+{
+    pthread_mutex_lock(&io->mu);
+}
+
+void nw_io_unlock(nw_io_t *io)
+{
+    pthread_mutex_unlock(&io->mu);
+}
+
+/* ------------------------------------------------------------- wrappers */
+
+#define LOCKED(io, expr)                  \
+    do {                                  \
+        pthread_mutex_lock(&(io)->mu);    \
+        int32_t r_ = (expr);              \
+        pthread_mutex_unlock(&(io)->mu);  \
+        return r_;                        \
+    } while (0)
+
+#define LOCKED_KICK(io, expr)             \
+    do {                                  \
+        pthread_mutex_lock(&(io)->mu);    \
+        int32_t r_ = (expr);              \
+        pthread_mutex_unlock(&(io)->mu);  \
+        if (r_ == NW_OK)                  \
+            nw_io_kick(io);               \
+        return r_;                        \
+    } while (0)
+
+int32_t nw_io_mr_register(nw_io_t *io, void *base, uint64_t len, uint32_t access,
+                          uint32_t *rkey_out)
+{
+    LOCKED(io, nw_mr_register(io->e, base, len, access, rkey_out));
+}
+
+int32_t nw_io_mr_deregister(nw_io_t *io, uint32_t rkey)
+{
+    LOCKED(io, nw_mr_deregister(io->e, rkey));
+}
+
+int32_t nw_io_peer_add(nw_io_t *io, uint32_t ip, uint16_t port, uint8_t mode,
+                       uint32_t *peer_out)
+{
+    LOCKED(io, nw_peer_add(io->e, ip, port, mode, peer_out));
+}
+
+int32_t nw_io_post_write(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *local,
+                         uint64_t len, uint32_t rkey, uint64_t roffset)
+{
+    LOCKED_KICK(io, nw_post_write(io->e, peer, wr_id, local, len, rkey, roffset));
+}
+
+int32_t nw_io_post_read(nw_io_t *io, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
+                        uint32_t rkey, uint64_t roffset)
+{
+    LOCKED_KICK(io, nw_post_read(io->e, peer, wr_id, local, len, rkey, roffset));
+}
+
+int32_t nw_io_post_send(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *buf,
+                        uint64_t len)
+{
+    LOCKED_KICK(io, nw_post_send(io->e, peer, wr_id, buf, len));
+}
+
+int32_t nw_io_post_recv(nw_io_t *io, uint64_t wr_id, void *buf, uint64_t cap)
+{
+    LOCKED(io, nw_post_recv(io->e, wr_id, buf, cap));
+}
+
+int32_t nw_io_poll_cq(nw_io_t *io, nw_completion_t *out, uint32_t max)
+{
+    pthread_mutex_lock(&io->mu);
+    int32_t n = nw_poll_cq(io->e, out, max);
+    if (io->e->cq.count == 0 && io->cq_signalled) {
+        uint64_t v;
+        if (read(io->cq_fd, &v, sizeof(v)) < 0)
+            io->last_errno = errno;
+        io->cq_signalled = 0;
+    }
+    pthread_mutex_unlock(&io->mu);
+    /* Credits came back: the thread may be able to post more. */
+    if (n > 0)
+        nw_io_kick(io);
+    return n;
+}
+
+int32_t nw_io_wait_cq(nw_io_t *io, nw_completion_t *out, uint32_t max, int64_t timeout_ns)
+{
+    uint64_t end = timeout_ns < 0 ? UINT64_MAX : mono_ns() + (uint64_t)timeout_ns;
+    for (;;) {
+        int32_t n = nw_io_poll_cq(io, out, max);
+        if (n != 0)
+            return n;
+        uint64_t now = mono_ns();
+        if (now >= end)
+            return 0;
+        struct pollfd pf = {.fd = io->cq_fd, .events = POLLIN};
+        struct timespec ts, *tsp = NULL;
+        if (end != UINT64_MAX) {
+            uint64_t wait = end - now;
+            ts.tv_sec = (time_t)(wait / 1000000000ull);
+            ts.tv_nsec = (long)(wait % 1000000000ull);
+            tsp = &ts;
+        }
+        ppoll(&pf, 1, tsp, NULL);
+    }
+}
+
+void nw_io_stats_get(nw_io_t *io, nw_stats_t *engine_out, nw_io_stats_t *io_out)
+{
+    pthread_mutex_lock(&io->mu);
+    if (engine_out)
+        nw_stats_get(io->e, engine_out);
+    if (io_out)
+        *io_out = io->st;
+    pthread_mutex_unlock(&io->mu);
+}

@@ -1,0 +1,161 @@
+/* Packet delivery contexts: the table of peers, PDC id allocation, lookups for
+ * arriving packets and the queue of PDCs that have output to give. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_state.h"
+
+uint64_t nw_random(nw_engine_t *e)
+{
+    /* splitmix64: deterministic per seed, good enough for PSNs and ids. */
+    uint64_t z = (e->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int32_t nw_pdc_table_init(nw_engine_t *e)
+{
+    e->pdcs = calloc(e->cfg.max_peers, sizeof(*e->pdcs));
+    e->active = calloc(e->cfg.max_peers, sizeof(*e->active));
+    e->active_head = e->active_count = 0;
+    return (e->pdcs && e->active) ? NW_OK : NW_ENOMEM;
+}
+
+static void pdc_free_arrays(nw_pdc_t *p)
+{
+    free(p->slots);
+    free(p->lost);
+    free(p->wr_by_msg);
+    free(p->rx_msgs);
+    free(p->ack_ring);
+    nw_rxw_destroy(&p->rxw);
+}
+
+void nw_pdc_table_destroy(nw_engine_t *e)
+{
+    if (e->pdcs)
+        for (uint32_t i = 0; i < e->cfg.max_peers; i++)
+            if (e->pdcs[i].in_use)
+                pdc_free_arrays(&e->pdcs[i]);
+    free(e->pdcs);
+    free(e->active);
+    e->pdcs = NULL;
+    e->active = NULL;
+}
+
+uint32_t nw_pdc_index(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    return (uint32_t)(p - e->pdcs);
+}
+
+nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode)
+{
+    uint32_t w = e->cfg.window_pkts;
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
+        nw_pdc_t *p = &e->pdcs[i];
+        if (p->in_use)
+            continue;
+        memset(p, 0, sizeof(*p));
+        p->slots = calloc(w, sizeof(*p->slots));
+        p->lost = calloc(w, sizeof(*p->lost));
+        p->wr_by_msg = malloc(w * sizeof(*p->wr_by_msg));
+        p->rx_msgs = calloc(w, sizeof(*p->rx_msgs));
+        p->ack_ring = calloc(w, sizeof(*p->ack_ring));
+        if (!p->slots || !p->lost || !p->wr_by_msg || !p->rx_msgs || !p->ack_ring ||
+            nw_rxw_init(&p->rxw, w < 64 ? 64 : w) != NW_OK) {
+            pdc_free_arrays(p);
+            memset(p, 0, sizeof(*p));
+            return NULL;
+        }
+        for (uint32_t j = 0; j < w; j++)
+            p->wr_by_msg[j] = NW_NIL;
+        p->in_use = 1;
+        p->ip = ip;
+        p->port = port;
+        p->mode = mode;
+        p->local_id = (uint16_t)(i + 1);
+        p->sq_head = p->sq_tail = NW_NIL;
+        p->next_msg_id = (uint16_t)nw_random(e);
+        nw_tx_reset(e, p);
+        nw_entropy_init(&p->entropy, e->cfg.entropy_base, e->cfg.entropy_count,
+                        e->cfg.entropy_burst, (uint32_t)nw_random(e));
+        e->st.pdc_opened++;
+        return p;
+    }
+    return NULL;
+}
+
+nw_pdc_t *nw_pdc_by_id(nw_engine_t *e, uint16_t local_id)
+{
+    if (local_id == 0 || local_id > e->cfg.max_peers)
+        return NULL;
+    nw_pdc_t *p = &e->pdcs[local_id - 1];
+    return p->in_use ? p : NULL;
+}
+
+nw_pdc_t *nw_pdc_find(nw_engine_t *e, uint32_t ip, uint8_t mode, int32_t port)
+{
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
+        nw_pdc_t *p = &e->pdcs[i];
+        if (p->in_use && p->ip == ip && p->mode == mode && (port < 0 || p->port == port))
+            return p;
+    }
+    return NULL;
+}
+
+nw_pdc_t *nw_pdc_find_syn(nw_engine_t *e, uint32_t ip, uint8_t mode, uint16_t spdcid)
+{
+    nw_pdc_t *unbound = NULL;
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
+        nw_pdc_t *p = &e->pdcs[i];
+        if (!p->in_use || p->ip != ip || p->mode != mode)
+            continue;
+        if (p->remote_known && p->remote_id == spdcid)
+            return p;
+        if (!p->remote_known && !unbound)
+            unbound = p;
+    }
+    return unbound;
+}
+
+void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p)
+{
+    if (p->in_active || !nw_pdc_has_output(e, p))
+        return;
+    uint32_t cap = e->cfg.max_peers;
+    e->active[(e->active_head + e->active_count) % cap] = nw_pdc_index(e, p);
+    e->active_count++;
+    p->in_active = 1;
+}
+
+int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    if (p->ack_now || p->nack_pending || p->ack_ring_count)
+        return 1;
+    if (p->failed)
+        return 0;
+    if (p->lost_count > 0)
+        return 1;
+    if (p->sq_head == NW_NIL)
+        return 0;
+    if (p->mode == NW_MODE_UUD)
+        return 1;
+    uint32_t limit = e->cfg.window_pkts;
+    if (!p->tx_synced && limit > NW_MAX_WINDOW - 1)
+        limit = NW_MAX_WINDOW - 1;
+    if (!p->tx_synced && (uint32_t)(p->nxt - p->start_psn) >= NW_MAX_WINDOW - 1)
+        return 0;
+    return nw_tx_in_flight(p) < limit;
+}
+
+void nw_pdc_queue_rsp(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id, uint8_t rc)
+{
+    if (p->rsp_count >= NW_MAX_PENDING_RSP)
+        return; /* reported by counters only; the ACK itself still flows */
+    p->rsp_msg[p->rsp_count] = msg_id;
+    p->rsp_code[p->rsp_count] = rc;
+    p->rsp_count++;
+    p->ack_now = 1;
+    nw_pdc_activate(e, p);
+}

@@ -1,0 +1,254 @@
+/* Sender side of a PDC: transmit slots, ACK/SACK processing, loss detection
+ * by transmission order (a packet is lost once one sent reorder_pkts
+ * transmissions after it was acknowledged: fast retransmit from SACK
+ * evidence, tolerant of sprayed reordering), go-back-N for ROD, and the
+ * retransmission timeout with exponential backoff and a cap. */
+#include <string.h>
+
+#include "engine_state.h"
+
+static inline uint32_t slot_index(const nw_engine_t *e, uint32_t psn)
+{
+    return psn & e->wmask;
+}
+
+nw_tx_slot_t *nw_tx_slot(const nw_engine_t *e, const nw_pdc_t *p, uint32_t psn)
+{
+    return &p->slots[slot_index(e, psn)];
+}
+
+uint32_t nw_tx_in_flight(const nw_pdc_t *p)
+{
+    return p->nxt - p->una;
+}
+
+void nw_tx_reset(nw_engine_t *e, nw_pdc_t *p)
+{
+    memset(p->slots, 0, e->cfg.window_pkts * sizeof(*p->slots));
+    p->start_psn = (uint32_t)nw_random(e);
+    p->una = p->nxt = p->start_psn;
+    p->list_head = p->list_tail = NW_NIL;
+    p->lost_head = p->lost_count = 0;
+    p->rto_deadline = 0;
+    p->rto_cur = e->cfg.rto_init_ns;
+    p->retries = 0;
+}
+
+static void list_remove(nw_pdc_t *p, uint32_t i)
+{
+    nw_tx_slot_t *s = &p->slots[i];
+    if (s->prev != NW_NIL)
+        p->slots[s->prev].next = s->next;
+    else
+        p->list_head = s->next;
+    if (s->next != NW_NIL)
+        p->slots[s->next].prev = s->prev;
+    else
+        p->list_tail = s->prev;
+    s->prev = s->next = NW_NIL;
+}
+
+static void list_append(nw_pdc_t *p, uint32_t i)
+{
+    nw_tx_slot_t *s = &p->slots[i];
+    s->next = NW_NIL;
+    s->prev = p->list_tail;
+    if (p->list_tail != NW_NIL)
+        p->slots[p->list_tail].next = i;
+    else
+        p->list_head = i;
+    p->list_tail = i;
+}
+
+static uint64_t rto_base(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    uint64_t r = e->cfg.rto_init_ns;
+    if (p->srtt) {
+        uint64_t est = p->srtt + 4 * p->rttvar;
+        if (est > r)
+            r = est;
+    }
+    return r > e->cfg.rto_max_ns ? e->cfg.rto_max_ns : r;
+}
+
+void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint64_t now)
+{
+    s->tx_seq = ++p->tx_seq;
+    s->sent_ns = now;
+    s->state = NW_TX_INFLIGHT;
+    list_append(p, (uint32_t)(s - p->slots));
+    if (p->rto_deadline == 0)
+        p->rto_deadline = now + p->rto_cur;
+}
+
+static void rtt_sample(nw_pdc_t *p, uint64_t rtt)
+{
+    if (p->srtt == 0) {
+        p->srtt = rtt;
+        p->rttvar = rtt / 2;
+        return;
+    }
+    uint64_t err = rtt > p->srtt ? rtt - p->srtt : p->srtt - rtt;
+    p->rttvar = (3 * p->rttvar + err) / 4;
+    p->srtt = (7 * p->srtt + rtt) / 8;
+}
+
+void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w)
+{
+    if (w->kind == NW_WR_READ && w->read_acked && w->read_answered)
+        nw_wr_complete(e, w, w->status);
+}
+
+/* Returns 1 if the slot was newly acknowledged. */
+static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
+{
+    nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+    if (s->psn != psn || (s->state != NW_TX_INFLIGHT && s->state != NW_TX_LOST))
+        return 0;
+    if (s->state == NW_TX_INFLIGHT)
+        list_remove(p, (uint32_t)(s - p->slots));
+    s->state = NW_TX_ACKED;
+    if (s->tx_seq > p->max_acked_seq)
+        p->max_acked_seq = s->tx_seq;
+    nw_wr_t *w = &e->wrs[s->wr];
+    w->pkts_acked++;
+    if (w->kind == NW_WR_READ) {
+        w->read_acked = 1;
+        nw_wr_read_progress(e, w);
+    } else if (w->pkts_acked == w->pkts_total && w->pkts_sent == w->pkts_total) {
+        nw_wr_complete(e, w, w->status);
+    }
+    return 1;
+}
+
+static int in_flight_psn(const nw_pdc_t *p, uint32_t psn)
+{
+    return nw_psn_diff(psn, p->una) >= 0 && nw_psn_diff(psn, p->nxt) < 0;
+}
+
+int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigger,
+                     uint32_t sack_base, uint64_t sack_bits, uint64_t now)
+{
+    int32_t d = nw_psn_diff(cack, p->una - 1);
+    if (d > (int32_t)nw_tx_in_flight(p))
+        return NW_ERANGE;
+    uint32_t newly = 0;
+    if (in_flight_psn(p, trigger)) {
+        nw_tx_slot_t *t = nw_tx_slot(e, p, trigger);
+        int fresh = t->psn == trigger && t->state == NW_TX_INFLIGHT && t->retx == 0;
+        uint64_t sent = t->sent_ns;
+        if (ack_slot(e, p, trigger)) {
+            newly++;
+            if (fresh && now >= sent)
+                rtt_sample(p, now - sent);
+        }
+    }
+    for (uint32_t psn = p->una; d > 0 && nw_psn_diff(psn, cack) <= 0; psn++)
+        newly += (uint32_t)ack_slot(e, p, psn);
+    while (sack_bits) {
+        uint32_t i = (uint32_t)__builtin_ctzll(sack_bits);
+        sack_bits &= sack_bits - 1;
+        uint32_t psn = sack_base + i;
+        if (in_flight_psn(p, psn))
+            newly += (uint32_t)ack_slot(e, p, psn);
+    }
+    while (p->una != p->nxt) {
+        nw_tx_slot_t *s = nw_tx_slot(e, p, p->una);
+        if (s->state != NW_TX_ACKED)
+            break;
+        s->state = NW_TX_FREE;
+        p->una++;
+    }
+    /* Loss detection by transmission order. */
+    uint64_t reorder = e->cfg.reorder_pkts;
+    while (p->list_head != NW_NIL) {
+        nw_tx_slot_t *s = &p->slots[p->list_head];
+        if (s->tx_seq + reorder >= p->max_acked_seq)
+            break;
+        nw_tx_mark_lost(e, p, s->psn);
+        e->st.fast_retransmits++;
+    }
+    if (newly) {
+        p->retries = 0;
+        p->rto_cur = rto_base(e, p);
+        p->rto_deadline = p->list_head != NW_NIL ? now + p->rto_cur : 0;
+    }
+    return NW_OK;
+}
+
+static void lost_compact(nw_engine_t *e, nw_pdc_t *p)
+{
+    uint32_t cap = e->cfg.window_pkts, n = 0;
+    for (uint32_t k = 0; k < p->lost_count; k++) {
+        uint32_t psn = p->lost[(p->lost_head + k) % cap];
+        nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+        if (s->psn == psn && s->state == NW_TX_LOST)
+            p->lost[(p->lost_head + n++) % cap] = psn;
+    }
+    p->lost_count = n;
+}
+
+void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
+{
+    nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+    if (s->psn != psn || s->state != NW_TX_INFLIGHT)
+        return;
+    list_remove(p, (uint32_t)(s - p->slots));
+    s->state = NW_TX_LOST;
+    uint32_t cap = e->cfg.window_pkts;
+    if (p->lost_count >= cap)
+        lost_compact(e, p);
+    p->lost[(p->lost_head + p->lost_count) % cap] = psn;
+    p->lost_count++;
+    nw_pdc_activate(e, p);
+}
+
+void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn)
+{
+    if (!in_flight_psn(p, from_psn))
+        from_psn = p->una;
+    for (uint32_t psn = from_psn; psn != p->nxt; psn++)
+        nw_tx_mark_lost(e, p, psn);
+}
+
+nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p)
+{
+    uint32_t cap = e->cfg.window_pkts;
+    while (p->lost_count > 0) {
+        uint32_t psn = p->lost[p->lost_head];
+        p->lost_head = (p->lost_head + 1) % cap;
+        p->lost_count--;
+        nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+        if (s->psn == psn && s->state == NW_TX_LOST)
+            return s;
+    }
+    return NULL;
+}
+
+void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    if (p->list_head == NW_NIL) {
+        p->rto_deadline = 0;
+        return;
+    }
+    e->st.rto_fired++;
+    if (++p->retries > e->cfg.max_retries) {
+        p->failed = 1;
+        e->st.pdc_failed++;
+        nw_wr_fail_pdc(e, p, NW_ETIMEDOUT);
+        memset(p->slots, 0, e->cfg.window_pkts * sizeof(*p->slots));
+        p->una = p->nxt;
+        p->list_head = p->list_tail = NW_NIL;
+        p->lost_count = 0;
+        p->rto_deadline = 0;
+        return;
+    }
+    p->rto_cur *= 2;
+    if (p->rto_cur > e->cfg.rto_max_ns)
+        p->rto_cur = e->cfg.rto_max_ns;
+    if (p->mode == NW_MODE_ROD)
+        nw_tx_go_back_n(e, p, p->una);
+    else
+        nw_tx_mark_lost(e, p, p->slots[p->list_head].psn);
+    p->rto_deadline = now + p->rto_cur;
+}
