@@ -627,7 +627,7 @@ class Parser:
         anns = self.parse_annotations()
         is_const = self.accept_kw("const")
         t = self.peek()
-        if not (t.kind in (IDENT, KEYWORD)):
+        if t.kind not in (IDENT, KEYWORD):
             raise self.error(f"expected a table property but found {t.describe()}")
         self.advance()
         pname = t.text

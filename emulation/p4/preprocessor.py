@@ -329,7 +329,7 @@ class Preprocessor:
         elif not (len(args) == len(params) or (not params and args == [""])):
             raise P4Error(f"macro {macro.name} expects {len(params)} arguments, "
                           f"got {len(args)}", loc)
-        binding = {p: a.strip() for p, a in zip(params, args)}
+        binding = {p: a.strip() for p, a in zip(params, args, strict=False)}
         body_tokens = _TOKEN_RE.findall(macro.body)
         out: list[str] = []
         k = 0

@@ -20,7 +20,7 @@ class Block:
 
     role: str
     name: str
-    decl: ir.P4Parser | ir.P4Control
+    decl: ir.P4Parser | ir.P4Control = field(repr=False)
 
     @property
     def params(self) -> list[ir.Parameter]:

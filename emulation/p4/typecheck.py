@@ -1,0 +1,1946 @@
+"""Name resolution, type checking with widths and constant folding over the IR.
+
+One pass annotates the parser's IR in place (see ``ir`` for what is set).
+Controls and parsers are checked per instantiation on a deep copy of their
+declaration, with constructor parameters bound to the folded arguments, so
+that each instance has its own tables and actions with p4c control-plane
+names. Controls and parsers that are never instantiated are checked once on
+a throw-away copy so that their errors are still reported.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+from netweft.emulation.p4 import arith, ir
+from netweft.emulation.p4.errors import P4Error
+from netweft.emulation.p4.naming import expression_text, qualified_name
+from netweft.emulation.p4.program import ExternInstance, Program
+from netweft.emulation.p4.scopes import Scope
+from netweft.emulation.p4.typesys import (
+    bit_width,
+    contains_type_var,
+    is_numeric,
+    min_size_in_bits,
+    same_type,
+    type_str,
+)
+
+ARITH_OPS = ("+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^")
+COMPARE_OPS = ("<", "<=", ">", ">=")
+EQUALITY_OPS = ("==", "!=")
+SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBytes")
+HEADER_METHODS = ("isValid", "setValid", "setInvalid")
+PACKET_EXTERNS = ("packet_in", "packet_out")
+KNOWN_TABLE_PROPERTIES = ("key", "actions", "default_action", "entries", "size",
+                          "implementation", "counters", "meters")
+
+
+def _bits(width: int, signed: bool = False) -> ir.Type_Bits:
+    return ir.Type_Bits(width=width, signed=signed)
+
+
+def _const(value: int, t: ir.Type, loc) -> ir.Constant:
+    c = ir.Constant(value=value, loc=loc)
+    c.type = t
+    return c
+
+
+def _bool(value: bool, loc) -> ir.BoolLiteral:
+    b = ir.BoolLiteral(value=value, loc=loc)
+    b.type = ir.Type_Boolean()
+    return b
+
+
+class TypeChecker:
+    """Checks one parsed program and fills a :class:`Program`."""
+
+    def __init__(self, ast: ir.P4Program, result: Program) -> None:
+        self.ast = ast
+        self.result = result
+        self.globals = Scope(kind="global")
+        self.errors: dict[str, ir.Declaration_ID] = {}
+        self.match_kinds: dict[str, ir.Declaration_ID] = {}
+        self.node_stack: list[ir.Node] = [ast]
+        self.struct_done: set[int] = set()
+        self.struct_busy: set[int] = set()
+        self.return_types: list[ir.Type | None] = []
+        self.registering = True
+        self.pristine: dict[int, ir.Node] = {}
+        self.instantiated: set[int] = set()
+        self.current_parser_states: list[dict[str, ir.ParserState]] = []
+
+    # ------------------------------------------------------------ helpers
+    def err(self, msg: str, node: ir.Node | None = None) -> P4Error:
+        loc = node.loc if node is not None else self.current_loc()
+        return P4Error(msg, loc)
+
+    def current_loc(self):
+        for n in reversed(self.node_stack):
+            if n.loc.line:
+                return n.loc
+        return self.ast.loc
+
+    def lookup_type_decl(self, name: str, scope: Scope, node: ir.Node) -> ir.Node:
+        d = scope.lookup(name)
+        if d is None:
+            raise self.err(f"unknown type '{name}'", node)
+        return d
+
+    # ------------------------------------------------------------ types
+    def canon(self, t: ir.Type, scope: Scope) -> ir.Type:
+        """The canonical type for a type in source (see ir docstring)."""
+        if isinstance(t, ir.Type_Bits):
+            if t.width_expr is not None:
+                w = self.const_int(t.width_expr, scope, "bit width")
+                if w < 0 or (t.signed and w < 1) or w > 1 << 16:
+                    raise self.err(f"invalid width {w} for {'int' if t.signed else 'bit'}", t)
+                r = _bits(w, t.signed)
+                r.loc = t.loc
+                return r
+            return t
+        if isinstance(t, ir.Type_Varbits):
+            if t.size_expr is not None:
+                n = self.const_int(t.size_expr, scope, "varbit size")
+                if n < 0 or n > 1 << 16:
+                    raise self.err(f"invalid varbit size {n}", t)
+                return ir.Type_Varbits(size=n, loc=t.loc)
+            return t
+        if isinstance(t, ir.Type_Name):
+            d = self.lookup_type_decl(t.name, scope, t)
+            t.decl = d
+            return self.canon_decl(d, scope, t)
+        if isinstance(t, ir.Type_Specialized):
+            d = self.lookup_type_decl(t.base.name, scope, t)
+            t.base.decl = d
+            args = [self.canon(a, scope) for a in t.args]
+            if isinstance(d, ir.Type_Extern):
+                if len(args) != len(d.type_params):
+                    raise self.err(f"extern '{d.name}' expects {len(d.type_params)} type "
+                                   f"arguments, got {len(args)}", t)
+                return ir.Type_ExternInstance(extern=d, type_args=args, loc=t.loc)
+            if isinstance(d, (ir.Type_Parser, ir.Type_Control, ir.Type_Package)):
+                return ir.Type_Specialized(base=t.base, args=args, loc=t.loc)
+            if isinstance(d, ir.Type_StructLike) and d.type_params:
+                raise self.err("generic struct/header types are not supported", t)
+            raise self.err(f"type '{t.base.name}' is not generic", t)
+        if isinstance(t, ir.Type_Stack):
+            elem = self.canon(t.element, scope)
+            if not isinstance(elem, (ir.Type_Header, ir.Type_HeaderUnion)):
+                raise self.err(f"header stack elements must be headers, not {type_str(elem)}",
+                               t)
+            size = self.const_int(t.size_expr, scope, "stack size") \
+                if t.size_expr is not None else t.size
+            if size <= 0:
+                raise self.err(f"header stack size must be positive, got {size}", t)
+            return ir.Type_Stack(element=elem, size=size, loc=t.loc)
+        if isinstance(t, ir.Type_Tuple):
+            return ir.Type_Tuple(components=[self.canon(c, scope) for c in t.components],
+                                 loc=t.loc)
+        if isinstance(t, (ir.Type_StructLike, ir.Type_Enum, ir.Type_SerEnum)):
+            return self.canon_decl(t, scope, t)
+        return t
+
+    def canon_decl(self, d: ir.Node, scope: Scope, use: ir.Node) -> ir.Type:
+        if isinstance(d, ir.Type_Typedef | ir.Type_Newtype):
+            cached = getattr(d, "_canon", None)
+            if cached is None:
+                if id(d) in self.struct_busy:
+                    raise self.err(f"recursive type definition of '{d.name}'", d)
+                self.struct_busy.add(id(d))
+                try:
+                    cached = self.canon(d.type, self.globals if self._is_global(d) else scope)
+                finally:
+                    self.struct_busy.discard(id(d))
+                d._canon = cached  # type: ignore[attr-defined]
+            return cached
+        if isinstance(d, ir.Type_StructLike):
+            if d.type_params:
+                raise self.err("generic struct/header types are not supported", use)
+            self.ensure_struct(d)
+            return d
+        if isinstance(d, ir.Type_SerEnum):
+            self.ensure_ser_enum(d)
+            return d
+        if isinstance(d, ir.Type_Enum):
+            return d
+        if isinstance(d, ir.Type_Extern):
+            if d.type_params:
+                return ir.Type_ExternInstance(extern=d, type_args=[], loc=use.loc)
+            return ir.Type_ExternInstance(extern=d, type_args=[], loc=use.loc)
+        if isinstance(d, (ir.Type_Parser, ir.Type_Control, ir.Type_Package, ir.P4Control,
+                          ir.P4Parser)):
+            return d  # type: ignore[return-value]
+        if isinstance(d, ir.Type):
+            return d  # bound type variable or builtin
+        raise self.err(f"'{getattr(d, 'name', '?')}' is not a type", use)
+
+    def _is_global(self, d: ir.Node) -> bool:
+        return any(d in decls for decls in self.globals.names.values())
+
+    def ensure_struct(self, d: ir.Type_StructLike) -> None:
+        if id(d) in self.struct_done:
+            return
+        if id(d) in self.struct_busy:
+            raise self.err(f"type '{d.name}' contains itself", d)
+        self.struct_busy.add(id(d))
+        try:
+            seen: set[str] = set()
+            varbits = 0
+            for f in d.fields:
+                if f.name in seen:
+                    raise self.err(f"duplicate field '{f.name}' in '{d.name}'", f)
+                seen.add(f.name)
+                f.type = self.canon(f.type, self.globals)
+                ft = f.type
+                if isinstance(d, ir.Type_Header):
+                    if isinstance(ft, ir.Type_Varbits):
+                        varbits += 1
+                    elif not isinstance(ft, (ir.Type_Bits, ir.Type_Boolean, ir.Type_SerEnum)):
+                        raise self.err(f"header field '{f.name}' has type {type_str(ft)}; "
+                                       "header fields must be bit<W>, int<W>, varbit<W>, "
+                                       "bool or a serializable enum", f)
+                elif isinstance(d, ir.Type_HeaderUnion):
+                    if not isinstance(ft, ir.Type_Header):
+                        raise self.err(f"header_union field '{f.name}' must be a header, not "
+                                       f"{type_str(ft)}", f)
+                elif isinstance(ft, (ir.Type_InfInt, ir.Type_String, ir.Type_Void)):
+                    raise self.err(f"struct field '{f.name}' cannot have type {type_str(ft)}",
+                                   f)
+            if varbits > 1:
+                raise self.err(f"header '{d.name}' has more than one varbit field", d)
+        finally:
+            self.struct_busy.discard(id(d))
+        self.struct_done.add(id(d))
+
+    def ensure_ser_enum(self, d: ir.Type_SerEnum) -> None:
+        if id(d) in self.struct_done:
+            return
+        self.struct_done.add(id(d))
+        u = self.canon(d.underlying, self.globals)
+        if not isinstance(u, ir.Type_Bits):
+            raise self.err(f"the underlying type of enum '{d.name}' must be bit<W> or int<W>",
+                           d)
+        d.underlying = u
+        for m in d.members:
+            v = self.expr(m.value_expr, self.globals, u)
+            v = self.convert(v, u, f"value of enum member '{m.name}'")
+            if not isinstance(v, ir.Constant):
+                raise self.err(f"enum member '{m.name}' needs a compile-time constant value", m)
+            m.value_expr = v
+            m.value = v.value
+
+    def subst(self, t: ir.Type, bindings: dict[str, ir.Type]) -> ir.Type:
+        if isinstance(t, ir.Type_Var):
+            return bindings.get(t.name, t)
+        if isinstance(t, ir.Type_Tuple):
+            return ir.Type_Tuple(components=[self.subst(c, bindings) for c in t.components])
+        if isinstance(t, ir.Type_Stack):
+            return ir.Type_Stack(element=self.subst(t.element, bindings), size=t.size)
+        if isinstance(t, ir.Type_ExternInstance):
+            return ir.Type_ExternInstance(extern=t.extern,
+                                          type_args=[self.subst(a, bindings)
+                                                     for a in t.type_args])
+        return t
+
+    def unify(self, param: ir.Type, arg: ir.Type, bindings: dict[str, ir.Type]) -> bool:
+        if isinstance(param, ir.Type_Var):
+            bound = bindings.get(param.name)
+            if bound is None or isinstance(bound, ir.Type_InfInt):
+                bindings[param.name] = arg
+                return True
+            return same_type(bound, arg) or isinstance(arg, ir.Type_InfInt)
+        if isinstance(param, ir.Type_Tuple) and isinstance(arg, ir.Type_Tuple):
+            return len(param.components) == len(arg.components) and all(
+                self.unify(p, a, bindings)
+                for p, a in zip(param.components, arg.components, strict=True))
+        if isinstance(param, ir.Type_ExternInstance) and isinstance(arg, ir.Type_ExternInstance):
+            return param.extern is arg.extern and all(
+                self.unify(p, a, bindings)
+                for p, a in zip(param.type_args, arg.type_args, strict=False))
+        return same_type(param, arg)
+
+    def type_var_scope(self, names: list[ir.Type_Var]) -> Scope:
+        s = Scope(self.globals, kind="generic")
+        for tv in names:
+            s.names[tv.name] = [ir.Type_Var(name=tv.name, loc=tv.loc)]
+        return s
+
+    def canon_params(self, params: list[ir.Parameter], scope: Scope) -> None:
+        for p in params:
+            if not getattr(p, "_canon_done", False):
+                p.type = self.canon(p.type, scope)
+                p._canon_done = True  # type: ignore[attr-defined]
+                if p.default is not None:
+                    p.default = self.convert(self.expr(p.default, scope, p.type), p.type,
+                                             f"default value of '{p.name}'")
+
+    # ------------------------------------------------------------ constants
+    def const_int(self, e: ir.Expression, scope: Scope, what: str) -> int:
+        v = self.expr(e, scope)
+        if isinstance(v, ir.Constant):
+            return v.value
+        raise self.err(f"{what} must be a compile-time constant integer", e)
+
+    # ------------------------------------------------------------ top level
+    def check(self) -> None:
+        core_errors = ("NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",
+                       "HeaderTooShort", "ParserTimeout", "ParserInvalidArgument")
+        del core_errors
+        for obj in self.ast.objects:
+            self.node_stack.append(obj)
+            try:
+                self.top_level(obj)
+            finally:
+                self.node_stack.pop()
+        # controls/parsers that no instance used: check a copy for errors
+        self.registering = False
+        for obj in self.ast.objects:
+            if isinstance(obj, (ir.P4Control, ir.P4Parser)) and id(obj) not in self.instantiated:
+                if obj.ctor_params:
+                    continue  # needs constructor arguments to be checked meaningfully
+                self.node_stack.append(obj)
+                try:
+                    self.specialize(obj, None, [], self.globals, obj)
+                finally:
+                    self.node_stack.pop()
+        self.registering = True
+
+    def declare_global(self, name: str, node: ir.Node) -> None:
+        self.globals.declare(name, node)
+
+    def top_level(self, obj: ir.Node) -> None:
+        r = self.result
+        if isinstance(obj, ir.Declaration_Errors):
+            for m in obj.members:
+                if m.name in self.errors:
+                    raise self.err(f"duplicate error '{m.name}'", m)
+                m.value = len(self.errors)
+                self.errors[m.name] = m
+                r.errors.append(m.name)
+        elif isinstance(obj, ir.Declaration_MatchKind):
+            for m in obj.members:
+                if m.name in self.match_kinds:
+                    raise self.err(f"duplicate match_kind '{m.name}'", m)
+                m.value = len(self.match_kinds)
+                self.match_kinds[m.name] = m
+                r.match_kinds.append(m.name)
+                self.declare_global(m.name, m)
+        elif isinstance(obj, ir.Type_Header):
+            self.declare_global(obj.name, obj)
+            self.ensure_struct(obj)
+            r.header_types[obj.name] = obj
+        elif isinstance(obj, ir.Type_HeaderUnion):
+            self.declare_global(obj.name, obj)
+            self.ensure_struct(obj)
+            r.header_union_types[obj.name] = obj
+        elif isinstance(obj, ir.Type_Struct):
+            self.declare_global(obj.name, obj)
+            if not obj.type_params:
+                self.ensure_struct(obj)
+            r.struct_types[obj.name] = obj
+        elif isinstance(obj, ir.Type_Enum):
+            self.declare_global(obj.name, obj)
+            names = [m.name for m in obj.members]
+            if len(set(names)) != len(names):
+                raise self.err(f"duplicate member in enum '{obj.name}'", obj)
+            for i, m in enumerate(obj.members):
+                m.value = i
+            r.enum_types[obj.name] = obj
+        elif isinstance(obj, ir.Type_SerEnum):
+            self.declare_global(obj.name, obj)
+            self.ensure_ser_enum(obj)
+            r.enum_types[obj.name] = obj
+        elif isinstance(obj, (ir.Type_Typedef, ir.Type_Newtype)):
+            self.declare_global(obj.name, obj)
+            self.canon_decl(obj, self.globals, obj)
+        elif isinstance(obj, ir.Type_Extern):
+            self.declare_global(obj.name, obj)
+            for m in obj.methods:
+                s = self.type_var_scope(obj.type_params + m.type.type_params)
+                self.canon_params(m.type.params, s)
+                if m.type.return_type is not None:
+                    m.type.return_type = self.canon(m.type.return_type, s)
+        elif isinstance(obj, ir.Method):
+            self.declare_global(obj.name, obj)
+            s = self.type_var_scope(obj.type.type_params)
+            self.canon_params(obj.type.params, s)
+            if obj.type.return_type is not None:
+                obj.type.return_type = self.canon(obj.type.return_type, s)
+        elif isinstance(obj, (ir.Type_Parser, ir.Type_Control, ir.Type_Package)):
+            self.declare_global(obj.name, obj)
+            s = self.type_var_scope(obj.type_params)
+            self.canon_params(obj.params, s)
+        elif isinstance(obj, ir.Declaration_Constant):
+            self.check_constant(obj, self.globals)
+            self.declare_global(obj.name, obj)
+        elif isinstance(obj, ir.P4Action):
+            self.declare_global(obj.name, obj)
+            self.check_action(obj, self.globals, None)
+        elif isinstance(obj, ir.Function):
+            self.declare_global(obj.name, obj)
+            self.check_function(obj, self.globals)
+        elif isinstance(obj, (ir.P4Control, ir.P4Parser)):
+            self.declare_global(obj.name, obj)
+        elif isinstance(obj, ir.Declaration_Instance):
+            self.declare_global(obj.name, obj)
+            self.check_instance(obj, self.globals, None)
+        elif isinstance(obj, ir.Declaration_Variable):
+            raise self.err("variables cannot be declared at the top level "
+                           "(use 'const' for constants)", obj)
+        else:
+            raise self.err(f"unsupported top-level declaration {type(obj).__name__}", obj)
+
+    def check_constant(self, c: ir.Declaration_Constant, scope: Scope) -> None:
+        t = self.canon(c.type, scope)
+        c.type = t
+        v = self.convert(self.expr(c.initializer, scope, t), t,
+                         f"initializer of constant '{c.name}'")
+        if not self.is_compile_time(v):
+            raise self.err(f"the initializer of constant '{c.name}' is not a compile-time "
+                           "constant", c.initializer)
+        c.initializer = v
+
+    def is_compile_time(self, e: ir.Expression) -> bool:
+        if isinstance(e, (ir.Constant, ir.BoolLiteral, ir.StringLiteral)):
+            return True
+        if isinstance(e, ir.Member) and isinstance(e.decl, (ir.Declaration_ID,
+                                                            ir.SerEnumMember)):
+            return True
+        if isinstance(e, ir.ListExpression):
+            return all(self.is_compile_time(c) for c in e.components)
+        if isinstance(e, ir.StructExpression):
+            return all(self.is_compile_time(c.expr) for c in e.components)
+        if isinstance(e, ir.Cast):
+            return self.is_compile_time(e.expr)
+        if isinstance(e, ir.InvalidHeader):
+            return True
+        return False
+
+    # ------------------------------------------------------------ instances
+    def check_instance(self, d: ir.Declaration_Instance, scope: Scope,
+                       prefix: str | None) -> None:
+        t = d.type
+        base = t.base if isinstance(t, ir.Type_Specialized) else t
+        if not isinstance(base, ir.Type_Name):
+            raise self.err(f"cannot instantiate type {type_str(t)}", d)
+        target = self.lookup_type_decl(base.name, scope, t)
+        base.decl = target
+        if isinstance(target, ir.Type_Package):
+            d.fqn = d.name
+            return  # the architecture pass resolves package instances
+        if isinstance(target, ir.Type_Extern):
+            fqn = qualified_name(prefix, d, d.name)
+            d.fqn = fqn
+            type_args = [self.canon(a, scope) for a in t.args] \
+                if isinstance(t, ir.Type_Specialized) else []
+            bindings: dict[str, ir.Type] = {}
+            if type_args:
+                if len(type_args) != len(target.type_params):
+                    raise self.err(f"extern '{target.name}' expects {len(target.type_params)} "
+                                   f"type arguments, got {len(type_args)}", d)
+                bindings = {tp.name: ta for tp, ta in zip(target.type_params, type_args,
+                                                          strict=True)}
+            ctors = [m for m in target.methods if m.name == target.name]
+            if not ctors:
+                raise self.err(f"extern '{target.name}' has no constructor", d)
+            ctor = self.pick_overload(ctors, d.args, f"constructor of '{target.name}'", d)
+            bound = self.bind_args(ctor.type.params, d.args, scope, bindings,
+                                   f"constructor of '{target.name}'", d)
+            for p, a in zip(ctor.type.params, bound, strict=True):
+                if a is not None and not self.is_compile_time(a) and not (
+                        isinstance(a, ir.PathExpression)
+                        and isinstance(a.decl, ir.Declaration_Instance)):
+                    raise self.err(f"constructor argument '{p.name}' must be a compile-time "
+                                   "constant", a)
+            type_args = [bindings.get(tp.name, ir.Type_Var(name=tp.name))
+                         for tp in target.type_params]
+            for tp, ta in zip(target.type_params, type_args, strict=True):
+                if isinstance(ta, ir.Type_Var):
+                    raise self.err(f"cannot infer type argument '{tp.name}' of extern "
+                                   f"'{target.name}'; write {target.name}<...>(...)", d)
+            d.extern = ir.Type_ExternInstance(extern=target, type_args=type_args, loc=d.loc)
+            d.bound_args = bound
+            if d.initializer is not None:
+                self.check_abstract_impls(d, scope)
+            if self.registering and prefix is not None or (self.registering and scope is
+                                                           self.globals):
+                self.result.externs[fqn] = ExternInstance(fqn, target.name, type_args, bound, d)
+            return
+        if isinstance(target, (ir.P4Control, ir.P4Parser)):
+            fqn = qualified_name(prefix, d, d.name)
+            d.fqn = fqn
+            if isinstance(t, ir.Type_Specialized):
+                raise self.err("generic control/parser instantiation is not supported", d)
+            d.instantiated = self.specialize(target, fqn, d.args, scope, d)
+            return
+        raise self.err(f"'{base.name}' cannot be instantiated", d)
+
+    def check_abstract_impls(self, d: ir.Declaration_Instance, scope: Scope) -> None:
+        for f in d.initializer.components if d.initializer else []:
+            if isinstance(f, ir.Function):
+                s = Scope(scope, kind="instance")
+                s.names["this"] = [d]
+                self.check_function(f, s)
+            else:
+                raise self.err("only abstract method implementations may appear in an "
+                               "instance initializer", f)
+
+    def pristine_of(self, decl: ir.Node) -> ir.Node:
+        return self.pristine.setdefault(id(decl), copy.deepcopy(decl))
+
+    def specialize(self, decl: ir.P4Control | ir.P4Parser, fqn: str | None,
+                   args: list[ir.Argument], call_scope: Scope,
+                   site: ir.Node) -> ir.P4Control | ir.P4Parser:
+        """Check a fresh copy of ``decl`` for one instantiation named ``fqn``."""
+        self.instantiated.add(id(decl))
+        spec = copy.deepcopy(self.pristine_of(decl))
+        spec.fqn = fqn
+        scope = Scope(self.globals, kind="control")
+        if spec.type_params:
+            for tv in spec.type_params:
+                scope.names[tv.name] = [ir.Type_Var(name=tv.name, loc=tv.loc)]
+        # constructor parameters bound to the (folded) arguments
+        cscope = Scope(self.globals, kind="ctor")
+        self.canon_params(spec.ctor_params, cscope)
+        what = f"constructor of '{spec.name}'"
+        bound = self.bind_args(spec.ctor_params, args, call_scope, {}, what, site)
+        for p, a in zip(spec.ctor_params, bound, strict=True):
+            if isinstance(a, ir.PathExpression) and isinstance(a.decl, ir.Declaration_Instance):
+                scope.names[p.name] = [a.decl]
+            elif isinstance(a, ir.ConstructorCallExpression):
+                scope.names[p.name] = [a.instantiated]
+            elif a is not None and self.is_compile_time(a):
+                scope.names[p.name] = [ir.Declaration_Constant(name=p.name, type=p.type,
+                                                               initializer=a, loc=p.loc)]
+            else:
+                raise self.err(f"constructor argument for '{p.name}' must be a compile-time "
+                               "constant", a or site)
+        self.canon_params(spec.params, scope)
+        for p in spec.params:
+            scope.declare(p.name, p)
+        self.node_stack.append(spec)
+        try:
+            if isinstance(spec, ir.P4Control):
+                self.check_control_body(spec, scope)
+            else:
+                self.check_parser_body(spec, scope)
+        finally:
+            self.node_stack.pop()
+        return spec
+
+    def check_locals(self, locals_: list[ir.Node], scope: Scope, prefix: str | None) -> None:
+        for loc_decl in locals_:
+            self.node_stack.append(loc_decl)
+            try:
+                if isinstance(loc_decl, ir.Declaration_Constant):
+                    self.check_constant(loc_decl, scope)
+                    scope.declare(loc_decl.name, loc_decl)
+                elif isinstance(loc_decl, ir.Declaration_Variable):
+                    self.check_variable(loc_decl, scope)
+                elif isinstance(loc_decl, ir.Declaration_Instance):
+                    self.check_instance(loc_decl, scope, prefix)
+                    scope.declare(loc_decl.name, loc_decl)
+                elif isinstance(loc_decl, ir.P4Action):
+                    scope.declare(loc_decl.name, loc_decl)
+                    self.check_action(loc_decl, scope, prefix)
+                elif isinstance(loc_decl, ir.P4Table):
+                    scope.declare(loc_decl.name, loc_decl)
+                    self.check_table(loc_decl, scope, prefix)
+                elif isinstance(loc_decl, ir.P4ValueSet):
+                    scope.declare(loc_decl.name, loc_decl)
+                    self.check_value_set(loc_decl, scope, prefix)
+                else:
+                    raise self.err(f"unexpected declaration {type(loc_decl).__name__}", loc_decl)
+            finally:
+                self.node_stack.pop()
+
+    def check_control_body(self, c: ir.P4Control, scope: Scope) -> None:
+        self.check_locals(c.locals, scope, c.fqn or c.name)
+        self.return_types.append(None)
+        try:
+            c.body = self.block(c.body, Scope(scope))
+        finally:
+            self.return_types.pop()
+
+    def check_parser_body(self, p: ir.P4Parser, scope: Scope) -> None:
+        states: dict[str, ir.ParserState] = {}
+        for s in p.states:
+            if s.name in ("accept", "reject"):
+                raise self.err(f"state '{s.name}' is built in and cannot be declared", s)
+            if s.name in states:
+                raise self.err(f"duplicate state '{s.name}'", s)
+            states[s.name] = s
+        if "start" not in states:
+            raise self.err(f"parser '{p.name}' has no 'start' state", p)
+        for b in ("accept", "reject"):
+            st = ir.ParserState(name=b, builtin=True, loc=p.loc)
+            p.states.append(st)
+            states[b] = st
+        self.check_locals(p.locals, scope, p.fqn or p.name)
+        self.current_parser_states.append(states)
+        self.return_types.append(None)
+        try:
+            for s in p.states:
+                if s.builtin:
+                    continue
+                self.node_stack.append(s)
+                try:
+                    ss = Scope(scope)
+                    s.components = [self.statement(c, ss) for c in s.components]
+                    if s.select_expression is None:
+                        raise self.err(f"state '{s.name}' has no transition "
+                                       "(add 'transition accept;' or another state)", s)
+                    s.select_expression = self.transition(s.select_expression, ss, states)
+                finally:
+                    self.node_stack.pop()
+        finally:
+            self.current_parser_states.pop()
+            self.return_types.pop()
+
+    def transition(self, e: ir.Expression, scope: Scope,
+                   states: dict[str, ir.ParserState]) -> ir.Expression:
+        if isinstance(e, ir.PathExpression):
+            st = states.get(e.name)
+            if st is None:
+                raise self.err(f"unknown parser state '{e.name}'", e)
+            e.decl = st
+            e.type = ir.Type_State()
+            return e
+        assert isinstance(e, ir.SelectExpression)
+        comps = [self.expr(c, scope) for c in e.select.components]
+        for c in comps:
+            if isinstance(c.type, ir.Type_InfInt):
+                raise self.err("select expression needs a width (cast the integer)", c)
+        e.select.components = comps
+        key_types = [c.type for c in comps]
+        e.select.type = ir.Type_Tuple(components=key_types)
+        e.type = ir.Type_State()
+        for case in e.cases:
+            self.node_stack.append(case)
+            try:
+                case.keyset = self.keyset(case.keyset, key_types, scope, "select case")
+                st = states.get(case.state.name)
+                if st is None:
+                    raise self.err(f"unknown parser state '{case.state.name}'", case.state)
+                case.state.decl = st
+                case.state.type = ir.Type_State()
+            finally:
+                self.node_stack.pop()
+        return e
+
+    def keyset(self, k: ir.Expression, key_types: list[ir.Type], scope: Scope,
+               what: str) -> ir.Expression:
+        if isinstance(k, ir.DefaultExpression):
+            k.type = ir.Type_Dontcare()
+            return k
+        if len(key_types) != 1:
+            if isinstance(k, ir.PathExpression):
+                d = scope.lookup(k.name)
+                if isinstance(d, ir.P4ValueSet):
+                    return self.value_set_ref(k, d, ir.Type_Tuple(components=key_types))
+            if not isinstance(k, ir.ListExpression) or len(k.components) != len(key_types):
+                raise self.err(f"{what} needs {len(key_types)} keysets in parentheses", k)
+            k.components = [self.keyset(c, [t], scope, what)
+                            for c, t in zip(k.components, key_types, strict=True)]
+            k.type = ir.Type_Tuple(components=[c.type for c in k.components])
+            return k
+        kt = key_types[0]
+        if isinstance(k, ir.PathExpression):
+            d = scope.lookup(k.name)
+            if isinstance(d, ir.P4ValueSet):
+                return self.value_set_ref(k, d, kt)
+        if isinstance(k, ir.Binary) and k.op in ("&&&", ".."):
+            left = self.convert(self.expr(k.left, scope, kt), kt, f"{what} keyset")
+            right = self.convert(self.expr(k.right, scope, kt), kt, f"{what} keyset")
+            if not isinstance(kt, (ir.Type_Bits, ir.Type_InfInt, ir.Type_SerEnum)):
+                raise self.err(f"'{k.op}' needs bit<W> or int<W> operands, not "
+                               f"{type_str(kt)}", k)
+            k.left, k.right = left, right
+            k.type = ir.Type_Set(element=kt)
+            return k
+        v = self.convert(self.expr(k, scope, kt), kt, f"{what} keyset")
+        return v
+
+    def value_set_ref(self, k: ir.PathExpression, d: ir.P4ValueSet,
+                      kt: ir.Type) -> ir.Expression:
+        k.decl = d
+        et = d.element_type
+        if isinstance(et, ir.Type_Struct):
+            comps = [f.type for f in et.fields]
+            ok = isinstance(kt, ir.Type_Tuple) and len(comps) == len(kt.components) and all(
+                same_type(a, b) for a, b in zip(comps, kt.components, strict=True))
+        else:
+            ok = same_type(et, kt)
+        if not ok:
+            raise self.err(f"value_set '{d.name}' has type {type_str(et)} but the select key "
+                           f"has type {type_str(kt)}", k)
+        k.type = ir.Type_Set(element=et)
+        return k
+
+    def check_value_set(self, v: ir.P4ValueSet, scope: Scope, prefix: str | None) -> None:
+        v.element_type = self.canon(v.element_type, scope)
+        v.size = self.const_int(v.size_expr, scope, "value_set size")
+        v.fqn = qualified_name(prefix, v, v.name)
+        if self.registering:
+            self.result.value_sets[v.fqn] = v
+
+    def check_variable(self, d: ir.Declaration_Variable, scope: Scope) -> None:
+        t = self.canon(d.type, scope)
+        if isinstance(t, (ir.Type_Void, ir.Type_String, ir.Type_InfInt)):
+            raise self.err(f"variable '{d.name}' cannot have type {type_str(t)}", d)
+        d.type = t
+        if d.initializer is not None:
+            d.initializer = self.convert(self.expr(d.initializer, scope, t), t,
+                                         f"initializer of '{d.name}'")
+        scope.declare(d.name, d)
+
+    # ------------------------------------------------------------ actions/functions
+    def check_action(self, a: ir.P4Action, scope: Scope, prefix: str | None) -> None:
+        a.fqn = qualified_name(prefix, a, a.name)
+        s = Scope(scope, kind="action")
+        self.canon_params(a.params, scope)
+        seen_directionless = False
+        for p in a.params:
+            if p.direction == "":
+                seen_directionless = True
+            elif seen_directionless:
+                raise self.err(f"action '{a.name}': directional parameter '{p.name}' must come "
+                               "before directionless (control-plane) parameters", p)
+            s.declare(p.name, p)
+        self.return_types.append(None)
+        try:
+            a.body = self.block(a.body, s)
+        finally:
+            self.return_types.pop()
+        if self.registering:
+            self.result.actions.setdefault(a.fqn, a)
+
+    def check_function(self, f: ir.Function, scope: Scope) -> None:
+        s = Scope(scope, kind="function")
+        for tv in f.type_params:
+            s.names[tv.name] = [ir.Type_Var(name=tv.name, loc=tv.loc)]
+        f.return_type = self.canon(f.return_type, s)
+        self.canon_params(f.params, s)
+        for p in f.params:
+            s.declare(p.name, p)
+        self.return_types.append(f.return_type)
+        try:
+            f.body = self.block(f.body, s)
+        finally:
+            self.return_types.pop()
+
+    # ------------------------------------------------------------ tables
+    def check_table(self, t: ir.P4Table, scope: Scope, prefix: str | None) -> None:
+        t.fqn = qualified_name(prefix, t, t.name)
+        t.keys, t.action_refs, t.entries = [], [], []
+        t.other_properties = {}
+        seen: set[str] = set()
+        for prop in t.properties:
+            if prop.name in seen:
+                raise self.err(f"table '{t.name}' has property '{prop.name}' twice", prop)
+            seen.add(prop.name)
+        key_prop = t.property("key")
+        if key_prop is not None:
+            for k in key_prop.value:
+                self.node_stack.append(k)
+                try:
+                    k.name = ir.name_annotation(k) or expression_text(k.expression)
+                    k.expression = self.expr(k.expression, scope)
+                    kt = k.expression.type
+                    if k.match_kind not in self.match_kinds:
+                        raise self.err(f"unknown match kind '{k.match_kind}'", k)
+                    if k.match_kind != "selector" and not isinstance(
+                            kt, (ir.Type_Bits, ir.Type_Boolean, ir.Type_SerEnum, ir.Type_Error,
+                                 ir.Type_Enum)):
+                        raise self.err(f"table key '{k.name}' has type {type_str(kt)}; keys "
+                                       "must be bit<W>, int<W>, bool, error or enums", k)
+                    if k.match_kind in ("lpm", "range", "ternary") and not isinstance(
+                            kt, (ir.Type_Bits, ir.Type_SerEnum)):
+                        raise self.err(f"'{k.match_kind}' keys must be bit<W> or int<W>", k)
+                    t.keys.append(k)
+                finally:
+                    self.node_stack.pop()
+            lpm = [k for k in t.keys if k.match_kind == "lpm"]
+            if len(lpm) > 1:
+                raise self.err(f"table '{t.name}' has more than one lpm key", lpm[1])
+        actions_prop = t.property("actions")
+        if actions_prop is None:
+            raise self.err(f"table '{t.name}' has no 'actions' property", t)
+        for ref in actions_prop.value:
+            self.action_ref(ref, scope, partial=True)
+            if any(r.action is ref.action for r in t.action_refs):
+                raise self.err(f"action '{ref.action.name}' listed twice in table '{t.name}'",
+                               ref)
+            t.action_refs.append(ref)
+        dprop = t.property("default_action")
+        if dprop is not None:
+            ref = dprop.value
+            self.action_ref(ref, scope, partial=False)
+            listed = [r for r in t.action_refs if r.action is ref.action]
+            if not listed:
+                raise self.err(f"default action '{ref.action.name}' is not in the actions of "
+                               f"table '{t.name}'", ref)
+            if listed[0].table_only:
+                raise self.err(f"action '{ref.action.name}' is @tableonly and cannot be the "
+                               "default action", ref)
+            t.default_action = ir.DefaultAction(action_ref=ref, is_const=dprop.is_const,
+                                                loc=dprop.loc)
+        else:
+            noaction = self.globals.lookup("NoAction")
+            if isinstance(noaction, ir.P4Action):
+                ref = ir.ActionRef(expression=ir.PathExpression(name="NoAction", loc=t.loc),
+                                   loc=t.loc)
+                ref.action = noaction
+                ref.args = []
+                ref.expression.decl = noaction
+                t.default_action = ir.DefaultAction(action_ref=ref, is_const=False, loc=t.loc)
+        eprop = t.property("entries")
+        if eprop is not None:
+            t.entries_const = eprop.is_const
+            self.check_entries(t, eprop.value, scope)
+        sprop = t.property("size")
+        if sprop is not None:
+            sprop.value = self.expr(sprop.value, scope)
+            if not isinstance(sprop.value, ir.Constant) or sprop.value.value < 0:
+                raise self.err("table size must be a non-negative integer constant", sprop)
+            t.size = sprop.value.value
+        iprop = t.property("implementation")
+        if iprop is not None:
+            t.implementation = iprop.value
+            t.implementation_instance = self.table_extern_property(
+                t, iprop, scope, prefix, ("action_profile", "action_selector"))
+        cprop = t.property("counters")
+        if cprop is not None:
+            t.counters = self.table_extern_property(t, cprop, scope, prefix,
+                                                    ("direct_counter", "counter"))
+        mprop = t.property("meters")
+        if mprop is not None:
+            t.meters = self.table_extern_property(t, mprop, scope, prefix,
+                                                  ("direct_meter", "meter"))
+        for prop in t.properties:
+            if prop.name not in KNOWN_TABLE_PROPERTIES:
+                if isinstance(prop.value, ir.Expression):
+                    prop.value = self.expr(prop.value, scope)
+                t.other_properties[prop.name] = prop
+        if self.registering:
+            self.result.tables[t.fqn] = t
+
+    def table_extern_property(self, t: ir.P4Table, prop: ir.Property, scope: Scope,
+                              prefix: str | None, kinds: tuple[str, ...]):
+        v = prop.value
+        if isinstance(v, ir.ConstructorCallExpression):
+            inst = ir.Declaration_Instance(name=t.name, type=v.ctor_type, args=v.args,
+                                           loc=v.loc)
+            inst.annotations = [a for a in t.annotations if a.name == "name"]
+            self.check_instance(inst, scope, prefix)
+            v.instantiated = None
+            v.type = inst.extern
+            decl = inst
+        elif isinstance(v, ir.PathExpression):
+            decl = scope.lookup(v.name)
+            if not isinstance(decl, ir.Declaration_Instance) or decl.extern is None:
+                raise self.err(f"table property '{prop.name}' must name an extern instance", v)
+            v.decl = decl
+            v.type = decl.extern
+        else:
+            raise self.err(f"table property '{prop.name}' must be an extern instance", v)
+        if decl.extern.extern.name not in kinds:
+            raise self.err(f"table property '{prop.name}' needs one of {', '.join(kinds)}, "
+                           f"not {decl.extern.extern.name}", v)
+        return decl
+
+    def action_ref(self, ref: ir.ActionRef, scope: Scope, partial: bool) -> None:
+        e = ref.expression
+        args: list[ir.Argument] = []
+        if isinstance(e, ir.MethodCallExpression):
+            args = e.args
+            path = e.method
+        else:
+            path = e
+        if not isinstance(path, ir.PathExpression):
+            raise self.err("expected an action name", e)
+        d = self.globals.lookup(path.name) if path.top_level else scope.lookup(path.name)
+        if not isinstance(d, ir.P4Action):
+            if d is None:
+                raise self.err(f"unknown action '{path.name}'", path)
+            raise self.err(f"'{path.name}' is not an action", path)
+        path.decl = d
+        path.type = ir.Type_Action(action=d)
+        ref.action = d
+        if partial:
+            directional = [p for p in d.params if p.direction != ""]
+            if isinstance(e, ir.MethodCallExpression) or directional:
+                if len(args) > len(directional) and not all(
+                        a.name is None for a in args[len(directional):]):
+                    pass
+                if len(args) != len(directional):
+                    raise self.err(f"action '{d.name}' in a table needs arguments for its "
+                                   f"{len(directional)} directional parameters, got {len(args)}",
+                                   e)
+                ref.args = self.bind_args(directional, args, scope, {}, f"action '{d.name}'", e)
+            else:
+                ref.args = []
+        else:
+            ref.args = self.bind_args(d.params, args, scope, {}, f"action '{d.name}'", e)
+        if isinstance(e, ir.MethodCallExpression):
+            e.kind = ir.CALL_ACTION
+            e.target = d
+            e.method_name = d.name
+            e.bound_args = ref.args
+            e.type = ir.Type_Void()
+
+    def check_entries(self, t: ir.P4Table, entries: list[ir.Entry], scope: Scope) -> None:
+        key_types = [k.expression.type for k in t.keys]
+        needs_priority = any(k.match_kind in ("ternary", "range", "optional") for k in t.keys)
+        explicit = [e for e in entries if e.priority_expr is not None]
+        for i, entry in enumerate(entries):
+            self.node_stack.append(entry)
+            try:
+                if len(entry.keys) != len(key_types):
+                    if len(entry.keys) == 1 and isinstance(entry.keys[0], ir.DefaultExpression):
+                        entry.keys = [copy.copy(entry.keys[0]) for _ in key_types]
+                    else:
+                        raise self.err(f"entry has {len(entry.keys)} keys but table "
+                                       f"'{t.name}' has {len(key_types)}", entry)
+                new_keys = []
+                for k, kt, ke in zip(entry.keys, key_types, t.keys, strict=True):
+                    nk = self.keyset(k, [kt], scope, "entry")
+                    if isinstance(nk, ir.Binary) and nk.op == ".." and ke.match_kind != "range":
+                        raise self.err(f"a range keyset needs a 'range' key, "
+                                       f"not '{ke.match_kind}'", nk)
+                    new_keys.append(nk)
+                entry.keys = new_keys
+                self.action_ref(entry.action, scope, partial=False)
+                if not any(r.action is entry.action.action for r in t.action_refs):
+                    raise self.err(f"action '{entry.action.action.name}' is not in the actions "
+                                   f"of table '{t.name}'", entry.action)
+                if entry.priority_expr is not None:
+                    pv = self.expr(entry.priority_expr, scope)
+                    if not isinstance(pv, ir.Constant) or pv.value < 0:
+                        raise self.err("entry priority must be a non-negative constant",
+                                       entry.priority_expr)
+                    entry.priority_expr = pv
+                    entry.priority = pv.value
+                elif explicit:
+                    entry.priority = entries[i - 1].priority if i else 1
+                elif needs_priority:
+                    entry.priority = len(entries) - i
+                t.entries.append(entry)
+            finally:
+                self.node_stack.pop()
+
+    # ------------------------------------------------------------ statements
+    def block(self, b: ir.BlockStatement, scope: Scope) -> ir.BlockStatement:
+        s = Scope(scope)
+        b.components = [self.statement(c, s) for c in b.components]
+        return b
+
+    def statement(self, st: ir.Node, scope: Scope) -> ir.Node:
+        self.node_stack.append(st)
+        try:
+            return self._statement(st, scope)
+        finally:
+            self.node_stack.pop()
+
+    def _statement(self, st: ir.Node, scope: Scope) -> ir.Node:
+        if isinstance(st, ir.BlockStatement):
+            return self.block(st, scope)
+        if isinstance(st, ir.AssignmentStatement):
+            left = self.expr(st.left, scope)
+            self.require_lvalue(left, "assign to")
+            st.left = left
+            st.right = self.convert(self.expr(st.right, scope, left.type), left.type,
+                                    "assignment")
+            return st
+        if isinstance(st, ir.MethodCallStatement):
+            call = self.expr(st.call, scope)
+            if not isinstance(call, ir.MethodCallExpression):
+                raise self.err("expression statement must be a method call", st)
+            st.call = call
+            return st
+        if isinstance(st, ir.IfStatement):
+            st.condition = self.convert(self.expr(st.condition, scope, ir.Type_Boolean()),
+                                        ir.Type_Boolean(), "if condition")
+            st.if_true = self.statement(st.if_true, Scope(scope))
+            if st.if_false is not None:
+                st.if_false = self.statement(st.if_false, Scope(scope))
+            return st
+        if isinstance(st, ir.SwitchStatement):
+            return self.switch(st, scope)
+        if isinstance(st, (ir.ExitStatement, ir.EmptyStatement)):
+            return st
+        if isinstance(st, ir.ReturnStatement):
+            rt = self.return_types[-1] if self.return_types else None
+            if st.expression is not None:
+                if rt is None or isinstance(rt, ir.Type_Void):
+                    raise self.err("return with a value outside a function returning a value",
+                                   st)
+                st.expression = self.convert(self.expr(st.expression, scope, rt), rt, "return")
+            elif rt is not None and not isinstance(rt, ir.Type_Void):
+                raise self.err(f"return needs a value of type {type_str(rt)}", st)
+            return st
+        if isinstance(st, ir.Declaration_Variable):
+            self.check_variable(st, scope)
+            return st
+        if isinstance(st, ir.Declaration_Constant):
+            self.check_constant(st, scope)
+            scope.declare(st.name, st)
+            return st
+        if isinstance(st, ir.Declaration_Instance):
+            raise self.err("instantiations are not allowed inside blocks", st)
+        raise self.err(f"unsupported statement {type(st).__name__}", st)
+
+    def switch(self, st: ir.SwitchStatement, scope: Scope) -> ir.SwitchStatement:
+        e = self.expr(st.expression, scope)
+        st.expression = e
+        et = e.type
+        seen_default = False
+        labels: set = set()
+        for i, case in enumerate(st.cases):
+            self.node_stack.append(case)
+            try:
+                lab = case.label
+                if isinstance(lab, ir.DefaultExpression):
+                    if i != len(st.cases) - 1:
+                        raise self.err("'default' must be the last switch label", lab)
+                    seen_default = True
+                    lab.type = ir.Type_Dontcare()
+                elif isinstance(et, ir.Type_ActionEnum):
+                    if not isinstance(lab, ir.PathExpression):
+                        raise self.err("switch labels on action_run must be action names", lab)
+                    refs = [r for r in et.table.action_refs if r.action.name == lab.name]
+                    if not refs:
+                        raise self.err(f"'{lab.name}' is not an action of table "
+                                       f"'{et.table.name}'", lab)
+                    lab.decl = refs[0].action
+                    lab.type = et
+                    key = id(refs[0].action)
+                    if key in labels:
+                        raise self.err(f"duplicate switch label '{lab.name}'", lab)
+                    labels.add(key)
+                else:
+                    if not isinstance(et, (ir.Type_Bits, ir.Type_Enum, ir.Type_SerEnum,
+                                           ir.Type_Error)):
+                        raise self.err(f"cannot switch on a value of type {type_str(et)}", e)
+                    v = self.convert(self.expr(lab, scope, et), et, "switch label")
+                    if not self.is_compile_time(v):
+                        raise self.err("switch labels must be compile-time constants", lab)
+                    case.label = v
+                if case.statement is not None:
+                    case.statement = self.block(case.statement, scope)
+                elif i == len(st.cases) - 1:
+                    raise self.err("the last switch case needs a block", case)
+            finally:
+                self.node_stack.pop()
+        del seen_default
+        return st
+
+    def require_lvalue(self, e: ir.Expression, what: str) -> None:
+        root = e
+        while True:
+            if isinstance(root, ir.Member):
+                if root.decl is not None:
+                    raise self.err(f"cannot {what} a constant", e)
+                if isinstance(root.expr.type, ir.Type_Stack) and root.member in (
+                        "last", "lastIndex", "size"):
+                    if root.member != "last":
+                        raise self.err(f"cannot {what} '{root.member}'", e)
+                root = root.expr
+            elif isinstance(root, (ir.ArrayIndex,)):
+                root = root.left
+            elif isinstance(root, ir.SliceExpr):
+                root = root.expr
+            else:
+                break
+        if isinstance(root, ir.PathExpression):
+            d = root.decl
+            if isinstance(d, ir.Declaration_Variable):
+                return
+            if isinstance(d, ir.Parameter):
+                if d.direction in ("out", "inout"):
+                    return
+                kind = "an 'in' parameter" if d.direction == "in" else \
+                    "a directionless parameter"
+                raise self.err(f"cannot {what} '{d.name}': it is {kind}", e)
+            raise self.err(f"cannot {what} '{root.name}': not a variable", e)
+        raise self.err(f"cannot {what} this expression (not an l-value)", e)
+
+    # ------------------------------------------------------------ conversions
+    def convert(self, e: ir.Expression, target: ir.Type | None, what: str) -> ir.Expression:
+        """Implicitly convert ``e`` to ``target`` (P4's rules) or fail."""
+        src = e.type
+        if target is None or src is None or same_type(src, target):
+            return e
+        if isinstance(target, ir.Type_Var) or contains_type_var(target):
+            return e
+        if isinstance(e, ir.DefaultExpression):
+            return e
+        if isinstance(src, ir.Type_InfInt) and isinstance(target, ir.Type_Bits):
+            if isinstance(e, ir.Constant):
+                return _const(arith.wrap(e.value, target.width, target.signed), target, e.loc)
+            c = ir.Cast(dest_type=target, expr=e, loc=e.loc)
+            c.type = target
+            return c
+        if isinstance(src, ir.Type_SerEnum) and isinstance(target, ir.Type_Bits) and \
+                same_type(src.underlying, target):
+            c = ir.Cast(dest_type=target, expr=e, loc=e.loc)
+            c.type = target
+            return c
+        if isinstance(target, ir.Type_Set):
+            return self.convert(e, target.element, what)
+        if isinstance(e, (ir.ListExpression, ir.StructExpression, ir.InvalidHeader)) and \
+                isinstance(target, (ir.Type_StructLike, ir.Type_Tuple, ir.Type_Stack)):
+            return self.typed_initializer(e, target, what)
+        if isinstance(src, ir.Type_Bits) and isinstance(target, ir.Type_Bits):
+            raise self.err(f"{what}: cannot implicitly convert {type_str(src)} to "
+                           f"{type_str(target)} (widths/signedness differ; use a cast)", e)
+        raise self.err(f"{what}: type mismatch: expected {type_str(target)}, "
+                       f"got {type_str(src)}", e)
+
+    def typed_initializer(self, e: ir.Expression, target: ir.Type, what: str) -> ir.Expression:
+        if isinstance(e, ir.InvalidHeader):
+            if not isinstance(target, (ir.Type_Header, ir.Type_HeaderUnion)):
+                raise self.err(f"{{#}} needs a header type, not {type_str(target)}", e)
+            e.type = target
+            return e
+        if isinstance(target, ir.Type_Tuple):
+            if not isinstance(e, ir.ListExpression) or len(e.components) != len(
+                    target.components):
+                raise self.err(f"{what}: expected a list of {len(target.components)} values", e)
+            e.components = [self.convert(c, t, what)
+                            for c, t in zip(e.components, target.components, strict=True)]
+            e.type = target
+            return e
+        if isinstance(target, ir.Type_Stack):
+            if not isinstance(e, ir.ListExpression) or len(e.components) != target.size:
+                raise self.err(f"{what}: expected a list of {target.size} headers", e)
+            e.components = [self.convert(c, target.element, what) for c in e.components]
+            e.type = target
+            return e
+        assert isinstance(target, ir.Type_StructLike)
+        if isinstance(e, ir.ListExpression):
+            if len(e.components) != len(target.fields):
+                raise self.err(f"{what}: '{target.name}' has {len(target.fields)} fields but "
+                               f"the list has {len(e.components)} values", e)
+            named = [ir.NamedExpression(name=f.name, expr=c, loc=c.loc)
+                     for f, c in zip(target.fields, e.components, strict=True)]
+            e = ir.StructExpression(type_name=None, components=named, loc=e.loc)
+        assert isinstance(e, ir.StructExpression)
+        given = {c.name: c for c in e.components}
+        for c in e.components:
+            if target.field_named(c.name) is None:
+                raise self.err(f"'{target.name}' has no field '{c.name}'", c)
+        ordered = []
+        for f in target.fields:
+            c = given.get(f.name)
+            if c is None:
+                raise self.err(f"{what}: field '{f.name}' of '{target.name}' is not "
+                               "initialised", e)
+            if c.expr.type is None:
+                c.expr = self.expr(c.expr, Scope(self.globals), f.type)
+            c.expr = self.convert(c.expr, f.type, f"field '{f.name}'")
+            ordered.append(c)
+        e.components = ordered
+        e.type = target
+        return e
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e: ir.Expression, scope: Scope,
+             expected: ir.Type | None = None) -> ir.Expression:
+        """Check ``e``; returns the (possibly replaced, folded) expression."""
+        self.node_stack.append(e)
+        try:
+            handler: Callable = getattr(self, "_e_" + type(e).__name__, None)  # type: ignore
+            if handler is None:
+                raise self.err(f"unsupported expression {type(e).__name__}", e)
+            r = handler(e, scope, expected)
+            if r.type is None:
+                raise self.err("internal: expression without type", e)
+            return r
+        finally:
+            self.node_stack.pop()
+
+    def _e_Constant(self, e: ir.Constant, scope: Scope, expected):
+        if e.type is None:
+            e.type = ir.Type_InfInt()
+        elif isinstance(e.type, ir.Type_Bits):
+            e.value = arith.wrap(e.value, e.type.width, e.type.signed)
+        if isinstance(e.type, ir.Type_InfInt) and isinstance(expected, ir.Type_Bits):
+            return self.convert(e, expected, "literal")
+        return e
+
+    def _e_BoolLiteral(self, e, scope, expected):
+        e.type = ir.Type_Boolean()
+        return e
+
+    def _e_StringLiteral(self, e, scope, expected):
+        e.type = ir.Type_String()
+        return e
+
+    def _e_DefaultExpression(self, e, scope, expected):
+        e.type = expected if expected is not None else ir.Type_Dontcare()
+        return e
+
+    def _e_InvalidHeader(self, e, scope, expected):
+        if isinstance(expected, (ir.Type_Header, ir.Type_HeaderUnion)):
+            e.type = expected
+            return e
+        raise self.err("cannot infer the header type of {#} here", e)
+
+    def _e_ThisExpression(self, e, scope, expected):
+        d = scope.lookup("this")
+        if not isinstance(d, ir.Declaration_Instance):
+            raise self.err("'this' is only allowed in abstract method implementations", e)
+        e.type = d.extern
+        return e
+
+    def _e_PathExpression(self, e: ir.PathExpression, scope: Scope, expected):
+        found = self.globals.lookup_all(e.name) if e.top_level else scope.lookup_all(e.name)
+        if not found:
+            raise self.err(f"undeclared name '{e.name}'", e)
+        d = found[0]
+        e.decl = d
+        if isinstance(d, ir.Declaration_Constant):
+            v = d.initializer
+            if isinstance(v, ir.Constant):
+                return _const(v.value, v.type, e.loc)
+            if isinstance(v, ir.BoolLiteral):
+                return _bool(v.value, e.loc)
+            e.type = d.type
+            return e
+        if isinstance(d, (ir.Parameter, ir.Declaration_Variable)):
+            e.type = d.type
+            return e
+        if isinstance(d, ir.Declaration_Instance):
+            if d.extern is not None:
+                e.type = d.extern
+            elif d.instantiated is not None:
+                e.type = d.instantiated
+            else:
+                raise self.err(f"'{e.name}' cannot be used as a value", e)
+            return e
+        if isinstance(d, (ir.P4Control, ir.P4Parser)) and d.fqn is not None:
+            e.type = d
+            return e
+        if isinstance(d, ir.P4Table):
+            e.type = ir.Type_Table(table=d)
+            return e
+        if isinstance(d, ir.P4Action):
+            e.type = ir.Type_Action(action=d)
+            return e
+        if isinstance(d, ir.Declaration_ID) and d.name in self.match_kinds and \
+                self.match_kinds[d.name] is d:
+            e.type = ir.Type_MatchKind()
+            return e
+        if isinstance(d, ir.P4ValueSet):
+            e.type = ir.Type_Set(element=d.element_type)
+            return e
+        if isinstance(d, ir.ParserState):
+            e.type = ir.Type_State()
+            return e
+        if isinstance(d, (ir.Method, ir.Function)):
+            raise self.err(f"'{e.name}' is a function; call it with (...)", e)
+        if isinstance(d, ir.Type) or isinstance(d, (ir.P4Control, ir.P4Parser)):
+            t = ir.TypeNameExpression(typename=ir.Type_Name(name=e.name, loc=e.loc), loc=e.loc)
+            return self._e_TypeNameExpression(t, scope, expected)
+        raise self.err(f"'{e.name}' cannot be used as a value", e)
+
+    def _e_TypeNameExpression(self, e: ir.TypeNameExpression, scope: Scope, expected):
+        e.type = self.canon(e.typename, scope)
+        e.typename = e.type
+        return e
+
+    def _e_Member(self, e: ir.Member, scope: Scope, expected):
+        if isinstance(e.expr, ir.TypeNameExpression) or (
+                isinstance(e.expr, ir.PathExpression) and
+                isinstance(scope.lookup(e.expr.name), (ir.Type_Enum, ir.Type_SerEnum,
+                                                       ir.Type_Typedef))):
+            obj = self.expr(e.expr, scope)
+            e.expr = obj
+            t = obj.type
+            if isinstance(obj, ir.TypeNameExpression):
+                if isinstance(t, ir.Type_Error):
+                    m = self.errors.get(e.member)
+                    if m is None:
+                        raise self.err(f"unknown error '{e.member}'", e)
+                    e.decl = m
+                    e.type = ir.Type_Error()
+                    return e
+                if isinstance(t, ir.Type_Enum):
+                    for m in t.members:
+                        if m.name == e.member:
+                            e.decl = m
+                            e.type = t
+                            return e
+                    raise self.err(f"enum '{t.name}' has no member '{e.member}'", e)
+                if isinstance(t, ir.Type_SerEnum):
+                    for sm in t.members:
+                        if sm.name == e.member:
+                            e.decl = sm
+                            e.type = t
+                            return e
+                    raise self.err(f"enum '{t.name}' has no member '{e.member}'", e)
+                raise self.err(f"type {type_str(t)} has no member '{e.member}'", e)
+        obj = self.expr(e.expr, scope)
+        e.expr = obj
+        t = obj.type
+        name = e.member
+        if isinstance(t, ir.Type_StructLike):
+            f = t.field_named(name)
+            if f is None:
+                if isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion)) and \
+                        name in HEADER_METHODS:
+                    raise self.err(f"'{name}' is a method; call it as {name}()", e)
+                raise self.err(f"'{type_str(t)}' has no field '{name}'", e)
+            e.type = f.type
+            return e
+        if isinstance(t, ir.Type_Stack):
+            if name in ("next", "last"):
+                e.type = t.element
+                return e
+            if name in ("lastIndex", "nextIndex"):
+                e.type = _bits(32)
+                return e
+            if name == "size":
+                return _const(t.size, _bits(32), e.loc)
+            raise self.err(f"header stack has no member '{name}'", e)
+        if isinstance(t, ir.Type_TableApplyResult):
+            if name in ("hit", "miss"):
+                e.type = ir.Type_Boolean()
+                return e
+            if name == "action_run":
+                e.type = ir.Type_ActionEnum(table=t.table)
+                return e
+            raise self.err(f"table apply result has no member '{name}' "
+                           "(use hit, miss or action_run)", e)
+        raise self.err(f"cannot access member '{name}' of a value of type {type_str(t)}", e)
+
+    def _e_ArrayIndex(self, e: ir.ArrayIndex, scope: Scope, expected):
+        left = self.expr(e.left, scope)
+        e.left = left
+        idx = self.expr(e.index, scope)
+        t = left.type
+        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt)) or (
+                isinstance(idx.type, ir.Type_Bits) and idx.type.signed):
+            raise self.err(f"array index must be an unsigned integer, not "
+                           f"{type_str(idx.type)}", idx)
+        e.index = idx
+        if isinstance(t, ir.Type_Stack):
+            if isinstance(idx, ir.Constant) and not 0 <= idx.value < t.size:
+                raise self.err(f"index {idx.value} out of bounds for a stack of size {t.size}",
+                               idx)
+            e.type = t.element
+            return e
+        if isinstance(t, ir.Type_Tuple):
+            if not isinstance(idx, ir.Constant) or not 0 <= idx.value < len(t.components):
+                raise self.err("tuple index must be a constant within bounds", idx)
+            e.type = t.components[idx.value]
+            return e
+        raise self.err(f"cannot index a value of type {type_str(t)}", e)
+
+    def _e_SliceExpr(self, e: ir.SliceExpr, scope: Scope, expected):
+        inner = self.expr(e.expr, scope)
+        e.expr = inner
+        t = inner.type
+        hi = self.expr(e.hi, scope)
+        lo = self.expr(e.lo, scope)
+        if not isinstance(hi, ir.Constant) or not isinstance(lo, ir.Constant):
+            raise self.err("slice bounds must be compile-time constants", e)
+        e.hi, e.lo = hi, lo
+        if isinstance(t, ir.Type_SerEnum):
+            t = t.underlying
+        if isinstance(t, ir.Type_InfInt) and isinstance(inner, ir.Constant):
+            width = None
+        elif isinstance(t, ir.Type_Bits):
+            width = t.width
+        else:
+            raise self.err(f"cannot slice a value of type {type_str(t)}", e)
+        if lo.value < 0 or hi.value < lo.value or (width is not None and hi.value >= width):
+            raise self.err(f"invalid slice [{hi.value}:{lo.value}] of {type_str(t)}", e)
+        e.hi_value, e.lo_value = hi.value, lo.value
+        rt = _bits(hi.value - lo.value + 1)
+        if isinstance(inner, ir.Constant):
+            return _const(arith.slice_bits(inner.value, width, hi.value, lo.value), rt, e.loc)
+        e.type = rt
+        return e
+
+    def _e_Unary(self, e: ir.Unary, scope: Scope, expected):
+        op = e.op
+        if op == "!":
+            inner = self.convert(self.expr(e.expr, scope, ir.Type_Boolean()), ir.Type_Boolean(),
+                                 "operand of '!'")
+            if isinstance(inner, ir.BoolLiteral):
+                return _bool(not inner.value, e.loc)
+            e.expr = inner
+            e.type = ir.Type_Boolean()
+            return e
+        inner = self.expr(e.expr, scope, expected if is_numeric(expected or ir.Type_Void())
+                          else None)
+        t = inner.type
+        if op in ("-", "+"):
+            if not is_numeric(t):
+                raise self.err(f"'{op}' needs a numeric operand, not {type_str(t)}", e)
+            if op == "+":
+                return inner
+            if isinstance(inner, ir.Constant):
+                w = t.width if isinstance(t, ir.Type_Bits) else None
+                s = t.signed if isinstance(t, ir.Type_Bits) else True
+                return _const(arith.negate(inner.value, w, s), t, e.loc)
+        elif op == "~":
+            if isinstance(t, ir.Type_InfInt) and isinstance(expected, ir.Type_Bits):
+                inner = self.convert(inner, expected, "operand of '~'")
+                t = inner.type
+            if not isinstance(t, ir.Type_Bits):
+                raise self.err(f"'~' needs a bit<W> or int<W> operand, not {type_str(t)}", e)
+            if isinstance(inner, ir.Constant):
+                return _const(arith.complement(inner.value, t.width, t.signed), t, e.loc)
+        e.expr = inner
+        e.type = t
+        return e
+
+    def _unify_numeric(self, e: ir.Binary, left: ir.Expression, right: ir.Expression,
+                       what: str) -> tuple[ir.Expression, ir.Expression, ir.Type]:
+        lt, rt = left.type, right.type
+        if isinstance(lt, ir.Type_SerEnum):
+            left = self.convert(left, lt.underlying, what)
+            lt = left.type
+        if isinstance(rt, ir.Type_SerEnum):
+            right = self.convert(right, rt.underlying, what)
+            rt = right.type
+        if not is_numeric(lt) or not is_numeric(rt):
+            bad = lt if not is_numeric(lt) else rt
+            raise self.err(f"operands of '{e.op}' must be numeric, not {type_str(bad)}", e)
+        if isinstance(lt, ir.Type_InfInt) and isinstance(rt, ir.Type_Bits):
+            left = self.convert(left, rt, what)
+            return left, right, rt
+        if isinstance(rt, ir.Type_InfInt) and isinstance(lt, ir.Type_Bits):
+            right = self.convert(right, lt, what)
+            return left, right, lt
+        if not same_type(lt, rt):
+            raise self.err(f"operands of '{e.op}' have different types: {type_str(lt)} and "
+                           f"{type_str(rt)} (P4 has no implicit width conversion; use a cast)",
+                           e)
+        return left, right, lt
+
+    def _e_Binary(self, e: ir.Binary, scope: Scope, expected):
+        op = e.op
+        if op in ("&&&", ".."):
+            raise self.err(f"'{op}' is only allowed in select cases and table entries", e)
+        if op in ("&&", "||"):
+            b = ir.Type_Boolean()
+            left = self.convert(self.expr(e.left, scope, b), b, f"operand of '{op}'")
+            right = self.convert(self.expr(e.right, scope, b), b, f"operand of '{op}'")
+            if isinstance(left, ir.BoolLiteral) and isinstance(right, ir.BoolLiteral):
+                v = left.value and right.value if op == "&&" else left.value or right.value
+                return _bool(v, e.loc)
+            e.left, e.right = left, right
+            e.type = b
+            return e
+        num_expected = expected if isinstance(expected, ir.Type_Bits) and op in ARITH_OPS \
+            else None
+        left = self.expr(e.left, scope, None)
+        right = self.expr(e.right, scope, None)
+        if num_expected is not None:
+            if isinstance(left.type, ir.Type_InfInt) and isinstance(right.type, ir.Type_InfInt):
+                pass  # fold as int, convert at the use site
+        if op == "++":
+            lt, rt = left.type, right.type
+            if isinstance(lt, ir.Type_SerEnum):
+                left = self.convert(left, lt.underlying, "'++'")
+                lt = left.type
+            if isinstance(rt, ir.Type_SerEnum):
+                right = self.convert(right, rt.underlying, "'++'")
+                rt = right.type
+            if not isinstance(lt, ir.Type_Bits) or not isinstance(rt, ir.Type_Bits):
+                bad = lt if not isinstance(lt, ir.Type_Bits) else rt
+                raise self.err(f"operands of '++' must be bit<W> or int<W> with known widths, "
+                               f"not {type_str(bad)}", e)
+            t = _bits(lt.width + rt.width, lt.signed)
+            if isinstance(left, ir.Constant) and isinstance(right, ir.Constant):
+                return _const(arith.concat(left.value, lt.width, right.value, rt.width,
+                                           lt.signed), t, e.loc)
+            e.left, e.right, e.type = left, right, t
+            return e
+        if op in ("<<", ">>"):
+            lt, rt = left.type, right.type
+            if not is_numeric(lt):
+                raise self.err(f"left operand of '{op}' must be numeric, not {type_str(lt)}", e)
+            if not is_numeric(rt) or (isinstance(rt, ir.Type_Bits) and rt.signed):
+                raise self.err(f"shift amount must be an unsigned integer, not {type_str(rt)}",
+                               e)
+            if isinstance(right, ir.Constant) and right.value < 0:
+                raise self.err("shift amount must not be negative", right)
+            if isinstance(lt, ir.Type_InfInt):
+                if isinstance(expected, ir.Type_Bits):
+                    left = self.convert(left, expected, f"operand of '{op}'")
+                    lt = left.type
+                elif not isinstance(right, ir.Constant):
+                    raise self.err(f"'{op}' of an integer literal by a non-constant amount "
+                                   "needs a width (cast the literal)", e)
+            if isinstance(left, ir.Constant) and isinstance(right, ir.Constant):
+                w = lt.width if isinstance(lt, ir.Type_Bits) else None
+                s = lt.signed if isinstance(lt, ir.Type_Bits) else True
+                try:
+                    v = arith.binary(op, left.value, right.value, w, s)
+                except arith.ArithError as exc:
+                    raise self.err(str(exc), e) from None
+                return _const(v, lt, e.loc)
+            e.left, e.right, e.type = left, right, lt
+            return e
+        if op in EQUALITY_OPS:
+            lt, rt = left.type, right.type
+            if is_numeric(lt) or is_numeric(rt) or isinstance(lt, ir.Type_SerEnum) or \
+                    isinstance(rt, ir.Type_SerEnum):
+                if isinstance(lt, ir.Type_SerEnum) and isinstance(rt, ir.Type_SerEnum):
+                    if lt is not rt:
+                        raise self.err(f"cannot compare {type_str(lt)} with {type_str(rt)}", e)
+                elif isinstance(lt, ir.Type_SerEnum) and isinstance(rt, ir.Type_InfInt):
+                    right = self.convert(right, lt.underlying, "comparison")
+                    left = self.convert(left, lt.underlying, "comparison")
+                elif isinstance(rt, ir.Type_SerEnum) and isinstance(lt, ir.Type_InfInt):
+                    left = self.convert(left, rt.underlying, "comparison")
+                    right = self.convert(right, rt.underlying, "comparison")
+                else:
+                    left, right, _ = self._unify_numeric(e, left, right, "comparison")
+            else:
+                if isinstance(left, (ir.ListExpression, ir.StructExpression)) and \
+                        not isinstance(right, (ir.ListExpression, ir.StructExpression)):
+                    left = self.convert(left, rt, "comparison")
+                elif isinstance(right, (ir.ListExpression, ir.StructExpression)):
+                    right = self.convert(right, lt, "comparison")
+                if not same_type(left.type, right.type):
+                    raise self.err(f"cannot compare {type_str(left.type)} with "
+                                   f"{type_str(right.type)}", e)
+                if isinstance(left.type, (ir.Type_ExternInstance, ir.Type_Varbits)) or \
+                        isinstance(left.type, ir.Type_Stack):
+                    raise self.err(f"values of type {type_str(left.type)} cannot be compared",
+                                   e)
+            if isinstance(left, ir.Constant) and isinstance(right, ir.Constant):
+                return _bool((left.value == right.value) == (op == "=="), e.loc)
+            if isinstance(left, ir.BoolLiteral) and isinstance(right, ir.BoolLiteral):
+                return _bool((left.value == right.value) == (op == "=="), e.loc)
+            e.left, e.right, e.type = left, right, ir.Type_Boolean()
+            return e
+        left, right, t = self._unify_numeric(e, left, right, f"operand of '{op}'")
+        if op in COMPARE_OPS:
+            if isinstance(left, ir.Constant) and isinstance(right, ir.Constant):
+                return _bool(bool(arith.binary(op, left.value, right.value, None, True)), e.loc)
+            e.left, e.right, e.type = left, right, ir.Type_Boolean()
+            return e
+        if op in ("/", "%"):
+            if isinstance(t, ir.Type_Bits) and t.signed:
+                raise self.err(f"'{op}' is not supported on signed int<{t.width}> values", e)
+            if isinstance(right, ir.Constant) and right.value == 0:
+                raise self.err("division by zero", e)
+        if op in ("|+|", "|-|") and isinstance(t, ir.Type_InfInt):
+            raise self.err(f"saturating '{op}' needs operands with a width", e)
+        if isinstance(t, ir.Type_InfInt) and not (isinstance(left, ir.Constant)
+                                                 and isinstance(right, ir.Constant)):
+            raise self.err(f"cannot infer the width of '{op}' on integer literals", e)
+        if isinstance(left, ir.Constant) and isinstance(right, ir.Constant):
+            w = t.width if isinstance(t, ir.Type_Bits) else None
+            s = t.signed if isinstance(t, ir.Type_Bits) else True
+            try:
+                v = arith.binary(op, left.value, right.value, w, s)
+            except arith.ArithError as exc:
+                raise self.err(str(exc), e) from None
+            c = _const(v, t, e.loc)
+            if isinstance(t, ir.Type_InfInt) and isinstance(num_expected, ir.Type_Bits):
+                return self.convert(c, num_expected, f"result of '{op}'")
+            return c
+        e.left, e.right, e.type = left, right, t
+        return e
+
+    def _e_Mux(self, e: ir.Mux, scope: Scope, expected):
+        b = ir.Type_Boolean()
+        cond = self.convert(self.expr(e.cond, scope, b), b, "condition of '?:'")
+        e1 = self.expr(e.e1, scope, expected)
+        e2 = self.expr(e.e2, scope, expected)
+        if isinstance(e1.type, ir.Type_InfInt) and not isinstance(e2.type, ir.Type_InfInt):
+            e1 = self.convert(e1, e2.type, "'?:'")
+        elif isinstance(e2.type, ir.Type_InfInt) and not isinstance(e1.type, ir.Type_InfInt):
+            e2 = self.convert(e2, e1.type, "'?:'")
+        elif isinstance(e1.type, ir.Type_InfInt) and isinstance(expected, ir.Type_Bits):
+            e1 = self.convert(e1, expected, "'?:'")
+            e2 = self.convert(e2, expected, "'?:'")
+        if not same_type(e1.type, e2.type):
+            raise self.err(f"the branches of '?:' have different types: {type_str(e1.type)} "
+                           f"and {type_str(e2.type)}", e)
+        if isinstance(cond, ir.BoolLiteral):
+            return e1 if cond.value else e2
+        if isinstance(e1.type, ir.Type_InfInt):
+            raise self.err("cannot infer the width of '?:' on integer literals", e)
+        e.cond, e.e1, e.e2, e.type = cond, e1, e2, e1.type
+        return e
+
+    def _e_Cast(self, e: ir.Cast, scope: Scope, expected):
+        target = self.canon(e.dest_type, scope)
+        e.dest_type = target
+        if isinstance(e.expr, (ir.ListExpression, ir.StructExpression, ir.InvalidHeader)):
+            inner = self.expr(e.expr, scope, target) if not isinstance(
+                e.expr, (ir.ListExpression, ir.StructExpression)) else e.expr
+            if isinstance(inner, (ir.ListExpression, ir.StructExpression)):
+                inner = self._initializer_for(inner, target, scope)
+            return self.convert(inner, target, "cast")
+        inner = self.expr(e.expr, scope, None)
+        src = inner.type
+        if same_type(src, target):
+            return inner
+        ok = False
+        if isinstance(target, ir.Type_Bits):
+            ok = isinstance(src, (ir.Type_Bits, ir.Type_InfInt, ir.Type_SerEnum)) or (
+                isinstance(src, ir.Type_Boolean) and target.width == 1 and not target.signed)
+        elif isinstance(target, ir.Type_Boolean):
+            ok = (isinstance(src, ir.Type_Bits) and src.width == 1 and not src.signed) or (
+                isinstance(inner, ir.Constant) and inner.value in (0, 1))
+        elif isinstance(target, ir.Type_SerEnum):
+            ok = isinstance(src, (ir.Type_Bits, ir.Type_InfInt))
+        elif isinstance(target, ir.Type_InfInt):
+            ok = isinstance(inner, ir.Constant)
+        if not ok:
+            raise self.err(f"cannot cast {type_str(src)} to {type_str(target)}", e)
+        if isinstance(inner, ir.Constant):
+            if isinstance(target, ir.Type_Bits):
+                return _const(arith.cast(inner.value, target.width, target.signed), target,
+                              e.loc)
+            if isinstance(target, ir.Type_Boolean):
+                return _bool(bool(inner.value & 1), e.loc)
+            if isinstance(target, ir.Type_InfInt):
+                return _const(inner.value, target, e.loc)
+        if isinstance(inner, ir.BoolLiteral) and isinstance(target, ir.Type_Bits):
+            return _const(int(inner.value), target, e.loc)
+        e.expr = inner
+        e.type = target
+        return e
+
+    def _initializer_for(self, e: ir.Expression, target: ir.Type,
+                         scope: Scope) -> ir.Expression:
+        """Check a list/struct initializer against an expected aggregate type."""
+        if isinstance(target, ir.Type_StructLike):
+            if isinstance(e, ir.ListExpression):
+                if len(e.components) != len(target.fields):
+                    raise self.err(f"'{target.name}' has {len(target.fields)} fields but the "
+                                   f"list has {len(e.components)} values", e)
+                e.components = [self.expr(c, scope, f.type)
+                                for c, f in zip(e.components, target.fields, strict=True)]
+            else:
+                for c in e.components:
+                    f = target.field_named(c.name)
+                    if f is None:
+                        raise self.err(f"'{target.name}' has no field '{c.name}'", c)
+                    c.expr = self.expr(c.expr, scope, f.type)
+            e.type = ir.Type_Dontcare()
+            return e
+        if isinstance(target, ir.Type_Tuple) and isinstance(e, ir.ListExpression):
+            if len(e.components) != len(target.components):
+                raise self.err(f"expected a list of {len(target.components)} values", e)
+            e.components = [self.expr(c, scope, t)
+                            for c, t in zip(e.components, target.components, strict=True)]
+            e.type = ir.Type_Dontcare()
+            return e
+        if isinstance(target, ir.Type_Stack) and isinstance(e, ir.ListExpression):
+            e.components = [self.expr(c, scope, target.element) for c in e.components]
+            e.type = ir.Type_Dontcare()
+            return e
+        return self.expr(e, scope)
+
+    def _e_ListExpression(self, e: ir.ListExpression, scope: Scope, expected):
+        if isinstance(expected, (ir.Type_StructLike, ir.Type_Tuple, ir.Type_Stack)):
+            e2 = self._initializer_for(e, expected, scope)
+            return self.convert(e2, expected, "initializer")
+        e.components = [self.expr(c, scope) for c in e.components]
+        e.type = ir.Type_Tuple(components=[c.type for c in e.components])
+        return e
+
+    def _e_StructExpression(self, e: ir.StructExpression, scope: Scope, expected):
+        target = expected
+        if e.type_name is not None:
+            target = self.canon(e.type_name, scope)
+        if isinstance(target, ir.Type_StructLike):
+            e2 = self._initializer_for(e, target, scope)
+            return self.convert(e2, target, "initializer")
+        raise self.err("cannot infer the type of this structure initializer "
+                       "(write (Type){...})", e)
+
+    def _e_ConstructorCallExpression(self, e: ir.ConstructorCallExpression, scope: Scope,
+                                     expected):
+        t = e.ctor_type
+        base = t.base if isinstance(t, ir.Type_Specialized) else t
+        d = self.lookup_type_decl(getattr(base, "name", "?"), scope, e)
+        if isinstance(d, (ir.P4Control, ir.P4Parser)):
+            fqn = d.name
+            e.instantiated = self.specialize(d, fqn, e.args, scope, e)
+            e.type = e.instantiated
+            return e
+        if isinstance(d, ir.Type_Extern):
+            inst = ir.Declaration_Instance(name=d.name, type=t, args=e.args, loc=e.loc)
+            self.check_instance(inst, scope, None)
+            e.type = inst.extern
+            return e
+        raise self.err(f"'{getattr(base, 'name', '?')}' cannot be constructed here", e)
+
+    def _e_SelectExpression(self, e, scope, expected):
+        raise self.err("select expressions are only allowed in parser transitions", e)
+
+    # ------------------------------------------------------------ calls
+    def pick_overload(self, candidates: list, args: list[ir.Argument], what: str,
+                      site: ir.Node):
+        if len(candidates) == 1:
+            return candidates[0]
+        n = len(args)
+        fits = []
+        for c in candidates:
+            params = c.type.params if isinstance(c, ir.Method) else c.params
+            required = sum(1 for p in params if p.default is None and not p.optional)
+            if required <= n <= len(params):
+                fits.append(c)
+        if len(fits) == 1:
+            return fits[0]
+        if not fits:
+            raise self.err(f"no overload of {what} takes {n} arguments", site)
+        exact = [c for c in fits
+                 if len(c.type.params if isinstance(c, ir.Method) else c.params) == n]
+        if len(exact) == 1:
+            return exact[0]
+        raise self.err(f"ambiguous call of {what} with {n} arguments", site)
+
+    def bind_args(self, params: list[ir.Parameter], args: list[ir.Argument], scope: Scope,
+                  bindings: dict[str, ir.Type], what: str,
+                  site: ir.Node) -> list[ir.Expression | None]:
+        slots: list[ir.Argument | None] = [None] * len(params)
+        named_seen = False
+        for i, a in enumerate(args):
+            if a.name is None:
+                if named_seen:
+                    raise self.err(f"{what}: positional argument after a named one", a)
+                if i >= len(params):
+                    raise self.err(f"{what} takes {len(params)} arguments, got {len(args)}", a)
+                slots[i] = a
+            else:
+                named_seen = True
+                idx = next((j for j, p in enumerate(params) if p.name == a.name), None)
+                if idx is None:
+                    raise self.err(f"{what} has no parameter named '{a.name}'", a)
+                if slots[idx] is not None:
+                    raise self.err(f"{what}: parameter '{a.name}' given twice", a)
+                slots[idx] = a
+        bound: list[ir.Expression | None] = []
+        for p, a in zip(params, slots, strict=True):
+            pt = self.subst(p.type, bindings)
+            if a is None:
+                if p.default is not None:
+                    bound.append(copy.deepcopy(p.default))
+                    continue
+                if p.optional:
+                    bound.append(None)
+                    continue
+                raise self.err(f"{what}: missing argument for parameter '{p.name}'", site)
+            ae = a.expr
+            if isinstance(ae, ir.DefaultExpression) and ae.dontcare:
+                if p.direction not in ("out", "inout"):
+                    raise self.err(f"'_' can only be passed to an out parameter ('{p.name}')",
+                                   a)
+                ae.type = pt
+                bound.append(ae)
+                continue
+            if p.direction in ("out", "inout"):
+                v = self.expr(ae, scope)
+                self.require_lvalue(v, f"pass as '{p.direction}' argument '{p.name}' of "
+                                       f"{what}:")
+                if contains_type_var(pt):
+                    if not self.unify(pt, v.type, bindings):
+                        raise self.err(f"{what}: argument '{p.name}' has type "
+                                       f"{type_str(v.type)}, expected {type_str(pt)}", a)
+                elif not same_type(pt, v.type):
+                    raise self.err(f"{what}: argument '{p.name}' has type {type_str(v.type)} "
+                                   f"but the {p.direction} parameter has type {type_str(pt)}",
+                                   a)
+                bound.append(v)
+                continue
+            if contains_type_var(pt):
+                v = self.expr(ae, scope)
+                if not self.unify(pt, v.type, bindings):
+                    raise self.err(f"{what}: argument '{p.name}' has type {type_str(v.type)}, "
+                                   f"expected {type_str(self.subst(pt, bindings))}", a)
+                pt2 = self.subst(pt, bindings)
+                if not contains_type_var(pt2) and not isinstance(v.type, ir.Type_InfInt):
+                    v = self.convert(v, pt2, f"{what}, argument '{p.name}'")
+                elif isinstance(v.type, ir.Type_InfInt) and isinstance(pt2, ir.Type_Bits):
+                    v = self.convert(v, pt2, f"{what}, argument '{p.name}'")
+                bound.append(v)
+                continue
+            v = self.expr(ae, scope, pt)
+            v = self.convert(v, pt, f"{what}, argument '{p.name}'")
+            bound.append(v)
+        for a, v in zip(slots, bound, strict=True):
+            if a is not None and v is not None:
+                a.expr = v
+        return bound
+
+    def _e_MethodCallExpression(self, e: ir.MethodCallExpression, scope: Scope, expected):
+        m = e.method
+        targs = [self.canon(t, scope) for t in e.type_args]
+        if isinstance(m, ir.Member):
+            return self._member_call(e, m, targs, scope, expected)
+        if isinstance(m, ir.PathExpression):
+            found = self.globals.lookup_all(m.name) if m.top_level else scope.lookup_all(m.name)
+            if not found:
+                raise self.err(f"undeclared name '{m.name}'", m)
+            d = found[0]
+            m.decl = d
+            if isinstance(d, ir.Method):
+                cands = [x for x in found if isinstance(x, ir.Method)]
+                meth = self.pick_overload(cands, e.args, f"'{m.name}'", e)
+                m.decl = meth
+                return self._finish_method(e, meth, [], targs, scope, ir.CALL_EXTERN_FUNCTION,
+                                           None, {})
+            if isinstance(d, ir.Function):
+                cands = [x for x in found if isinstance(x, ir.Function)]
+                fn = self.pick_overload(cands, e.args, f"'{m.name}'", e)
+                m.decl = fn
+                bindings: dict[str, ir.Type] = {}
+                if targs:
+                    if len(targs) != len(fn.type_params):
+                        raise self.err(f"'{fn.name}' expects {len(fn.type_params)} type "
+                                       "arguments", e)
+                    bindings = {tp.name: ta for tp, ta in zip(fn.type_params, targs,
+                                                              strict=True)}
+                e.bound_args = self.bind_args(fn.params, e.args, scope, bindings,
+                                              f"function '{fn.name}'", e)
+                e.kind = ir.CALL_FUNCTION
+                e.target = fn
+                e.method_name = fn.name
+                e.type_args_resolved = [bindings.get(tp.name, tp) for tp in fn.type_params]
+                e.type = self.subst(fn.return_type, bindings)
+                m.type = e.type
+                return e
+            if isinstance(d, ir.P4Action):
+                if targs:
+                    raise self.err("actions take no type arguments", e)
+                e.bound_args = self.bind_args(d.params, e.args, scope, {}, f"action '{d.name}'",
+                                              e)
+                e.kind = ir.CALL_ACTION
+                e.target = d
+                e.method_name = d.name
+                e.type = ir.Type_Void()
+                m.type = ir.Type_Action(action=d)
+                return e
+            raise self.err(f"'{m.name}' is not a function, action or method", m)
+        raise self.err("this expression cannot be called", e)
+
+    def _member_call(self, e: ir.MethodCallExpression, m: ir.Member, targs: list[ir.Type],
+                     scope: Scope, expected):
+        name = m.member
+        if name in SIZE_METHODS:
+            if isinstance(m.expr, ir.TypeNameExpression) or (
+                    isinstance(m.expr, ir.PathExpression) and isinstance(
+                        scope.lookup(m.expr.name), ir.Type)):
+                tn = m.expr.typename if isinstance(m.expr, ir.TypeNameExpression) else \
+                    ir.Type_Name(name=m.expr.name, loc=m.expr.loc)
+                t = self.canon(tn, scope)
+            else:
+                t = self.expr(m.expr, scope).type
+            bits = min_size_in_bits(t) if name.startswith("min") else bit_width(t)
+            if bits is None:
+                raise self.err(f"{name}() is not defined for {type_str(t)}", e)
+            value = bits if name.endswith("Bits") else (bits + 7) // 8
+            return _const(value, ir.Type_InfInt(), e.loc)
+        obj = self.expr(m.expr, scope)
+        m.expr = obj
+        t = obj.type
+        e.instance = obj
+        e.method_name = name
+        if isinstance(t, ir.Type_Table):
+            if name != "apply":
+                raise self.err(f"tables only have an apply() method, not '{name}'", e)
+            if e.args:
+                raise self.err("table apply() takes no arguments", e)
+            e.kind = ir.CALL_TABLE_APPLY
+            e.target = t.table
+            e.bound_args = []
+            e.type = ir.Type_TableApplyResult(table=t.table)
+            m.type = e.type
+            return e
+        if isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion)) and name in HEADER_METHODS:
+            if isinstance(t, ir.Type_HeaderUnion) and name != "isValid":
+                raise self.err(f"header unions have no '{name}' method", e)
+            if e.args:
+                raise self.err(f"{name}() takes no arguments", e)
+            if name != "isValid":
+                self.require_lvalue(obj, f"call {name}() on")
+            e.kind = ir.CALL_HEADER
+            e.bound_args = []
+            e.type = ir.Type_Boolean() if name == "isValid" else ir.Type_Void()
+            m.type = e.type
+            return e
+        if isinstance(t, ir.Type_Stack) and name in ("push_front", "pop_front"):
+            if len(e.args) != 1:
+                raise self.err(f"{name}() takes one argument (the count)", e)
+            n = self.expr(e.args[0].expr, scope)
+            if not isinstance(n, ir.Constant) or n.value < 0:
+                raise self.err(f"the count of {name}() must be a non-negative constant", n)
+            self.require_lvalue(obj, f"call {name}() on")
+            e.args[0].expr = n
+            e.kind = ir.CALL_STACK
+            e.bound_args = [n]
+            e.type = ir.Type_Void()
+            m.type = e.type
+            return e
+        if isinstance(t, ir.Type_ExternInstance):
+            ext = t.extern
+            cands = [x for x in ext.methods if x.name == name and x.name != ext.name]
+            if not cands:
+                raise self.err(f"extern '{ext.name}' has no method '{name}'", m)
+            meth = self.pick_overload(cands, e.args, f"'{ext.name}.{name}'", e)
+            bindings = {tp.name: ta for tp, ta in zip(ext.type_params, t.type_args,
+                                                      strict=False)}
+            kind = ir.CALL_PACKET if ext.name in PACKET_EXTERNS else ir.CALL_EXTERN_METHOD
+            return self._finish_method(e, meth, [], targs, scope, kind, obj, bindings)
+        if isinstance(t, (ir.P4Control, ir.P4Parser)) and name == "apply":
+            e.kind = ir.CALL_APPLY_INSTANCE
+            e.target = t
+            e.bound_args = self.bind_args(t.params, e.args, scope, {}, f"'{t.name}.apply'", e)
+            e.type = ir.Type_Void()
+            m.type = e.type
+            return e
+        raise self.err(f"a value of type {type_str(t)} has no method '{name}'", m)
+
+    def _finish_method(self, e: ir.MethodCallExpression, meth: ir.Method, _unused,
+                       targs: list[ir.Type], scope: Scope, kind: str, instance,
+                       bindings: dict[str, ir.Type]):
+        bindings = dict(bindings)
+        mtp = meth.type.type_params
+        if targs:
+            if len(targs) != len(mtp):
+                raise self.err(f"'{meth.name}' expects {len(mtp)} type arguments, got "
+                               f"{len(targs)}", e)
+            for tp, ta in zip(mtp, targs, strict=True):
+                if not isinstance(ta, ir.Type_Dontcare):
+                    bindings[tp.name] = ta
+        what = f"'{meth.name}'"
+        e.bound_args = self.bind_args(meth.type.params, e.args, scope, bindings, what, e)
+        e.kind = kind
+        e.target = meth
+        e.instance = instance
+        e.method_name = meth.name
+        e.type_args_resolved = [bindings.get(tp.name, ir.Type_Var(name=tp.name)) for tp in mtp]
+        rt = meth.type.return_type or ir.Type_Void()
+        rt = self.subst(rt, bindings)
+        if contains_type_var(rt):
+            raise self.err(f"cannot infer the result type of '{meth.name}'; give type "
+                           "arguments (e.g. lookahead<bit<8>>())", e)
+        e.type = rt
+        e.method.type = rt
+        if kind == ir.CALL_PACKET and meth.name == "extract" and e.bound_args:
+            ht = e.bound_args[0].type
+            if not isinstance(ht, ir.Type_Header):
+                raise self.err(f"extract() needs a header, not {type_str(ht)}", e)
+            if len(e.bound_args) == 1 and any(isinstance(f.type, ir.Type_Varbits)
+                                              for f in ht.fields):
+                raise self.err("extract() of a header with a varbit field needs the "
+                               "varbit size argument", e)
+        if kind == ir.CALL_PACKET and meth.name == "lookahead" and bit_width(rt) is None:
+            raise self.err(f"lookahead<{type_str(rt)}>() needs a fixed-size type", e)
+        return e
