@@ -1,0 +1,20 @@
+"""Every netweft program in p4/ compiles with the embedded front end."""
+
+from __future__ import annotations
+
+import pytest
+
+from .harness import REPO_P4_DIR, compile_program
+
+PROGRAMS = sorted(REPO_P4_DIR.glob("*.p4"))
+
+
+def test_there_are_programs_to_check():
+    names = {path.name for path in PROGRAMS}
+    assert {"basic_forward.p4", "ecmp_spray.p4"} <= names
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=[path.name for path in PROGRAMS])
+def test_program_compiles(path):
+    program = compile_program(path)
+    assert program is not None
