@@ -220,10 +220,19 @@ def test_load_balance_follows_crc16_of_the_five_tuple(lb_switch):
     assert chosen == {0, 1}  # the flows above exercise both members
 
 
-def test_load_balance_unknown_destination_dropped(lb_switch):
+def test_load_balance_miss_is_overridden_by_member_zero(lb_switch):
+    """As in BMv2: ecmp_group's default drop() only sets egress_spec to 511;
+    ecmp_nhop still runs with meta.ecmp_select at its initial 0, hits member 0
+    and its set_nhop writes egress_spec again, so the packet is forwarded."""
     sw = lb_switch_configured(lb_switch)
-    pkt = Ether(dst=SWITCH_MAC) / IP(src="10.0.1.1", dst="10.9.9.9") / TCP() / b"x"
-    assert sw.process(1, bytes(pkt)) == []
+    original = Ether(bytes(Ether(dst=SWITCH_MAC, src="00:00:00:00:01:01")
+                             / IP(src="10.0.1.1", dst="10.9.9.9", id=1)
+                             / TCP(sport=7, dport=8) / b"x"))
+    mac, ip, port = NHOPS[0]
+    expected = (Ether(dst=mac, src=EGRESS_MACS[port])
+                / IP(src="10.0.1.1", dst=ip, id=1, ttl=63)
+                / TCP(sport=7, dport=8, chksum=original[TCP].chksum) / b"x")
+    assert_outputs(sw.process(1, bytes(original)), [(port, bytes(expected))])
 
 
 # --- source_routing ------------------------------------------------------------
