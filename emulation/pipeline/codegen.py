@@ -1046,6 +1046,8 @@ class Lowering:
         tb.emit("if e is None:")
         tb.emit(f"    b = {var}.default_bound")
         tb.emit("    hit = False")
+        if t.meters is not None:
+            tb.emit("    X.dmeter = 0")
         tb.emit("else:")
         tb.emit("    b = e.bound")
         tb.emit("    hit = True")
@@ -1055,8 +1057,6 @@ class Lowering:
             tb.emit("    c[1] += X.ilen")
         if t.meters is not None:
             tb.emit("    X.dmeter = e.meter.execute(X.now, X.ilen) if e.meter else 0")
-            tb.emit("else:")
-            tb.emit("    X.dmeter = 0")
         if selector:
             sel = ", ".join(f"({self._unsigned(x, kt)}, {bit_width(kt)})" for x, kt in selector)
             tb.emit("if b.__class__ is not tuple:")
