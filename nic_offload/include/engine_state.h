@@ -101,6 +101,7 @@ typedef struct {
     uint32_t *wr_by_msg;            /* msg_id & (W-1) -> wr index or NW_NIL */
     uint64_t rto_deadline, rto_cur; /* 0 = RTO disarmed */
     uint64_t srtt, rttvar;          /* smoothed RTT (0 = no sample yet) */
+    uint64_t rack_deadline;         /* re-run loss detection then, 0 = none */
     uint32_t retries;
     nw_entropy_t entropy;
 
@@ -180,6 +181,8 @@ void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn);
 /* The next slot queued for retransmission, or NULL. */
 nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p);
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* Loss detection by transmission order and time; arms rack_deadline. */
+void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 /* Completes a READ once its request was acknowledged and its answer arrived. */
 void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w);
 

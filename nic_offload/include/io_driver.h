@@ -45,7 +45,7 @@ typedef struct {
     uint32_t flags;     /* NW_IO_GSO | NW_IO_GRO */
     uint32_t batch;     /* packets per recvmmsg/sendmmsg, 1..1024 (default 64) */
     uint32_t local_ip;  /* source address for NW_IO_TX_PORTS/RAW (host order; 0 = kernel picks) */
-    uint32_t sndbuf;    /* SO_SNDBUF/SO_RCVBUF bytes to request, 0 = leave (default 4 MiB) */
+    uint32_t sndbuf;    /* SO_SNDBUF/SO_RCVBUF bytes (FORCE when root), 0 = leave (default 16 MiB) */
 } nw_io_config_t;
 
 /* Driver counters, on top of the engine's nw_stats_t. */

@@ -891,6 +891,7 @@ uint64_t nw_next_deadline(const nw_engine_t *e)
         min_deadline(&d, p->rto_deadline);
         min_deadline(&d, p->ack_deadline);
         min_deadline(&d, p->uud_deadline);
+        min_deadline(&d, p->rack_deadline);
     }
     return d;
 }
@@ -905,6 +906,8 @@ void nw_on_time(nw_engine_t *e, uint64_t now_ns)
             p->ack_deadline = 0;
             p->ack_now = 1;
         }
+        if (p->rack_deadline && p->rack_deadline <= now_ns)
+            nw_tx_detect_losses(e, p, now_ns);
         if (p->rto_deadline && p->rto_deadline <= now_ns)
             nw_tx_on_rto(e, p, now_ns);
         if (p->uud_deadline && p->uud_deadline <= now_ns)

@@ -75,7 +75,7 @@ void nw_io_config_default(nw_io_config_t *c)
     c->tx_mode = NW_IO_TX_SOCKET;
     c->flags = NW_IO_GSO;
     c->batch = 64;
-    c->sndbuf = 4u << 20;
+    c->sndbuf = 16u << 20;
 }
 
 static uint64_t mono_ns(void)
@@ -86,6 +86,18 @@ static uint64_t mono_ns(void)
 }
 
 /* ------------------------------------------------------------- sockets */
+
+/* Socket buffers: the FORCE variants (root) pass net.core.[rw]mem_max. */
+static void set_bufs(int fd, uint32_t bytes, int rcv)
+{
+    int v = (int)bytes;
+    if (!bytes)
+        return;
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)) < 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+    if (rcv && setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) < 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+}
 
 static int open_port_sockets(nw_io_t *io)
 {
@@ -106,10 +118,7 @@ static int open_port_sockets(nw_io_t *io)
                                 .sin_addr.s_addr = htonl(io->cfg.local_ip)};
         if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
             return NW_ESYS;
-        if (io->cfg.sndbuf) {
-            int v = (int)io->cfg.sndbuf;
-            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-        }
+        set_bufs(fd, io->cfg.sndbuf, 0);
     }
     return NW_OK;
 }
@@ -117,11 +126,7 @@ static int open_port_sockets(nw_io_t *io)
 static int32_t open_sockets(nw_io_t *io)
 {
     int fd = io->cfg.rx_fd;
-    if (io->cfg.sndbuf) {
-        int v = (int)io->cfg.sndbuf;
-        setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-    }
+    set_bufs(fd, io->cfg.sndbuf, 1);
     if (io->cfg.flags & NW_IO_GRO) {
         int one = 1;
         io->gro = setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
@@ -130,10 +135,7 @@ static int32_t open_sockets(nw_io_t *io)
         io->raw_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_RAW);
         if (io->raw_fd < 0)
             return errno == EPERM || errno == EACCES ? NW_EPERM : NW_ESYS;
-        if (io->cfg.sndbuf) {
-            int v = (int)io->cfg.sndbuf;
-            setsockopt(io->raw_fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-        }
+        set_bufs(io->raw_fd, io->cfg.sndbuf, 0);
         return NW_OK;
     }
     if (io->cfg.tx_mode == NW_IO_TX_PORTS)
@@ -274,9 +276,12 @@ static void raw_headers(nw_io_t *io, uint8_t *h, uint32_t plen, const nw_dest_t 
     memcpy(h + 26, &c, 2);
 }
 
-static int same_flow(const nw_dest_t *a, const nw_dest_t *b)
+static int same_flow(const nw_io_t *io, const nw_dest_t *a, const nw_dest_t *b)
 {
-    return a->ip == b->ip && a->port == b->port && a->src_port == b->src_port;
+    /* From one socket (NW_IO_TX_SOCKET) the entropy value does not reach the wire. */
+    int port_matters = io->cfg.tx_mode != NW_IO_TX_SOCKET;
+    return a->ip == b->ip && a->port == b->port &&
+           (!port_matters || a->src_port == b->src_port);
 }
 
 static int send_fd_for(nw_io_t *io, const nw_dest_t *d)
@@ -329,7 +334,7 @@ static void io_transmit(nw_io_t *io, uint32_t count)
          * the batch buffer (stride == mtu), the last may be shorter. */
         if (gso && io->tx_stride == len) {
             while (i + segs < count && segs < IO_GSO_MAX_SEGS &&
-                   same_flow(d, &io->tx_dst[i + segs]) &&
+                   same_flow(io, d, &io->tx_dst[i + segs]) &&
                    bytes + io->tx_len[i + segs] <= IO_GSO_MAX_BYTES) {
                 uint32_t l = io->tx_len[i + segs];
                 bytes += l;

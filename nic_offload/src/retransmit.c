@@ -159,21 +159,34 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         s->state = NW_TX_FREE;
         p->una++;
     }
-    /* Loss detection by transmission order. */
-    uint64_t reorder = e->cfg.reorder_pkts;
-    while (p->list_head != NW_NIL) {
-        nw_tx_slot_t *s = &p->slots[p->list_head];
-        if (s->tx_seq + reorder >= p->max_acked_seq)
-            break;
-        nw_tx_mark_lost(e, p, s->psn);
-        e->st.fast_retransmits++;
-    }
+    nw_tx_detect_losses(e, p, now);
     if (newly) {
         p->retries = 0;
         p->rto_cur = rto_base(e, p);
         p->rto_deadline = p->list_head != NW_NIL ? now + p->rto_cur : 0;
     }
     return NW_OK;
+}
+
+/* A packet is lost once a packet sent at least reorder_pkts transmissions
+ * after it was acknowledged and it has been out for 5/4 of the smoothed RTT
+ * (RACK-style: tolerant of reordering in packets and in time). */
+void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    uint64_t reorder = e->cfg.reorder_pkts;
+    uint64_t wait = p->srtt + p->srtt / 4;
+    p->rack_deadline = 0;
+    while (p->list_head != NW_NIL) {
+        nw_tx_slot_t *s = &p->slots[p->list_head];
+        if (s->tx_seq + reorder >= p->max_acked_seq)
+            break;
+        if (now < s->sent_ns + wait) {
+            p->rack_deadline = s->sent_ns + wait;
+            break;
+        }
+        nw_tx_mark_lost(e, p, s->psn);
+        e->st.fast_retransmits++;
+    }
 }
 
 static void lost_compact(nw_engine_t *e, nw_pdc_t *p)

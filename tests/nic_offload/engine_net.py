@@ -30,6 +30,9 @@ class Impairments:
     reorder: float = 0.0  # probability of an extra random delay up to reorder_ns
     reorder_ns: int = 200_000
     corrupt: float = 0.0
+    # Corrupted datagrams fail the UDP checksum and the kernel drops them, as
+    # on a real host; set False to hand the corrupted bytes to the engine.
+    udp_checksum: bool = True
     delay_ns: int = 10_000
     drop_filter: object = None  # callable(bytes) -> bool: drop this packet
 
@@ -62,6 +65,7 @@ class EngineNet:
         self.dst = ffi.new("nw_dest_t *")
         self.sent: list[tuple[int, int, bytes]] = []  # (src_port, dst_ip, packet) if recording
         self.record = False
+        self.checksum_drops = 0
 
     def add(self, addr: str, **overrides) -> Node:
         cfg = ffi.new("nw_config_t *")
@@ -122,6 +126,9 @@ class EngineNet:
                 i = self.rng.randrange(len(b))
                 b[i] ^= 1 << self.rng.randrange(8)
                 pkt = bytes(b)
+                if imp.udp_checksum and lib.nw_csum16(pkt, len(pkt)) != lib.nw_csum16(data, len(data)):
+                    self.checksum_drops += 1
+                    continue
             t = self.now + imp.delay_ns
             if self.rng.random() < imp.reorder:
                 t += self.rng.randrange(imp.reorder_ns)
