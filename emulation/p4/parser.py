@@ -157,6 +157,14 @@ class Parser:
                 return self.parse_action(annotations)
         if self.starts_type():
             return self.parse_typed_declaration(annotations, top_level=True)
+        if t.kind == IDENT and self.is_name_token(self.peek(1)) and self.at_op("<", 2):
+            # generic function whose return type is one of its type parameters: T f<T>(...)
+            self.type_var_scopes.append(set(self._method_type_params_ahead()))
+            try:
+                if self.starts_type():
+                    return self.parse_typed_declaration(annotations, top_level=True)
+            finally:
+                self.type_var_scopes.pop()
         raise self.error(f"expected a declaration but found {t.describe()}")
 
     # ------------------------------------------------------------- annotations

@@ -31,15 +31,25 @@ def field_list(lw: Lowering, e: Any, body: Body) -> str:
 
     Fields of invalid headers are skipped, as in BMv2's ``BufBuilder``.
     """
-    parts: list[str] = []
+    parts: list[tuple[str | None, str]] = []
     _flatten(lw, e, e.type, None, body, parts, None)
     if not parts:
         return "()"
-    return " + ".join(parts)
+    groups: list[tuple[str | None, list[str]]] = []
+    for cond, item in parts:  # consecutive fields of one header share one validity test
+        if groups and groups[-1][0] == cond:
+            groups[-1][1].append(item)
+        else:
+            groups.append((cond, [item]))
+    out = []
+    for cond, items in groups:
+        tup = "(" + "".join(i + ", " for i in items) + ")"
+        out.append(f"({tup} if {cond} else ())" if cond else tup)
+    return " + ".join(out)
 
 
-def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body, parts: list[str],
-             valid: str | None) -> None:
+def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body,
+             parts: list[tuple[str | None, str]], valid: str | None) -> None:
     if isinstance(e, (ir.ListExpression, ir.StructExpression)) and ref is None:
         comps = e.components
         for c in comps:
@@ -52,30 +62,26 @@ def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body, parts: l
         if isinstance(e, ir.Member) and isinstance(e.expr.type, ir.Type_Header):
             valid = f"{lw.expr(e.expr, body)}._v"
     if isinstance(t, ir.Type_Header):
-        inner: list[str] = []
         for f in t.fields:
-            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, inner, None)
-        parts.append(f"(({' + '.join(inner) if inner else '()'}) if {ref}._v else ())")
+            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, parts, f"{ref}._v")
         return
     if isinstance(t, ir.Type_Struct):
         for f in t.fields:
-            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, parts, None)
+            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, parts, valid)
         return
     if isinstance(t, ir.Type_Stack):
         for i in range(t.size):
-            _flatten(lw, None, t.element, f"{ref}.e[{i}]", body, parts, None)
+            _flatten(lw, None, t.element, f"{ref}.e[{i}]", body, parts, valid)
         return
     if isinstance(t, ir.Type_Tuple):
         for i, ct in enumerate(t.components):
-            _flatten(lw, None, ct, f"{ref}[{i}]", body, parts, None)
+            _flatten(lw, None, ct, f"{ref}[{i}]", body, parts, valid)
         return
     if isinstance(t, ir.Type_Varbits):
-        item = f"(({ref}, {ref}__len),)"
+        item = f"({ref}, {ref}__len)"
     else:
-        w = bit_width(t)
-        val = lw._unsigned(ref, t)
-        item = f"(({val}, {w}),)"
-    parts.append(f"({item} if {valid} else ())" if valid else item)
+        item = f"({lw._unsigned(ref, t)}, {bit_width(t)})"
+    parts.append((valid, item))
 
 
 def _target(lw: Lowering, e: Any, value: str, body: Body) -> None:

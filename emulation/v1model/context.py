@@ -13,7 +13,12 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from netweft.emulation.v1model.hash_algorithms import HashAlgorithms, pack_fields
+from netweft.emulation.v1model.hash_algorithms import (
+    HashAlgorithms,
+    concat_fields,
+    csum16_of_bits,
+    pack_fields,
+)
 
 LOG = logging.getLogger("netweft.switch")
 
@@ -51,6 +56,8 @@ class PacketContext:
     def checksum(self, algorithm: str, fields: Iterable[tuple[int, int]],
                  with_payload: bool) -> int:
         """A checksum over the field list (and the unparsed payload if asked)."""
+        if algorithm == "csum16" and not with_payload:
+            return csum16_of_bits(*concat_fields(fields))
         data = pack_fields(fields)
         if with_payload:
             data += self.payload

@@ -15,15 +15,34 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 
-def pack_fields(fields: Iterable[tuple[int, int]]) -> bytes:
-    """Concatenate ``(value, width)`` pairs MSB first; zero-pad the tail to a byte."""
+def concat_fields(fields: Iterable[tuple[int, int]]) -> tuple[int, int]:
+    """``(value, nbits)`` of the ``(value, width)`` pairs concatenated MSB first."""
     acc = 0
     nbits = 0
     for value, width in fields:
         acc = (acc << width) | (value & ((1 << width) - 1))
         nbits += width
+    return acc, nbits
+
+
+def pack_fields(fields: Iterable[tuple[int, int]]) -> bytes:
+    """Concatenate ``(value, width)`` pairs MSB first; zero-pad the tail to a byte."""
+    acc, nbits = concat_fields(fields)
     pad = (-nbits) % 8
     return (acc << pad).to_bytes((nbits + pad) // 8, "big")
+
+
+def csum16_of_bits(acc: int, nbits: int) -> int:
+    """:func:`csum16` of the bit string ``acc`` (``nbits`` long), without building bytes.
+
+    The one's complement sum of 16-bit words is the value modulo 0xFFFF
+    (2**16 is 1 modulo 0xFFFF), with 0xFFFF standing for a non-zero multiple.
+    """
+    value = acc << ((-nbits) % 16)
+    total = value % 0xFFFF
+    if total == 0 and value:
+        total = 0xFFFF
+    return ~total & 0xFFFF
 
 
 def _reflect(value: int, nbits: int) -> int:
@@ -88,12 +107,7 @@ class Crc:
 
 def csum16(data: bytes) -> int:
     """The Internet checksum (RFC 1071) as BMv2's ``csum16``: ~sum, odd tail zero-padded."""
-    if len(data) % 2:
-        data = data + b"\x00"
-    total = sum(int.from_bytes(data[i:i + 2], "big") for i in range(0, len(data), 2))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    return ~total & 0xFFFF
+    return csum16_of_bits(int.from_bytes(data, "big"), len(data) * 8)
 
 
 def xor16(data: bytes) -> int:

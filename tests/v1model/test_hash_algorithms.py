@@ -88,3 +88,25 @@ def test_csum16_of_data_plus_its_checksum_verifies(data):
         data += b"\x00"
     c = csum16(data)
     assert csum16(data + c.to_bytes(2, "big")) == 0
+
+
+def _naive_csum16(data: bytes) -> int:
+    if len(data) % 2:
+        data += b"\x00"
+    total = 0
+    for i in range(0, len(data), 2):
+        total += (data[i] << 8) | data[i + 1]
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+@given(st.binary(max_size=80))
+def test_csum16_matches_a_word_by_word_sum(data):
+    assert csum16(data) == _naive_csum16(data)
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**40), st.integers(1, 40)), max_size=12))
+def test_checksum_over_bits_equals_checksum_over_packed_bytes(fields):
+    from netweft.emulation.v1model.hash_algorithms import concat_fields, csum16_of_bits
+
+    assert csum16_of_bits(*concat_fields(fields)) == csum16(pack_fields(fields))
