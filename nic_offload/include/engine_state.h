@@ -73,7 +73,9 @@ typedef struct {
     uint32_t total, placed;
     int32_t status;
     uint16_t msg_id;
+    uint16_t done_id;    /* UUD: last message completed in this slot */
     uint8_t in_use;
+    uint8_t done;
 } nw_rx_msg_t;
 
 #define NW_MAX_PENDING_RSP 8

@@ -12,6 +12,8 @@ static void finish(nw_engine_t *e, nw_pdc_t *p, nw_rx_msg_t *m, int32_t status, 
 {
     nw_cq_post(e, m->wr_id, bytes, status, nw_pdc_index(e, p), NW_OP_RECV, p->mode);
     m->in_use = 0;
+    m->done = 1;
+    m->done_id = m->msg_id;
 }
 
 static void arm_uud(nw_pdc_t *p, uint64_t deadline)
@@ -37,6 +39,10 @@ void nw_rxm_on_send_pkt(nw_engine_t *e, nw_pdc_t *p, const uint8_t *payload, uin
             return;
         }
         finish(e, p, m, NW_ELOST, m->placed);
+    }
+    if (uud && !m->in_use && m->done && m->done_id == msg_id) {
+        e->st.dup_pkts++; /* a late copy of a message already completed */
+        return;
     }
     if (!m->in_use) {
         nw_recv_buf_t rb;
