@@ -29,6 +29,8 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from netweft.transport.errors import TransportError
+
 CONTROL_PORT = 4794
 IP_UDP_HEADERS = 28
 
@@ -118,7 +120,7 @@ def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
     from netweft.transport import udp_endpoint
 
     ep = udp_endpoint((local_ip, 0), mtu=req["mtu"], loss=req["loss"], tx=req["tx"],
-                      window_pkts=req["window_pkts"])
+                      window_pkts=req["window_pkts"], **req.get("engine", {}))
     try:
         buf = np.zeros(req["buffer"], dtype=np.uint8)
         mr = ep.register(buf)
@@ -221,21 +223,22 @@ def _local_ip_towards(host: str) -> str:
 def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu: int,
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
                 window_pkts: int = 1024, name: str = "netweft",
-                bind: str | None = None) -> PerfResult:
+                bind: str | None = None, engine: dict[str, int] | None = None) -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
     import numpy as np
 
     from netweft.transport import udp_endpoint
 
     payload = mtu - IP_UDP_HEADERS
+    engine = engine or {}
     ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
-                      window_pkts=window_pkts)
+                      window_pkts=window_pkts, **engine)
     try:
         src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
         mr = ep.register(src)
         ctl.send({"op": "netweft", "mtu": payload, "loss": loss, "tx": tx,
                   "window_pkts": window_pkts, "buffer": msg_size * slots,
-                  "client": list(ep.address)})
+                  "client": list(ep.address), "engine": engine})
         reply = ctl.recv()
         if reply is None or "error" in reply:
             raise PerfError(f"the server refused the netweft test: {reply}")
@@ -270,8 +273,10 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         ep.close()
     if failed:
         raise PerfError(f"{failed} of {posted} netweft writes failed")
-    extra = {"retransmits": stats["retransmits"], "pkts_out": stats["pkts_out"],
-             "server_drops": sum(v for k, v in fin["stats"].items() if k.startswith("drop_"))}
+    extra = {name: stats[name] for name in ("pkts_out", "data_pkts_out", "retransmits",
+                                            "fast_retransmits", "rto_fired")}
+    extra["server_dup_pkts"] = fin["stats"]["dup_pkts"]
+    extra["server_drops"] = sum(v for k, v in fin["stats"].items() if k.startswith("drop_"))
     return PerfResult(name, "netweft", done * msg_size, elapsed, done, cpu + fin["cpu_s"],
                       loss=loss, verified=fin["verified"], extra=extra)
 
@@ -279,18 +284,21 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
 def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "both",
                duration: float = 3.0, msg_size: int = 1 << 20, loss: float = 0.0,
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
-               window_pkts: int = 1024, bind: str | None = None) -> list[PerfResult]:
+               window_pkts: int = 1024, bind: str | None = None,
+               engine: dict[str, int] | None = None) -> list[PerfResult]:
     """Run the requested tests against the server at ``host`` and return their results."""
     ctl = _connect(host, control_port)
     results = []
     try:
         if proto in ("netweft", "both"):
             results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, depth=depth,
-                                       tx=tx, window_pkts=window_pkts, bind=bind))
+                                       tx=tx, window_pkts=window_pkts, bind=bind,
+                                       engine=engine))
             if loss:
                 results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, loss=loss,
                                            depth=depth, tx=tx, window_pkts=window_pkts,
-                                           name=f"netweft {loss:.0%} loss*", bind=bind))
+                                           name=f"netweft {loss:.0%} loss*", bind=bind,
+                                           engine=engine))
         if proto in ("tcp", "both"):
             results.append(run_tcp(ctl, host, duration, msg_size))
     finally:
@@ -342,6 +350,8 @@ def _client_argv(args: argparse.Namespace, host: str, control_port: int,
         argv += ["--json", args.json]
     if bind:
         argv += ["--bind", bind]
+    for key, value in args.engine:
+        argv += ["--engine", f"{key}={value}"]
     return argv
 
 
@@ -436,17 +446,30 @@ def _probability(text: str) -> float:
     return p
 
 
+def _setting(text: str) -> tuple[str, int]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{key}: not an integer: {value!r}") from None
+
+
 def _client_main(args: argparse.Namespace) -> int:
     try:
         results = run_client(args.host, control_port=args.control_port, proto=args.proto,
                              duration=args.time, msg_size=args.msg_size, loss=args.loss,
                              mtu=args.mtu, depth=args.depth, tx=args.tx,
-                             window_pkts=args.window, bind=args.bind)
-    except PerfError as exc:
+                             window_pkts=args.window, bind=args.bind,
+                             engine=dict(args.engine))
+    except (PerfError, TransportError) as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
     header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test, "
-              f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}")
+              f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}, "
+              f"{args.depth} writes in flight, window {args.window}"
+              + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_report(results, header), flush=True)
     if args.json:
         with open(args.json, "w") as fh:
@@ -481,6 +504,8 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
                    help="netweft transmit mode (ports: per-packet entropy source ports)")
     p.add_argument("--window", type=int, default=1024,
                    help="netweft window in packets, a power of two (default 1024)")
+    p.add_argument("--engine", type=_setting, action="append", default=[], metavar="KEY=VALUE",
+                   help="an engine setting for both ends, e.g. reorder_pkts=64 (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
 
 
