@@ -43,6 +43,10 @@ CASES = {
     "select matches": (0x9004, b"\x02body", 0),
     "select without default misses": (0x9004, b"\x03body", 2),
     "unknown ethertype accepted": (0x1234, b"whatever", 0),
+    "lookahead with enough bytes": (0x9005, b"\x11\x22\x33\x44", 0),
+    "lookahead then verify fails": (0x9005, b"\xaa\x22\x33\x44", 0x10),
+    "lookahead past the end": (0x9005, b"\xaa\x22\x33", 1),
+    "advance past the end": (0x9006, b"\x01\x02\x03", 1),
 }
 
 
@@ -51,6 +55,12 @@ def test_parser_error_code_and_bytes(make_switch, case):
     ethertype, body, code = CASES[case]
     out = make_switch().process(0, frame(ethertype, body))
     assert_outputs(out, reported(ethertype, body, code))
+
+
+def test_advance_consumes_the_skipped_bytes(make_switch):
+    """advance() removes the skipped bytes: they are neither a header nor payload."""
+    out = make_switch().process(0, frame(0x9006, b"\x01\x02\x03\x04\x5a!"))
+    assert_outputs(out, [(1, DST + bytes(6) + b"\x90\x06" + b"\x5a!")])
 
 
 def test_runt_frame_shorter_than_ethernet(make_switch):

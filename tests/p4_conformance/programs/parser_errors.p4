@@ -67,6 +67,8 @@ parser ErrParser(packet_in packet, out headers hdr, inout metadata meta,
             0x9002: parse_tags;
             0x9003: parse_len;
             0x9004: parse_sel;
+            0x9005: peek_word;
+            0x9006: skip_word;
             default: accept;
         }
     }
@@ -90,6 +92,17 @@ parser ErrParser(packet_in packet, out headers hdr, inout metadata meta,
         packet.extract(hdr.len);
         packet.extract(hdr.opt, (bit<32>)hdr.len.len * 8);
         transition accept;
+    }
+    state peek_word {
+        bit<32> word = packet.lookahead<bit<32>>();
+        transition select(word[31:24]) {
+            0xAA: parse_magic;
+            default: accept;
+        }
+    }
+    state skip_word {
+        packet.advance(32);
+        transition parse_magic;
     }
     state parse_sel {
         packet.extract(hdr.sel);
