@@ -796,6 +796,14 @@ class TypeChecker:
                 ref.args = []
                 ref.expression.decl = noaction
                 t.default_action = ir.DefaultAction(action_ref=ref, is_const=False, loc=t.loc)
+                if not any(r.action is noaction for r in t.action_refs):
+                    # as p4c: the implicit default action joins the list as @defaultonly
+                    listed = ir.ActionRef(expression=ref.expression, loc=t.loc,
+                                          annotations=[ir.Annotation(name="defaultonly",
+                                                                     loc=t.loc)])
+                    listed.action = noaction
+                    listed.args = []
+                    t.action_refs.append(listed)
         eprop = t.property("entries")
         if eprop is not None:
             t.entries_const = eprop.is_const
@@ -923,8 +931,9 @@ class TypeChecker:
                                        entry.priority_expr)
                     entry.priority_expr = pv
                     entry.priority = pv.value
-                elif explicit:
-                    entry.priority = entries[i - 1].priority if i else 1
+                elif explicit:  # continue below the previous entry (earlier entries win)
+                    prev = entries[i - 1].priority if i else len(entries) + 1
+                    entry.priority = max(1, (prev or 2) - 1)
                 elif needs_priority:
                     entry.priority = len(entries) - i
                 t.entries.append(entry)
