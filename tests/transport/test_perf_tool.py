@@ -1,0 +1,87 @@
+"""``netweft perf``: the tool runs both protocols on one path and prints their ratios.
+
+These tests check that the numbers exist, are consistent with each other and
+that every netweft message was verified; they never judge a speed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from netweft.testbed.perf import PerfResult, format_report, ratios
+
+PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
+
+
+def _parse(out: str) -> dict[str, float]:
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"ratio (.+): ([0-9.]+)x", out)}
+
+
+def test_ratios_and_report_from_results():
+    results = [PerfResult("netweft", "netweft", 4_000, 2.0, 4, 0.5),
+               PerfResult("netweft 1% loss*", "netweft", 3_000, 2.0, 3, 0.5, loss=0.01),
+               PerfResult("tcp", "tcp", 8_000, 2.0, 8, 0.5, verified=True)]
+    r = ratios(results)
+    assert r == {"netweft/tcp goodput": 0.5, "netweft 1% loss / netweft loss-free goodput": 0.75}
+    text = format_report(results, "header")
+    assert "ratio netweft/tcp goodput: 0.50x" in text
+    assert "injected by netweft" in text and "no netem" in text
+
+
+def test_bad_options_give_messages_not_tracebacks():
+    res = subprocess.run([*PERF, "client", "127.0.0.1", "--loss", "1.5"], capture_output=True,
+                         text=True)
+    assert res.returncode == 2 and "loss must be in [0, 1)" in res.stderr
+    res = subprocess.run([*PERF, "client", "127.0.0.1", "--msg-size", "lots"],
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and "not a size" in res.stderr
+    res = subprocess.run([*PERF, "client", "127.0.0.1", "--control-port", "1", "--time", "0.1"],
+                         capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "cannot reach the perf server" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def _pair(path: str, tmp_path, *extra: str) -> tuple[str, dict]:
+    out_json = tmp_path / "perf.json"
+    res = subprocess.run([*PERF, "pair", "--path", path, "--time", "0.3", "--msg-size", "256k",
+                          "--json", str(out_json), *extra], capture_output=True, text=True,
+                         timeout=180)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return res.stdout, json.loads(out_json.read_text())
+
+
+def _check(out: str, raw: dict, loss: bool) -> None:
+    names = [r["name"] for r in raw["results"]]
+    assert names[0] == "netweft" and names[-1] == "tcp"
+    assert all(r["verified"] and r["bytes"] > 0 for r in raw["results"])
+    printed = _parse(out)
+    assert printed.keys() == raw["ratios"].keys()
+    by = {r["name"]: r for r in raw["results"]}
+    assert raw["ratios"]["netweft/tcp goodput"] == pytest.approx(
+        by["netweft"]["goodput_gbps"] / by["tcp"]["goodput_gbps"])
+    if loss:
+        lossy = [r for r in raw["results"] if r["loss"] > 0][0]
+        assert lossy["extra"]["retransmits"] > 0  # loss really was injected and repaired
+        assert "injected by netweft" in out
+
+
+@pytest.mark.slow
+def test_pair_over_loopback_prints_ratios(tmp_path):
+    out, raw = _pair("loopback", tmp_path, "--loss", "0.01")
+    _check(out, raw, loss=True)
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+def test_pair_over_veth_between_namespaces(tmp_path):
+    out, raw = _pair("veth", tmp_path, "--loss", "0.01", "--mtu", "9000")
+    spaces = re.search(r"veth pair between namespaces (\S+) and (\S+),", out)
+    assert spaces
+    _check(out, raw, loss=True)
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert spaces.group(1) not in left and spaces.group(2) not in left  # cleaned up
