@@ -315,12 +315,13 @@ static uint8_t rc_of(int32_t err)
 static int rx_write(nw_engine_t *e, nw_pdc_t *p, const nw_ses_std_t *s, uint32_t msg_off,
                     const uint8_t *payload, uint32_t len, int reliable)
 {
+    /* The whole message must fit, so a write is refused in all its packets or
+     * in none (msg_off + len <= request_length was checked by the caller). */
     uint8_t *dst = NULL;
     int32_t r = NW_ENOKEY;
-    uint64_t off = s->buffer_offset + msg_off;
-    if (s->mem_key <= UINT32_MAX && off >= s->buffer_offset)
-        r = nw_mr_table_resolve(&e->mrs, (uint32_t)s->mem_key, off, len,
-                                NW_ACCESS_REMOTE_WRITE, &dst);
+    if (s->mem_key <= UINT32_MAX)
+        r = nw_mr_table_resolve(&e->mrs, (uint32_t)s->mem_key, s->buffer_offset,
+                                s->request_length, NW_ACCESS_REMOTE_WRITE, &dst);
     if (r != NW_OK) {
         e->st.remote_access_errors++;
         if (reliable)
@@ -328,7 +329,7 @@ static int rx_write(nw_engine_t *e, nw_pdc_t *p, const nw_ses_std_t *s, uint32_t
         return RX_ACCEPT;
     }
     if (len) {
-        memcpy(dst, payload, len);
+        memcpy(dst + msg_off, payload, len);
         e->st.placed_bytes += len;
     }
     return RX_ACCEPT;
