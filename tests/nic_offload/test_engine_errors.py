@@ -163,7 +163,7 @@ def test_rto_backs_off_exponentially_to_the_cap_then_fails_the_pdc():
     net._transmit = spy
     net.run()
     assert a.completions[0][:2] == (1, lib.NW_ETIMEDOUT)
-    gaps = [t1 - t0 for t0, t1 in zip(times, times[1:])]
+    gaps = [t1 - t0 for t0, t1 in zip(times, times[1:], strict=False)]
     assert gaps == [1 * rto, 2 * rto, 4 * rto, 8 * rto, 8 * rto, 8 * rto]
     assert a.stats()["rto_fired"] == 7 and a.stats()["pdc_failed"] == 1
     assert lib.nw_post_send(a.engine, p, 2, buf, 100) == lib.NW_ETIMEDOUT
