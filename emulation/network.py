@@ -160,6 +160,15 @@ class Network:
             raise NetworkError(f"no switch named {name!r}")
         return node
 
+    def peer_of(self, iface: Interface) -> Interface:
+        """The interface at the other end of ``iface``'s link."""
+        for link in self.links:
+            if link.a is iface:
+                return link.b
+            if link.b is iface:
+                return link.a
+        raise NetworkError(f"{iface.node.name}:{iface.name} is not linked")
+
     @property
     def hosts(self) -> list[Host]:
         return [n for n in self.nodes.values() if isinstance(n, Host)]
