@@ -48,6 +48,50 @@ def field_list(lw: Lowering, e: Any, body: Body) -> str:
     return " + ".join(out)
 
 
+def field_bits(lw: Lowering, e: Any, body: Body) -> tuple[str, str]:
+    """Emit code concatenating a data argument's fields; returns ``(value, nbits)`` names.
+
+    The same bits as :func:`field_list` and BMv2's ``BufBuilder`` (fields of
+    invalid headers skipped), computed with shifts in the generated code.
+    """
+    parts: list[tuple[str | None, str]] = []
+    _flatten(lw, e, e.type, None, body, parts, None)
+    acc, nbits = lw.tmp("fa"), lw.tmp("fn")
+    body.emit(f"{acc} = 0")
+    body.emit(f"{nbits} = 0")
+    groups: list[tuple[str | None, list[str]]] = []
+    for cond, item in parts:
+        if groups and groups[-1][0] == cond:
+            groups[-1][1].append(item)
+        else:
+            groups.append((cond, [item]))
+    for cond, items in groups:
+        if cond:
+            body.emit(f"if {cond}:")
+            body.indent += 1
+        fixed = [i for i in items if "__len)" not in i]
+        if len(fixed) == len(items):
+            total = 0
+            terms = []
+            widths = [int(i.rsplit(", ", 1)[1][:-1]) for i in items]
+            shift = sum(widths)
+            for item, w in zip(items, widths, strict=True):
+                value = item[1:].rsplit(", ", 1)[0]
+                shift -= w
+                terms.append(f"({value} << {shift})" if shift else value)
+                total += w
+            body.emit(f"{acc} = ({acc} << {total}) | {' | '.join(terms)}")
+            body.emit(f"{nbits} += {total}")
+        else:
+            for item in items:
+                value, width = item[1:-1].rsplit(", ", 1)
+                body.emit(f"{acc} = ({acc} << {width}) | {value}")
+                body.emit(f"{nbits} += {width}")
+        if cond:
+            body.indent -= 1
+    return acc, nbits
+
+
 def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body,
              parts: list[tuple[str | None, str]], valid: str | None) -> None:
     if isinstance(e, (ir.ListExpression, ir.StructExpression)) and ref is None:
@@ -109,10 +153,11 @@ def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[A
         return ""
     if name == "hash":
         algo = enum_member_name(args[1])
-        data = field_list(lw, args[3], body)
+        acc, nbits = field_bits(lw, args[3], body)
         base = lw.expr(args[2], body)
         mx = lw.expr(args[4], body)
-        _target(lw, args[0], f"hash_offset(X.hash({algo!r}, {data}), {base}, {mx})", body)
+        _target(lw, args[0], f"hash_offset(X.hash_bits({algo!r}, {acc}, {nbits}), {base}, {mx})",
+                body)
         return ""
     if name == "random":
         lo = lw.expr(args[1], body)
@@ -121,21 +166,21 @@ def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[A
         return ""
     if name in ("verify_checksum", "verify_checksum_with_payload"):
         cond = lw.expr(args[0], body)
-        data = field_list(lw, args[1], body)
+        acc, nbits = field_bits(lw, args[1], body)
         value = lw.expr(args[2], body)
         algo = enum_member_name(args[3])
         payload = name.endswith("_with_payload")
-        body.emit(f"if {cond} and X.checksum({algo!r}, {data}, {payload}) != {value}:")
+        body.emit(f"if {cond} and X.checksum_bits({algo!r}, {acc}, {nbits}, {payload}) != {value}:")
         body.emit("    X.checksum_error = 1")
         return ""
     if name in ("update_checksum", "update_checksum_with_payload"):
         cond = lw.expr(args[0], body)
-        data = field_list(lw, args[1], body)
         algo = enum_member_name(args[3])
         payload = name.endswith("_with_payload")
         body.emit(f"if {cond}:")
         body.indent += 1
-        _target(lw, args[2], f"X.checksum({algo!r}, {data}, {payload})", body)
+        acc, nbits = field_bits(lw, args[1], body)
+        _target(lw, args[2], f"X.checksum_bits({algo!r}, {acc}, {nbits}, {payload})", body)
         body.indent -= 1
         return ""
     if name in ("clone", "clone3", "clone_preserving_field_list"):

@@ -63,6 +63,21 @@ class PacketContext:
             data += self.payload
         return self.algorithms.get(algorithm)(data)
 
+    def hash_bits(self, algorithm: str, acc: int, nbits: int) -> int:
+        """``algorithm`` over a bit string (zero-padded to bytes at the end, as BMv2)."""
+        pad = (-nbits) % 8
+        return self.algorithms.get(algorithm)((acc << pad).to_bytes((nbits + pad) // 8, "big"))
+
+    def checksum_bits(self, algorithm: str, acc: int, nbits: int, with_payload: bool) -> int:
+        """A checksum over a bit string (and the unparsed payload if asked)."""
+        if algorithm == "csum16" and not with_payload:
+            return csum16_of_bits(acc, nbits)
+        pad = (-nbits) % 8
+        data = (acc << pad).to_bytes((nbits + pad) // 8, "big")
+        if with_payload:
+            data += self.payload
+        return self.algorithms.get(algorithm)(data)
+
     def random(self, lo: int, hi: int) -> int:
         """v1model ``random``."""
         return self.algorithms.random_in(lo, hi)
