@@ -299,6 +299,18 @@ class Endpoint:
         return out
 
     # ---- lifecycle ----
+    def fileno(self) -> int:
+        """A descriptor that is readable while completions wait (real-socket endpoints only).
+
+        Use it with ``select``/``selectors``/asyncio, then :meth:`CompletionQueue.poll`.
+        """
+        self._check_open()
+        event_fd = getattr(self._port, "event_fd", None)
+        if event_fd is None:
+            raise InvalidArgumentError("a simulated endpoint has no file descriptor; "
+                                       "use endpoint.cq.wait(), which runs the simulation")
+        return event_fd()
+
     def stats(self) -> dict[str, int]:
         """The engine's counters (packets, retransmits, drops by reason, ...)."""
         self._check_open()

@@ -120,6 +120,8 @@ def test_bad_arguments(ends):
     with pytest.raises(InvalidArgumentError, match="in flight"):
         peer.write(src, dst.remote(), length=10, wr_id=77)
     assert a.cq.wait_for(wid, timeout=5).ok
+    with pytest.raises(InvalidArgumentError, match="no file descriptor"):
+        a.fileno()
     with pytest.raises(InvalidArgumentError, match="unknown engine setting"):
         sim.endpoint(mtu_bytes=9000)
     with pytest.raises(InvalidArgumentError, match="engine"):

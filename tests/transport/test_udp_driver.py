@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+import select
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +98,33 @@ def test_veth_between_namespaces():
         target.stdin.flush()
         digest = target.stdout.readline().strip()
         assert digest == res.stdout.split()[-1]
+
+
+def test_each_packet_leaves_from_an_entropy_source_port():
+    ip_a, ip_b = _loopback_ips()
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink.bind((ip_b, 0))
+    sink.settimeout(5)
+    try:
+        with udp_endpoint((ip_a, 0), mtu=1472, tx="ports", entropy_base=40000,
+                          entropy_count=8) as a:
+            peer = a.connect(sink.getsockname())
+            payload = a.max_payload
+            peer.send(bytes(20 * payload))  # 20 packets; the sink never acknowledges
+            ports = [sink.recvfrom(2048)[1][1] for _ in range(20)]
+    finally:
+        sink.close()
+    assert set(ports) <= set(range(40000, 40008))
+    assert len(set(ports)) == 8  # spread over every entropy value
+
+
+def test_event_fd_signals_completions(loop_pair):
+    a, b = loop_pair
+    fd = a.fileno()
+    src = a.register(bytearray(b"x" * 100_000))
+    dst = b.register(bytearray(100_000))
+    b.connect(a.address)
+    wr = a.connect(b.address).write(src, dst.remote())
+    readable, _, _ = select.select([fd], [], [], 30)
+    assert readable == [fd]
+    assert [c.wr_id for c in a.cq.poll()] == [wr]
