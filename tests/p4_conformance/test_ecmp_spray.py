@@ -148,3 +148,22 @@ def test_ecn_not_marked_below_threshold_or_without_config(make_switch):
         assert_outputs(out, [(port, uet_packet(3, 63, tos=2, eth_dst=MEMBER_MACS[port],
                                                eth_src=SWITCH_MAC))])
     assert sw.counter_read("MyEgress.ecn_marked", 1) == (0, 0)
+
+
+def test_ipv4_options_are_kept_and_covered_by_the_checksum(make_switch):
+    """The shared parser extracts options into a varbit; the checksum update
+    lists them, so the recomputed checksum covers the whole header."""
+    from scapy.layers.inet import IPOption_NOP, IPOption_Router_Alert
+
+    sw = configured(make_switch, mode=1, size=1)
+
+    def pkt(ttl: int, eth_dst: str, eth_src: str) -> bytes:
+        return bytes(Ether(dst=eth_dst, src=eth_src)
+                     / IP(src="10.0.0.5", dst="10.1.2.3", ttl=ttl, id=4,
+                          options=[IPOption_Router_Alert(), IPOption_NOP(), IPOption_NOP(),
+                                   IPOption_NOP(), IPOption_NOP()])
+                     / UDP(sport=9, dport=4793) / b"opts")
+
+    sent = pkt(64, SWITCH_MAC, HOST_MAC)
+    assert sent[14] == 0x47  # ihl 7: 8 bytes of options
+    assert_outputs(sw.process(9, sent), [(1, pkt(63, MEMBER_MACS[1], SWITCH_MAC))])
