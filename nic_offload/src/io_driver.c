@@ -62,6 +62,7 @@ struct nw_io {
     nw_dest_t *tx_dst;
     struct mmsghdr *tx_msg;
     struct iovec *tx_iov;
+    uint32_t *tx_order;
     struct sockaddr_in *tx_addr;
     uint8_t *tx_ctl;
 };
@@ -312,53 +313,61 @@ static void flush_msgs(nw_io_t *io, int fd, uint32_t nmsg)
     }
 }
 
-/* Sends packets [0, count) of the batch, grouping runs per socket and GSO. */
+/* Sends packets [0, count) of the batch. Runs of equal-size packets of one
+ * flow become one message with UDP_SEGMENT (the iovec is a byte stream to
+ * GSO, so the packets need not be contiguous); the last of a run may be
+ * shorter. Messages for one socket go out in one sendmmsg. */
 static void io_transmit(nw_io_t *io, uint32_t count)
 {
     int raw = io->cfg.tx_mode == NW_IO_TX_RAW;
     int gso = (io->cfg.flags & NW_IO_GSO) && !raw;
-    uint32_t nmsg = 0;
+    uint32_t *order = io->tx_order; /* send order = engine order (PSN order per PDC) */
+    for (uint32_t i = 0; i < count; i++)
+        order[i] = i;
+    uint32_t nmsg = 0, niov = 0;
     int cur_fd = -1;
-    for (uint32_t i = 0; i < count;) {
+    for (uint32_t k = 0; k < count;) {
+        uint32_t i = order[k];
         const nw_dest_t *d = &io->tx_dst[i];
         int fd = send_fd_for(io, d);
         if (fd != cur_fd && nmsg) {
             flush_msgs(io, cur_fd, nmsg);
-            nmsg = 0;
+            nmsg = niov = 0;
         }
         cur_fd = fd;
-        uint8_t *base = io->tx_buf + (size_t)i * io->tx_stride;
         uint32_t len = io->tx_len[i];
-        uint32_t segs = 1, bytes = len;
-        /* A GSO run: consecutive full-size packets of one flow, contiguous in
-         * the batch buffer (stride == mtu), the last may be shorter. */
-        if (gso && io->tx_stride == len) {
-            while (i + segs < count && segs < IO_GSO_MAX_SEGS &&
-                   same_flow(io, d, &io->tx_dst[i + segs]) &&
-                   bytes + io->tx_len[i + segs] <= IO_GSO_MAX_BYTES) {
-                uint32_t l = io->tx_len[i + segs];
-                bytes += l;
-                segs++;
-                if (l != len)
-                    break;
-            }
-        }
+        uint8_t *base = io->tx_buf + (size_t)i * io->tx_stride;
         if (raw) {
             raw_headers(io, base, len, d);
-            bytes = len + IO_IP_UDP_HDR;
+            len += IO_IP_UDP_HDR;
+        }
+        struct iovec *iov = &io->tx_iov[niov];
+        iov[0].iov_base = base;
+        iov[0].iov_len = len;
+        uint32_t segs = 1, bytes = len;
+        if (gso) {
+            while (k + segs < count && segs < IO_GSO_MAX_SEGS) {
+                uint32_t j = order[k + segs];
+                uint32_t l = io->tx_len[j];
+                if (!same_flow(io, d, &io->tx_dst[j]) || send_fd_for(io, &io->tx_dst[j]) != fd ||
+                    l > len || bytes + l > IO_GSO_MAX_BYTES || io->tx_len[order[k + segs - 1]] != len)
+                    break;
+                iov[segs].iov_base = io->tx_buf + (size_t)j * io->tx_stride;
+                iov[segs].iov_len = l;
+                bytes += l;
+                segs++;
+            }
         }
         struct sockaddr_in *a = &io->tx_addr[nmsg];
         a->sin_family = AF_INET;
         a->sin_port = htons(raw ? 0 : d->port);
         a->sin_addr.s_addr = htonl(d->ip);
-        io->tx_iov[nmsg].iov_base = raw ? base : base;
-        io->tx_iov[nmsg].iov_len = bytes;
         struct msghdr *m = &io->tx_msg[nmsg].msg_hdr;
         memset(m, 0, sizeof(*m));
         m->msg_name = a;
         m->msg_namelen = sizeof(*a);
-        m->msg_iov = &io->tx_iov[nmsg];
-        m->msg_iovlen = 1;
+        m->msg_iov = iov;
+        m->msg_iovlen = segs;
         if (segs > 1) {
             uint8_t *ctl = io->tx_ctl + (size_t)nmsg * CTL_SPACE;
             memset(ctl, 0, CTL_SPACE);
@@ -373,8 +382,9 @@ static void io_transmit(nw_io_t *io, uint32_t count)
             io->st.gso_sends++;
         }
         nmsg++;
+        niov += segs;
         io->st.send_pkts += segs;
-        i += segs;
+        k += segs;
     }
     if (nmsg)
         flush_msgs(io, cur_fd, nmsg);
@@ -459,6 +469,7 @@ static void io_free(nw_io_t *io)
     free(io->tx_dst);
     free(io->tx_msg);
     free(io->tx_iov);
+    free(io->tx_order);
     free(io->tx_addr);
     free(io->tx_ctl);
     pthread_mutex_destroy(&io->mu);
@@ -496,11 +507,12 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
     io->tx_dst = calloc(b, sizeof(*io->tx_dst));
     io->tx_msg = calloc(b, sizeof(*io->tx_msg));
     io->tx_iov = calloc(b, sizeof(*io->tx_iov));
+    io->tx_order = calloc(b, sizeof(*io->tx_order));
     io->tx_addr = calloc(b, sizeof(*io->tx_addr));
     io->tx_ctl = calloc(b, CTL_SPACE);
     if (!io->rx_buf || !io->rx_msg || !io->rx_iov || !io->rx_addr || !io->rx_ctl ||
         !io->tx_buf || !io->tx_len || !io->tx_dst || !io->tx_msg || !io->tx_iov ||
-        !io->tx_addr || !io->tx_ctl) {
+        !io->tx_addr || !io->tx_ctl || !io->tx_order) {
         *err = NW_ENOMEM;
         io_free(io);
         return NULL;
