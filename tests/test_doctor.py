@@ -1,5 +1,6 @@
 """``netweft doctor`` against the machine it runs on."""
 
+import functools
 import json
 import os
 import shutil
@@ -12,6 +13,7 @@ import pytest
 from netweft.testbed import doctor
 
 
+@functools.cache
 def _rows():
     out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "doctor", "--json"],
                          capture_output=True, text=True, check=True).stdout
