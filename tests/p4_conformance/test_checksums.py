@@ -34,6 +34,26 @@ def test_bad_ipv4_checksum_sets_checksum_error_and_is_not_dropped(make_switch):
     assert_outputs(out, [(2, bytes(udp_packet(63, 1001, b"abc")))])
 
 
+def test_bad_udp_checksum_sets_checksum_error(make_switch):
+    data = bytearray(bytes(udp_packet(64, 1000, b"payload")))
+    data[40] ^= 0x01  # UDP checksum low byte (14 + 20 + 6)
+    out = make_switch().process(0, bytes(data))
+    assert_outputs(out, [(2, bytes(udp_packet(63, 1001, b"payload")))])
+
+
+def test_corrupted_udp_payload_sets_checksum_error(make_switch):
+    data = bytes(udp_packet(64, 1000, b"payload"))
+    out = make_switch().process(0, data[:-1] + b"X")
+    assert_outputs(out, [(2, bytes(udp_packet(63, 1001, b"payloaX")))])
+
+
+def test_zero_udp_checksum_is_not_verified(make_switch):
+    pkt = udp_packet(64, 1000, b"nocsum")
+    pkt[UDP].chksum = 0
+    out = make_switch().process(0, bytes(pkt))
+    assert_outputs(out, [(1, bytes(udp_packet(63, 1001, b"nocsum")))])
+
+
 def test_non_udp_ipv4_only_gets_the_header_checksum(make_switch):
     def icmp_like(ttl):
         return (Ether(dst="0a:00:00:00:00:01", src="0a:00:00:00:00:02")

@@ -1,6 +1,6 @@
 /*
- * verify_checksum / update_checksum / update_checksum_with_payload with csum16
- * on IPv4 and UDP.  A bad IPv4 checksum sets standard_metadata.checksum_error
+ * verify_checksum(_with_payload) / update_checksum(_with_payload) with csum16
+ * on IPv4 and UDP.  A bad IPv4 or UDP checksum sets standard_metadata.checksum_error
  * (the packet is not dropped): ingress sends it to port 2 instead of port 1.
  * Ingress decrements the TTL and increments the UDP source port so that both
  * checksums must be recomputed on the way out.
@@ -73,6 +73,10 @@ control CkVerifyChecksum(inout headers hdr, inout metadata meta) {
               hdr.ipv4.identification, hdr.ipv4.flags, hdr.ipv4.fragOffset,
               hdr.ipv4.ttl, hdr.ipv4.protocol, hdr.ipv4.srcAddr, hdr.ipv4.dstAddr },
             hdr.ipv4.hdrChecksum, HashAlgorithm.csum16);
+        verify_checksum_with_payload(hdr.udp.isValid() && hdr.udp.checksum != 0,
+            { hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, 8w0, hdr.ipv4.protocol,
+              hdr.udp.length_, hdr.udp.srcPort, hdr.udp.dstPort, hdr.udp.length_ },
+            hdr.udp.checksum, HashAlgorithm.csum16);
     }
 }
 

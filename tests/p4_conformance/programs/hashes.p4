@@ -31,6 +31,8 @@ header result_t {
     bit<16> crc16_12bit;
     bit<8>  narrow;
     bit<8>  random_value;
+    bit<16> csum16_odd;
+    bit<16> xor16_odd;
 }
 
 struct headers {
@@ -82,6 +84,11 @@ control HashIngress(inout headers hdr, inout metadata meta,
         hash(hdr.result.narrow, HashAlgorithm.crc32, (bit<32>)0,
              { hdr.input.b }, (bit<64>)4294967296);
         random(hdr.result.random_value, (bit<8>)10, (bit<8>)20);
+        /* five bytes: the odd tail is padded with a zero byte */
+        hash(hdr.result.csum16_odd, HashAlgorithm.csum16, (bit<16>)0,
+             { hdr.input.a, hdr.input.c }, (bit<32>)65536);
+        hash(hdr.result.xor16_odd, HashAlgorithm.xor16, (bit<16>)0,
+             { hdr.input.a, hdr.input.c }, (bit<32>)65536);
         standard_metadata.egress_spec = 1;
     }
 }
