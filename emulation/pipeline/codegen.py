@@ -31,6 +31,8 @@ from netweft.emulation.pipeline.types import (
     unsupported,
 )
 
+PARSER_STEP_LIMIT = 4096  # state transitions per parse before error.ParserTimeout
+
 
 def _ident(text: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in text)
@@ -218,8 +220,13 @@ class Lowering:
             raise P4Error(f"parser {decl.name} has no start state", decl.loc)
         order = [start] + [s for s in states if s is not start]
         body.emit(f"s = {index[id(start)]}")
+        body.emit(f"steps = {PARSER_STEP_LIMIT}")
         body.emit("while True:")
         body.indent += 1
+        # a parser that loops without consuming input must not hang the switch
+        body.emit("steps -= 1")
+        body.emit("if steps < 0:")
+        body.emit(f"    raise ParserReject({self.ecode('ParserTimeout')})")
         for n, st in enumerate(order):
             body.emit(("if" if n == 0 else "elif") + f" s == {index[id(st)]}:  # {st.name}")
             body.indent += 1
