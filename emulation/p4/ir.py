@@ -48,6 +48,9 @@ What the back end can rely on after ``compile_p4``
   ``.instantiated`` pointing at that copy. Tables, actions, extern instances and
   value sets carry ``.fqn``, their fully qualified control-plane name as p4c
   writes it in P4Info (``@name`` honoured).
+* The P4Control/P4Parser declarations in ``P4Program.objects`` are unchecked
+  *templates*; the checked code is in ``Program.blocks[...].decl`` and in
+  ``Declaration_Instance.instantiated`` / ``ConstructorCallExpression.instantiated``.
 * Tables: ``P4Table.keys``, ``.action_refs``, ``.default_action``,
   ``.entries``, ``.size``, ``.implementation``, ``.counters``, ``.meters``,
   ``.other_properties`` (see :class:`P4Table`).

@@ -609,7 +609,11 @@ class Parser:
             return self.parse_action(annotations)
         if self.starts_type():
             return self.parse_typed_declaration(annotations, top_level=False)
-        raise self.error(f"expected a declaration but found {self.peek().describe()}")
+        t = self.peek()
+        if t.kind == IDENT and (self.is_name_token(self.peek(1)) or self.at_op("(", 1)
+                                or self.at_op("<", 1)):
+            raise self.error(f"unknown type '{t.text}'")
+        raise self.error(f"expected a declaration but found {t.describe()}")
 
     def parse_action(self, annotations: list[ir.Annotation]) -> ir.P4Action:
         self.expect_kw("action")
@@ -940,8 +944,10 @@ class Parser:
         if isinstance(left, ir.MethodCallExpression):
             self.expect_op(";", "after method call")
             return ir.MethodCallStatement(call=left, loc=loc)
-        if self.at_op("==") and not self.speculating:
-            raise self.error("expected '=' (assignment) but found '=='")
+        if isinstance(left, ir.PathExpression) and self.is_name_token(self.peek()):
+            raise P4Error(f"unknown type '{left.name}'", left.loc)
+        if isinstance(left, ir.Binary) and left.op == "==" and not self.speculating:
+            raise P4Error("expected '=' (assignment) but found '=='", left.loc)
         raise self.error(f"expected '=' or a method call but found {self.peek().describe()}")
 
     def parse_switch(self) -> ir.SwitchStatement:
@@ -1159,17 +1165,17 @@ class Parser:
                 if n.kind not in (IDENT, KEYWORD):
                     raise self.error(f"expected a member name after '.' but found {n.describe()}")
                 self.advance()
-                e = ir.Member(expr=e, member=n.text, loc=n.loc)
+                e = ir.Member(expr=e, member=n.text, loc=e.loc)
             elif t.is_op("["):
                 self.advance()
                 idx = self.parse_expression()
                 if self.accept_op(":"):
                     lo = self.parse_expression()
                     self.expect_op("]", "after slice")
-                    e = ir.SliceExpr(expr=e, hi=idx, lo=lo, loc=t.loc)
+                    e = ir.SliceExpr(expr=e, hi=idx, lo=lo, loc=e.loc)
                 else:
                     self.expect_op("]", "after index")
-                    e = ir.ArrayIndex(left=e, index=idx, loc=t.loc)
+                    e = ir.ArrayIndex(left=e, index=idx, loc=e.loc)
             elif t.is_op("("):
                 args = self.parse_arguments()
                 e = ir.MethodCallExpression(method=e, args=args, loc=e.loc)

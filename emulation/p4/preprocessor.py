@@ -159,6 +159,7 @@ class Preprocessor:
         text = strip_comments(text.replace("\r\n", "\n"), filename)
         # stack of [active, seen_true_branch, parent_active, saw_else]
         cond: list[list[bool]] = []
+        cond_locs: list[SourceLoc] = []
         active = True
         line_offset = 0
         file_label = filename
@@ -174,6 +175,7 @@ class Preprocessor:
                 m = re.match(r"([A-Za-z_]\w*)\s*(.*)\Z", body, re.S)
                 directive, rest = (m.group(1), m.group(2).strip()) if m else (body, "")
                 if directive in ("if", "ifdef", "ifndef"):
+                    cond_locs.append(loc)
                     if not active:
                         cond.append([False, True, False, False])
                         continue
@@ -199,6 +201,7 @@ class Preprocessor:
                     if not cond:
                         raise P4Error("#endif without #if", loc)
                     cond.pop()
+                    cond_locs.pop()
                 elif not active:
                     pass
                 elif directive == "define":
@@ -228,7 +231,7 @@ class Preprocessor:
             else:
                 self._emit("", SourceLoc(file_label, loc_line, 1))
         if cond:
-            raise P4Error("unterminated #if (missing #endif)", SourceLoc(file_label, 1, 1))
+            raise P4Error("#if without #endif", cond_locs[-1])
         self._depth -= 1
 
     # ---------------------------------------------------------------- directives
