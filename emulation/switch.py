@@ -135,6 +135,15 @@ class SoftSwitch:
         """Set the action run on a miss."""
         self._table(table).set_default(action, params)
 
+    def table_modify(self, table: str, entry: TableEntry, action: str,
+                     params: Mapping[str, object] | Sequence[object] = ()) -> None:
+        """Change the action of an entry returned by :meth:`table_add`."""
+        self._table(table).modify(entry, action, params)
+
+    def table_entries(self, table: str) -> list[TableEntry]:
+        """The installed entries of a table (program const entries included)."""
+        return self._table(table).entries
+
     def table_delete(self, table: str, entry: TableEntry) -> None:
         """Remove an entry returned by :meth:`table_add`."""
         try:
@@ -143,7 +152,7 @@ class SoftSwitch:
             raise SwitchError(f"table {table}: no such entry") from None
 
     def table_clear(self, table: str) -> None:
-        """Remove every non-const entry... (all entries, as BMv2's table_clear)."""
+        """Remove every entry of a table (as BMv2's ``table_clear``)."""
         self._table(table).clear()
 
     def direct_counter_read(self, table: str, entry: TableEntry) -> tuple[int, int]:

@@ -139,6 +139,17 @@ class MatchTable:
         self._index(entry)
         return entry
 
+    def modify(self, entry: TableEntry, action: str,
+               params: Mapping[str, object] | Sequence[object] = ()) -> None:
+        """Change the action (and arguments) of an installed entry; its counters stay."""
+        if entry not in self._entries:
+            raise TableError(f"table {self.name}: no such entry")
+        spec = self._action(action)
+        if spec.default_only:
+            raise TableError(f"table {self.name}: action {spec.name} is @defaultonly")
+        args = self._args(spec, params)
+        entry.action, entry.args, entry.bound = spec.name, args, self._bind(spec.name, args)
+
     def delete(self, entry: TableEntry) -> None:
         """Remove an installed entry."""
         self._entries.remove(entry)

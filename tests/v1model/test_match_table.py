@@ -105,3 +105,14 @@ def test_ipv6_values():
     t = table(("hdr.ipv6.dstAddr", "lpm", 128))
     t.add({"dstAddr": ("2001:db8::", 32)}, "forward", {"port": 6})
     assert port_of(t.lookup((0x20010DB8 << 96 | 5,))) == 6
+
+
+def test_modify_and_delete_entries():
+    t = table(("hdr.ipv4.dstAddr", "exact", 32))
+    e = t.add({"dstAddr": 5}, "forward", {"port": 1})
+    t.modify(e, "forward", {"port": 7})
+    assert port_of(t.lookup((5,))) == 7
+    t.delete(e)
+    assert t.lookup((5,)) is None
+    with pytest.raises(TableError, match="no such entry"):
+        t.modify(e, "drop")
