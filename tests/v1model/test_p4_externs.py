@@ -132,3 +132,17 @@ def test_action_profile_entries_need_members():
     sw = switch("externs")
     with pytest.raises(ValueError, match="action profile"):
         sw.table_add("ecmp", {"hdr.ipv4.dstAddr": 1}, "set_port", {"port": 1})
+
+
+def test_direct_meter_colours_per_entry():
+    now = [0]
+    sw = switch("externs", clock=lambda: now[0])
+    e1 = sw.table_add("by_meter", {"hdr.ctl.idx": 1}, "metered", {})
+    sw.table_add("by_meter", {"hdr.ctl.idx": 2}, "metered", {})
+    sw.direct_meter_set_rates("by_meter", e1, [(0.001, 1), (0.002, 2)])
+    colours = [fields(one(sw, ctl(9, idx=1))[1])[5] for _ in range(3)]
+    assert colours == [0, 1, 2]
+    assert fields(one(sw, ctl(9, idx=2))[1])[5] == 0  # its own, unconfigured meter
+    assert fields(one(sw, ctl(9, idx=3))[1])[5] == 0  # miss: NoAction leaves out3 alone
+    with pytest.raises(ValueError, match="no direct meter"):
+        sw.direct_meter_set_rates("by_op", e1, [(1.0, 1), (1.0, 1)])

@@ -57,6 +57,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     meter(2, MeterType.packets) mtr;
     direct_counter(CounterType.packets_and_bytes) dctr;
     action_selector(HashAlgorithm.crc16, 16, 16) sel;
+    direct_meter<bit<8>>(MeterType.packets) dmtr;
     AddConst(100) add100;
 
     action set_port(bit<9> port) { sm.egress_spec = port; }
@@ -70,6 +71,15 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         }
         actions = { set_port; }
         implementation = sel;
+    }
+
+    action metered() { dmtr.read(hdr.ctl.out3); }
+
+    table by_meter {
+        key = { hdr.ctl.idx: exact; }
+        actions = { metered; NoAction; }
+        meters = dmtr;
+        default_action = NoAction();
     }
 
     table by_op {
@@ -115,6 +125,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             hdr.ctl.sval = hdr.ctl.sval - 8s100;
             hdr.ctl.out3 = (bit<8>) (hdr.ctl.sval >> 1);
             hdr.ctl.out2 = hdr.ctl.value[7:0] ++ hdr.ctl.value[15:8];
+        } else if (hdr.ctl.op == 9) {   /* direct meter */
+            by_meter.apply();
         } else if (hdr.ctl.op == 8) {   /* assert */
             assert(hdr.ctl.value == 0);
         }
