@@ -285,25 +285,48 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
                duration: float = 3.0, msg_size: int = 1 << 20, loss: float = 0.0,
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
                window_pkts: int = 1024, bind: str | None = None,
-               engine: dict[str, int] | None = None) -> list[PerfResult]:
-    """Run the requested tests against the server at ``host`` and return their results."""
+               engine: dict[str, int] | None = None, rounds: int = 3) -> list[PerfResult]:
+    """Run the requested tests against the server at ``host`` and return their results.
+
+    Each test gets ``duration`` seconds in total, split over ``rounds`` rounds
+    that interleave the tests, so that a change in the machine's load during
+    the run weighs on every test alike and the ratios stay fair.
+    """
+    if rounds < 1:
+        raise PerfError(f"rounds must be >= 1, got {rounds}")
     ctl = _connect(host, control_port)
-    results = []
+    slice_s = duration / rounds
+    tests: list[tuple[str, Any]] = []
+    if proto in ("netweft", "both"):
+        tests.append(("netweft", lambda: run_netweft(
+            ctl, host, slice_s, msg_size, mtu=mtu, depth=depth, tx=tx,
+            window_pkts=window_pkts, bind=bind, engine=engine)))
+        if loss:
+            name = f"netweft {loss:.0%} loss*"
+            tests.append((name, lambda: run_netweft(
+                ctl, host, slice_s, msg_size, mtu=mtu, loss=loss, depth=depth, tx=tx,
+                window_pkts=window_pkts, name=name, bind=bind, engine=engine)))
+    if proto in ("tcp", "both"):
+        tests.append(("tcp", lambda: run_tcp(ctl, host, slice_s, msg_size)))
+    totals: dict[str, PerfResult] = {}
     try:
-        if proto in ("netweft", "both"):
-            results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, depth=depth,
-                                       tx=tx, window_pkts=window_pkts, bind=bind,
-                                       engine=engine))
-            if loss:
-                results.append(run_netweft(ctl, host, duration, msg_size, mtu=mtu, loss=loss,
-                                           depth=depth, tx=tx, window_pkts=window_pkts,
-                                           name=f"netweft {loss:.0%} loss*", bind=bind,
-                                           engine=engine))
-        if proto in ("tcp", "both"):
-            results.append(run_tcp(ctl, host, duration, msg_size))
+        for _ in range(rounds):
+            for name, run in tests:
+                part = run()
+                if name not in totals:
+                    totals[name] = part
+                    continue
+                total = totals[name]
+                total.bytes += part.bytes
+                total.seconds += part.seconds
+                total.messages += part.messages
+                total.cpu_s += part.cpu_s
+                total.verified = bool(total.verified and part.verified)
+                for key, value in part.extra.items():
+                    total.extra[key] = total.extra.get(key, 0) + value
     finally:
         ctl.close()
-    return results
+    return [totals[name] for name, _ in tests]
 
 
 def ratios(results: list[PerfResult]) -> dict[str, float]:
@@ -345,7 +368,8 @@ def _client_argv(args: argparse.Namespace, host: str, control_port: int,
     argv = [sys.executable, "-m", "netweft.testbed.cli", "perf", "client", host,
             "--control-port", str(control_port), "--proto", args.proto, "--time", str(args.time),
             "--msg-size", str(args.msg_size), "--loss", str(args.loss), "--mtu", str(args.mtu),
-            "--depth", str(args.depth), "--tx", args.tx, "--window", str(args.window)]
+            "--depth", str(args.depth), "--tx", args.tx, "--window", str(args.window),
+            "--rounds", str(args.rounds)]
     if args.json:
         argv += ["--json", args.json]
     if bind:
@@ -390,11 +414,15 @@ def run_pair(args: argparse.Namespace) -> int:
     net.add_link(h1, h2, mtu=args.mtu)
     try:
         with net:
+            if args.offloads == "on":  # the builder turns them off for switches; hosts have them
+                for host in (h1, h2):
+                    host.cmd("ethtool", "-K", "eth0", "tx", "on", "rx", "on", "tso", "on",
+                             "gso", "on", "gro", "on")
             server = _start_server(["ip", "netns", "exec", h1.netns, *server_cmd, "--bind",
                                     "10.0.0.1"])
             try:
-                print(f"veth pair between namespaces {h1.netns} and {h2.netns}, MTU {args.mtu}",
-                      flush=True)
+                print(f"veth pair between namespaces {h1.netns} and {h2.netns}, MTU {args.mtu}, "
+                      f"checksum/TSO/GSO/GRO offloads {args.offloads}", flush=True)
                 return subprocess.run(["ip", "netns", "exec", h2.netns,
                                        *_client_argv(args, "10.0.0.1", CONTROL_PORT)],
                                       check=False).returncode
@@ -462,11 +490,12 @@ def _client_main(args: argparse.Namespace) -> int:
                              duration=args.time, msg_size=args.msg_size, loss=args.loss,
                              mtu=args.mtu, depth=args.depth, tx=args.tx,
                              window_pkts=args.window, bind=args.bind,
-                             engine=dict(args.engine))
+                             engine=dict(args.engine), rounds=args.rounds)
     except (PerfError, TransportError) as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
-    header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test, "
+    header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test in "
+              f"{args.rounds} interleaved rounds, "
               f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}, "
               f"{args.depth} writes in flight, window {args.window}"
               + "".join(f", {k}={v}" for k, v in args.engine))
@@ -494,6 +523,8 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--proto", choices=("netweft", "tcp", "both"), default="both",
                    help="what to measure (default both, which prints the ratio)")
     p.add_argument("--time", type=float, default=3.0, help="seconds per test (default 3)")
+    p.add_argument("--rounds", type=int, default=3,
+                   help="interleave the tests in this many rounds (default 3)")
     p.add_argument("--msg-size", type=_size, default=1 << 20,
                    help="bytes per message (default 1m)")
     p.add_argument("--loss", type=_probability, default=0.0,
@@ -526,5 +557,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.set_defaults(func=_client_main)
     pr = perf.add_parser("pair", help="run a server and a client here, over loopback or veth")
     pr.add_argument("--path", choices=("loopback", "veth"), default="loopback")
+    pr.add_argument("--offloads", choices=("on", "off"), default="on",
+                    help="veth checksum/TSO/GSO/GRO offloads (default on, as on real hosts)")
     _add_client_options(pr)
     pr.set_defaults(func=run_pair)
