@@ -2,11 +2,14 @@
 
 Three hosts in network namespaces hang off one switch process running the
 embedded P4 switch with ``p4/basic_forward.p4`` (IPv4 LPM forwarding, entries
-from a runtime file). Hosts h1 and h3 send UDP datagrams of random content to
-an echo service on h2; every datagram crosses the P4 pipeline twice. The demo
-prints a table (delivered, intact, round-trip times), the switch's counters,
-and writes the raw numbers (JSON), the runtime file and a pcap of the switch's
-port to h2 into the output folder. Each new capability extends this experiment.
+from a runtime file), over veth links with a 9000-byte MTU. First, hosts h1 and
+h3 send UDP datagrams of random content to an echo service on h2: every
+datagram crosses the P4 pipeline twice. Then h1 RMA-writes 8 MiB into memory
+registered on h2 with netweft's transport (packets sprayed over UDP source
+ports, selective repeat), and h2 checks every byte. The demo prints a table,
+the switch's counters, and writes the raw numbers (JSON), the runtime file and
+a pcap of the switch's port to h2 into the output folder. Each new capability
+extends this experiment.
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ import os
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -27,38 +29,9 @@ from netweft.p4 import program
 
 ECHO_PORT = 7007
 
-_ECHO_SERVER = textwrap.dedent("""
-    import socket
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("0.0.0.0", ECHO_PORT))
-    print("ready", flush=True)
-    while True:
-        data, peer = s.recvfrom(65535)
-        s.sendto(data, peer)
-""".replace("ECHO_PORT", str(ECHO_PORT)))
-
-_CLIENT = textwrap.dedent("""
-    import json, os, socket, sys, time
-    dst, count, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.settimeout(1.0)
-    out = []
-    for seq in range(count):
-        payload = seq.to_bytes(4, "big") + os.urandom(size - 4)
-        t0 = time.perf_counter()
-        s.sendto(payload, (dst, ECHO_PORT))
-        rtt, intact = None, False
-        try:
-            while True:
-                data, _ = s.recvfrom(65535)
-                if data[:4] == payload[:4]:
-                    rtt, intact = time.perf_counter() - t0, data == payload
-                    break
-        except socket.timeout:
-            pass
-        out.append({"seq": seq, "rtt_s": rtt, "intact": intact})
-    print(json.dumps(out))
-""".replace("ECHO_PORT", str(ECHO_PORT)))
+RMA_BYTES = 8 << 20
+LINK_MTU = 9000
+HOSTS = [sys.executable, "-m", "netweft.testbed.demo_hosts"]
 
 
 def _runtime(net: Network) -> dict:
@@ -84,22 +57,22 @@ def build_network() -> Network:
     s1 = net.add_switch("s1")
     for n in (1, 2, 3):
         host = net.add_host(f"h{n}", f"10.0.1.{n}/24")
-        net.add_link(host, s1)
+        net.add_link(host, s1, mtu=LINK_MTU)
     return net
 
 
-def run_demo(out_dir: Path, count: int = 50, size: int = 512,
+def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = RMA_BYTES,
              log=print) -> dict:
     """Run the experiment; returns (and writes to ``out_dir``) its raw results."""
     out_dir.mkdir(parents=True, exist_ok=True)
     net = build_network()
-    log(f"[1/4] building h1, h2, h3 on switch s1 (namespaces {net.prefix}-*)")
+    log(f"[1/5] building h1, h2, h3 on switch s1 (namespaces {net.prefix}-*)")
     with net:
         s1, h2 = net.switch("s1"), net.host("h2")
         runtime = out_dir / "s1-runtime.json"
         runtime.write_text(json.dumps(_runtime(net), indent=2))
         stats_file = out_dir / "s1-counters.json"
-        log("[2/4] starting the embedded P4 switch with basic_forward.p4")
+        log("[2/5] starting the embedded P4 switch with basic_forward.p4")
         switch = start_switch_process(s1, program("basic_forward"), runtime, stats_file,
                                       log=out_dir / "s1.log")
         pcap = out_dir / "s1-eth2.pcap"
@@ -109,12 +82,12 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512,
         line = capture.stderr.readline()
         if "listening on" not in line:
             raise NetworkError(f"tcpdump on s1-eth2 did not start: {line.strip()}")
-        echo = h2.popen(sys.executable, "-c", _ECHO_SERVER, stdout=subprocess.PIPE, text=True)
+        echo = h2.popen(*HOSTS, "echo", str(ECHO_PORT), stdout=subprocess.PIPE, text=True)
         if echo.stdout.readline().strip() != "ready":
             raise NetworkError("echo service on h2 did not start")
-        log(f"[3/4] h1 and h3 each send {count} datagrams of {size} bytes to h2 and wait "
+        log(f"[3/5] h1 and h3 each send {count} datagrams of {size} bytes to h2 and wait "
             "for the echo")
-        senders = {name: net.host(name).popen(sys.executable, "-c", _CLIENT, h2.ip_address,
+        senders = {name: net.host(name).popen(*HOSTS, "ping", h2.ip_address, str(ECHO_PORT),
                                               str(count), str(size), stdout=subprocess.PIPE,
                                               text=True)
                    for name in ("h1", "h3")}
@@ -122,13 +95,17 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512,
         for name, proc in senders.items():
             out, _ = proc.communicate(timeout=60 + count * 2)
             flows[name] = json.loads(out)
+        log(f"[4/5] h1 RMA-writes {rma_bytes} bytes into h2's registered memory with "
+            "netweft's transport")
+        rma = _rma_write(net, rma_bytes)
         time.sleep(0.2)
-        log("[4/4] stopping the switch and collecting its counters")
+        log("[5/5] stopping the switch and collecting its counters")
         for proc in (capture, switch):
             proc.terminate()
             proc.wait(timeout=10)
     results = {"topology": "h1,h2,h3 - s1", "program": "basic_forward.p4", "size": size,
-               "count": count, "flows": {}, "switch": json.loads(stats_file.read_text())}
+               "count": count, "flows": {}, "rma_write": rma,
+               "switch": json.loads(stats_file.read_text())}
     for name, records in flows.items():
         rtts = sorted(r["rtt_s"] for r in records if r["rtt_s"] is not None)
         results["flows"][f"{name}->h2"] = {
@@ -141,6 +118,25 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512,
     return results
 
 
+def _rma_write(net: Network, length: int) -> dict:
+    """h1 writes ``length`` random bytes into h2; both sides hash what they hold."""
+    h1, h2 = net.host("h1"), net.host("h2")
+    target = h2.popen(*HOSTS, "rma-target", h2.ip_address, str(length), str(LINK_MTU - 28),
+                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    port, rkey, size = target.stdout.readline().split()
+    writer = h1.popen(*HOSTS, "rma-writer", h1.ip_address, h2.ip_address, port, rkey, size,
+                      str(LINK_MTU - 28), stdout=subprocess.PIPE, text=True)
+    out, _ = writer.communicate(timeout=180)
+    if writer.returncode != 0:
+        raise NetworkError(f"the RMA writer on h1 failed (exit {writer.returncode})")
+    result = json.loads(out)
+    target.stdin.write("done\n")
+    target.stdin.flush()
+    result["intact"] = target.stdout.readline().strip() == result.pop("sha256")
+    target.wait(timeout=10)
+    return result
+
+
 def format_results(results: dict) -> str:
     lines = [f"{'flow':<8} {'sent':>5} {'echoed':>7} {'intact':>7} {'rtt p50 ms':>11} "
              f"{'rtt max ms':>11}"]
@@ -149,6 +145,9 @@ def format_results(results: dict) -> str:
         mx = f"{r['rtt_max_ms']:.2f}" if r["rtt_max_ms"] is not None else "-"
         lines.append(f"{flow:<8} {r['sent']:>5} {r['echoed']:>7} {r['intact']:>7} {p50:>11} "
                      f"{mx:>11}")
+    rma = results["rma_write"]
+    lines.append(f"RMA write h1->h2: {rma['bytes']} bytes in {rma['seconds'] * 1e3:.0f} ms, "
+                 f"{rma['goodput_mbit_s']:.1f} Mbit/s, intact: {rma['intact']}")
     counters = ", ".join(f"{k}={v}" for k, v in sorted(results["switch"].items()))
     lines.append(f"switch s1: {counters}")
     return "\n".join(lines)
@@ -159,11 +158,12 @@ def _main(args: argparse.Namespace) -> int:
         print("netweft demo: needs root (network namespaces)", file=sys.stderr)
         return 1
     out_dir = args.out or Path("results") / time.strftime("demo-%Y%m%d-%H%M%S")
-    results = run_demo(out_dir, args.count, args.size,
+    results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
                        log=lambda msg: print(msg, file=sys.stderr, flush=True))
     print(format_results(results))
     print(f"raw numbers, runtime file and capture in {out_dir}/")
     ok = all(f["intact"] == f["sent"] for f in results["flows"].values())
+    ok = ok and results["rma_write"]["intact"]
     return 0 if ok else 1
 
 
@@ -172,5 +172,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("demo", help="run netweft's main job: an emulated fabric experiment")
     p.add_argument("--count", type=int, default=50, help="datagrams per sender")
     p.add_argument("--size", type=int, default=512, help="bytes per datagram (>= 4)")
+    p.add_argument("--rma-bytes", type=int, default=RMA_BYTES,
+                   help="bytes h1 writes into h2 with netweft's transport")
     p.add_argument("--out", type=Path, help="output folder (default results/demo-<time>)")
     p.set_defaults(func=_main)

@@ -12,7 +12,7 @@ from netweft.testbed.demo import ECHO_PORT, format_results, run_demo
 @pytest.mark.netns
 def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
     before = set(netns.listnetns())
-    results = run_demo(tmp_path, count=5, size=300, log=lambda _msg: None)
+    results = run_demo(tmp_path, count=5, size=300, rma_bytes=1 << 20, log=lambda _msg: None)
     assert set(netns.listnetns()) == before
     for flow in ("h1->h2", "h3->h2"):
         assert results["flows"][flow]["sent"] == 5
@@ -22,6 +22,9 @@ def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
     assert results["switch"]["tx_port2"] >= 10
     assert results["switch"]["tx_port1"] >= 5 and results["switch"]["tx_port3"] >= 5
     assert json.loads((tmp_path / "results.json").read_text()) == results
+    # h2 hashed its registered memory after the RMA write; h1 hashed what it wrote.
+    assert results["rma_write"]["bytes"] == 1 << 20 and results["rma_write"]["intact"]
+    assert results["switch"]["tx_port2"] >= 10 + (1 << 20) // 8972
     # The capture on s1-eth2 shows the P4 program's work: TTL decremented from 64, the
     # destination MAC rewritten to h2's.
     to_h2 = [p for p in rdpcap(str(tmp_path / "s1-eth2.pcap"))
