@@ -13,6 +13,7 @@ from .packets import assert_outputs
 
 make_switch = switch_factory("language")
 make_generic_switch = switch_factory("generic_function")
+make_switch_statement_switch = switch_factory("switch_statement")
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002")
 LANG = "!BBHIBBBB"
@@ -51,3 +52,12 @@ def test_generic_function(make_generic_switch, x, y):
     expected = ETH + b"\x88\xbc" + struct.pack(
         "!BHBH", x, y, 0xAA if x < 10 else 0xBB, y if y > 1000 else 1000)
     assert_outputs(make_generic_switch().process(0, frame), [(1, expected)])
+
+
+@pytest.mark.parametrize("value, by_value", [(0, 10), (1, 20), (2, 20), (7, 0x55), (9, 30)])
+@pytest.mark.parametrize("color, by_color", [(1, 0xAA), (2, 0xBB), (3, 0xBB), (9, 0x55)])
+def test_switch_statement_on_values_and_enums(make_switch_statement_switch, value, by_value,
+                                              color, by_color):
+    frame = ETH + b"\x88\xc0" + bytes([value, color, 0x55, 0x55])
+    expected = ETH + b"\x88\xc0" + bytes([value, color, by_value, by_color])
+    assert_outputs(make_switch_statement_switch().process(0, frame), [(1, expected)])
