@@ -7,8 +7,9 @@ h3 send UDP datagrams of random content to an echo service on h2: every
 datagram crosses the P4 pipeline twice. Then h1 RMA-writes 8 MiB into memory
 registered on h2 with netweft's transport (packets sprayed over UDP source
 ports, selective repeat), and h2 checks every byte. The demo prints a table,
-the switch's counters, and writes the raw numbers (JSON), the runtime file and
-a pcap of the switch's port to h2 into the output folder. Each new capability
+the switch's counters, and writes the raw numbers (JSON), a plot of the
+round-trip times, the runtime file and a pcap of the switch's port to h2 into
+the output folder. Each new capability
 extends this experiment.
 """
 
@@ -26,6 +27,7 @@ from pathlib import Path
 from netweft.emulation.network import Network, NetworkError
 from netweft.emulation.switch_process import start_switch_process
 from netweft.p4 import program
+from netweft.testbed.plots import plot_rtt_cdf
 
 ECHO_PORT = 7007
 
@@ -115,6 +117,9 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
             "rtt_max_ms": rtts[-1] * 1e3 if rtts else None,
         }
     (out_dir / "results.json").write_text(json.dumps(results, indent=2))
+    plot_rtt_cdf({f"{name}->h2": [r["rtt_s"] * 1e3 for r in records if r["rtt_s"] is not None]
+                  for name, records in flows.items()}, out_dir / "rtt_cdf.png",
+                 "UDP echo through the embedded P4 switch")
     return results
 
 
@@ -161,7 +166,8 @@ def _main(args: argparse.Namespace) -> int:
     results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
                        log=lambda msg: print(msg, file=sys.stderr, flush=True))
     print(format_results(results))
-    print(f"raw numbers, runtime file and capture in {out_dir}/")
+    print(f"raw numbers (results.json), plot (rtt_cdf.png), runtime file and capture in "
+          f"{out_dir}/")
     ok = all(f["intact"] == f["sent"] for f in results["flows"].values())
     ok = ok and results["rma_write"]["intact"]
     return 0 if ok else 1

@@ -36,3 +36,4 @@ def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
                   if e.get("match", {}).get("hdr.ipv4.dstAddr") == ["10.0.1.2", 32])
     assert {p.dst for p in to_h2} == {h2_mac}
     assert "h1->h2" in format_results(results)
+    assert (tmp_path / "rtt_cdf.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
