@@ -164,3 +164,44 @@ def test_table_entries_do_not_leak_between_switches(make_switch):
     sw = make_switch()
     sw.table_add("t_exact", {"hdr.keys.e": 7}, "set_result", {"id": 5})
     assert result_of(make_switch(), 1, e=7) == (0, 0, 2, 0)
+
+
+def test_slice_and_validity_keys(make_switch):
+    sw = make_switch()
+    sw.table_add("t_slice_key", {"top_octet": 10, "hdr.keys.isValid()": True},
+                 "set_result", {"id": 10})
+    sw.table_add("t_slice_key", {"top_octet": 11, "hdr.keys.isValid()": False},
+                 "set_result", {"id": 11})
+    assert result_of(sw, 13, lk=0x0A0B0C0D)[0] == 10
+    assert result_of(sw, 13, lk=0x0B000000)[0] == 0  # keys is valid: the False entry misses
+    assert result_of(sw, 13, lk=0x0C000000)[0] == 0
+
+
+def test_default_action_with_arguments_from_the_program(make_switch):
+    sw = make_switch()
+    assert result_of(sw, 14, e=1)[:2] == (0x42, 0x43)
+    sw.table_set_default("t_default_args", "set_pair", {"id": 1, "param": 2})
+    assert result_of(sw, 14, e=1)[:2] == (1, 2)
+
+
+def test_const_default_action_cannot_be_changed(make_switch):
+    sw = make_switch()
+    with pytest.raises(Exception):  # noqa: B017 - the contract names no exception type
+        sw.table_set_default("t_const_exact", "set_pair", {"id": 9, "param": 9})
+    assert result_of(sw, 10, e=3, r=5)[:2] == (0, 0)
+
+
+def test_tables_with_const_entries_reject_new_entries(make_switch):
+    sw = make_switch()
+    with pytest.raises(Exception):  # noqa: B017
+        sw.table_add("t_const_order", {"hdr.keys.t": (0x9999, 0xFFFF)}, "set_result", {"id": 9},
+                     priority=100)
+    assert result_of(sw, 8, t=0x9999)[0] == 3
+
+
+def test_duplicate_entry_is_rejected_and_the_first_kept(make_switch):
+    sw = make_switch()
+    sw.table_add("t_exact", {"hdr.keys.e": 3}, "set_result", {"id": 1})
+    with pytest.raises(Exception):  # noqa: B017
+        sw.table_add("t_exact", {"hdr.keys.e": 3}, "set_result", {"id": 2})
+    assert result_of(sw, 1, e=3)[0] == 1

@@ -156,6 +156,21 @@ control TIngress(inout headers hdr, inout metadata meta,
         }
     }
 
+    table t_slice_key {
+        key = {
+            hdr.keys.l[31:24]: exact @name("top_octet");
+            hdr.keys.isValid(): exact;
+        }
+        actions = { set_result; NoAction; }
+        default_action = NoAction();
+    }
+
+    table t_default_args {
+        key = { hdr.keys.e: exact; }
+        actions = { set_pair; }
+        default_action = set_pair(0x42, 0x43);
+    }
+
     apply {
         standard_metadata.egress_spec = 1;
         bit<8> which = hdr.keys.which;
@@ -197,6 +212,10 @@ control TIngress(inout headers hdr, inout metadata meta,
                     hdr.result.run_flag = 0x30;
                 }
             }
+        } else if (which == 13) {
+            t_slice_key.apply();
+        } else if (which == 14) {
+            t_default_args.apply();
         } else if (which == 12) {
             accumulate(hdr.result.param, hdr.keys.e);
             accumulate(hdr.result.param, 8w1);
