@@ -353,6 +353,7 @@ PDS_CLASSES: dict[int, type[Packet]] = {
 SES_CLASSES: dict[int, type[Packet]] = {
     3: SESStd, 4: SESRsp, 5: SESRspData, 6: SESRspDataSmall, 15: NWParity,
 }
+RESPONSE_ONLY = (UETAck, UETNack)  # ACKs and NACKs carry SES responses only
 
 
 def bind_port(port: int = UET_UDP_PORT) -> None:
@@ -370,5 +371,6 @@ bind_port(UET_UDP_PORT)
 for _pds in {cls for cls in PDS_CLASSES.values() if cls is not UETCtrl}:
     bind_top_down(UDP, _pds, dport=UET_UDP_PORT)
     for _nh, _ses in SES_CLASSES.items():
-        bind_layers(_pds, _ses, next_hdr=_nh)
+        if _pds not in RESPONSE_ONLY or _ses in (SESRsp, SESRspData, SESRspDataSmall):
+            bind_layers(_pds, _ses, next_hdr=_nh)
 bind_top_down(UDP, UETCtrl, dport=UET_UDP_PORT)

@@ -163,7 +163,7 @@
 #define NW_WIRE_SES_RSP_DATA_LEN   20
 #define NW_WIRE_SES_RSP_SMALL_LEN  4
 #define NW_WIRE_PARITY_LEN         12
-#define NW_WIRE_MAX_HDR            64     /* >= largest PDS + SES/parity header (60) */
+#define NW_WIRE_MAX_HDR            64     /* >= largest PDS + next header (60) */
 #define NW_WIRE_MAX_PAYLOAD        16383  /* 14-bit payload_length */
 #define NW_WIRE_MAX_PKT            (NW_WIRE_MAX_HDR + NW_WIRE_MAX_PAYLOAD)
 #define NW_WIRE_TRIM_KEEP          64     /* UDP payload bytes a trimming switch keeps */

@@ -89,27 +89,6 @@ static int32_t pds_len(uint8_t type)
     }
 }
 
-/* Length of the header after the PDS header for `next_hdr`, or ENEXTHDR. */
-static int32_t next_len(uint8_t next_hdr)
-{
-    switch (next_hdr) {
-    case NW_NH_NONE:
-        return 0;
-    case NW_NH_REQ_STD:
-        return NW_WIRE_SES_STD_LEN;
-    case NW_NH_RSP:
-        return NW_WIRE_SES_RSP_LEN;
-    case NW_NH_RSP_DATA:
-        return NW_WIRE_SES_RSP_DATA_LEN;
-    case NW_NH_RSP_DATA_SMALL:
-        return NW_WIRE_SES_RSP_SMALL_LEN;
-    case NW_NH_NW_PARITY:
-        return NW_WIRE_PARITY_LEN;
-    default:
-        return NW_WIRE_ENEXTHDR;
-    }
-}
-
 static int is_reliable_request(uint8_t type)
 {
     return type == NW_PDS_RUD || type == NW_PDS_ROD || type == NW_PDS_RUD_CC ||
@@ -130,6 +109,29 @@ static int is_ack(uint8_t type)
 static int is_nack(uint8_t type)
 {
     return type == NW_PDS_NACK || type == NW_PDS_NACK_CCX;
+}
+
+/* Length of the header that `next_hdr` puts after a PDS header of `type`, or
+ * ENEXTHDR. ACKs and NACKs carry SES responses only; requests carry any. */
+static int32_t next_len(uint8_t type, uint8_t next_hdr)
+{
+    int response_only = is_ack(type) || is_nack(type);
+    switch (next_hdr) {
+    case NW_NH_NONE:
+        return 0;
+    case NW_NH_RSP:
+        return NW_WIRE_SES_RSP_LEN;
+    case NW_NH_RSP_DATA:
+        return NW_WIRE_SES_RSP_DATA_LEN;
+    case NW_NH_RSP_DATA_SMALL:
+        return NW_WIRE_SES_RSP_SMALL_LEN;
+    case NW_NH_REQ_STD:
+        return response_only ? NW_WIRE_ENEXTHDR : NW_WIRE_SES_STD_LEN;
+    case NW_NH_NW_PARITY:
+        return response_only ? NW_WIRE_ENEXTHDR : NW_WIRE_PARITY_LEN;
+    default:
+        return NW_WIRE_ENEXTHDR;
+    }
 }
 
 /* ---- PDS parse (the caller has checked len >= pds_len(type)) ------------ */
@@ -351,7 +353,7 @@ int32_t nw_wire_parse(const uint8_t *buf, uint32_t len, nw_wire_pkt_t *out)
         h->ctl_type = nibble;
     } else {
         h->next_hdr = nibble;
-        nlen = next_len(nibble);
+        nlen = next_len(h->type, nibble);
         if (nlen < 0)
             return nlen;
     }
@@ -436,7 +438,7 @@ int32_t nw_wire_hdr_len(const nw_wire_pkt_t *pkt)
         return plen;
     if (pkt->pds.type == NW_PDS_CTRL)
         return pkt->pds.ctl_type > NW_CTRL_CREDIT_REQ ? NW_WIRE_ENEXTHDR : plen;
-    int32_t nlen = next_len(pkt->pds.next_hdr);
+    int32_t nlen = next_len(pkt->pds.type, pkt->pds.next_hdr);
     if (nlen < 0)
         return nlen;
     return plen + nlen;

@@ -18,8 +18,15 @@ ACK_TYPES = (lib.NW_PDS_ACK, lib.NW_PDS_ACK_CC, lib.NW_PDS_ACK_CCX)
 NACK_TYPES = (lib.NW_PDS_NACK, lib.NW_PDS_NACK_CCX)
 RUDI_TYPES = (lib.NW_PDS_RUDI_REQ, lib.NW_PDS_RUDI_RESP)
 ALL_TYPES = (*REQUEST_TYPES, *ACK_TYPES, *NACK_TYPES, *RUDI_TYPES, lib.NW_PDS_UUD, lib.NW_PDS_CTRL)
-NEXT_HEADERS = (lib.NW_NH_NONE, lib.NW_NH_REQ_STD, lib.NW_NH_RSP, lib.NW_NH_RSP_DATA,
-                lib.NW_NH_RSP_DATA_SMALL, lib.NW_NH_NW_PARITY)
+RESPONSE_HEADERS = (lib.NW_NH_NONE, lib.NW_NH_RSP, lib.NW_NH_RSP_DATA, lib.NW_NH_RSP_DATA_SMALL)
+NEXT_HEADERS = (*RESPONSE_HEADERS, lib.NW_NH_REQ_STD, lib.NW_NH_NW_PARITY)
+
+
+def next_headers_of(pkt_type: int) -> tuple[int, ...]:
+    """The next headers a PDS type may carry: ACKs and NACKs only SES responses."""
+    if pkt_type == lib.NW_PDS_CTRL:
+        return (lib.NW_NH_NONE,)
+    return RESPONSE_HEADERS if pkt_type in (*ACK_TYPES, *NACK_TYPES) else NEXT_HEADERS
 
 
 def _field_names(ctype) -> list[str]:
@@ -114,7 +121,7 @@ def pds_fields(draw, pkt_type: int | None = None) -> dict:
                   "pds.spdcid": draw(_u(16)), "pds.dpdcid": draw(_u(16)),
                   "pds.ctrl_payload": draw(_u(32))})
         return f
-    f["pds.next_hdr"] = draw(st.sampled_from(NEXT_HEADERS))
+    f["pds.next_hdr"] = draw(st.sampled_from(next_headers_of(t)))
     if t in REQUEST_TYPES:
         f.update({"pds.clear_psn_off": draw(_s16()), "pds.psn": draw(_u(32)),
                   "pds.spdcid": draw(_u(16))})

@@ -175,6 +175,17 @@ def test_unsupported_next_headers_are_rejected(nh):
     assert c_build_rc({"pds.type": lib.NW_PDS_RUD, "pds.next_hdr": nh}) == lib.NW_WIRE_ENEXTHDR
 
 
+@pytest.mark.parametrize("pkt_type", [lib.NW_PDS_ACK, lib.NW_PDS_ACK_CC, lib.NW_PDS_ACK_CCX,
+                                      lib.NW_PDS_NACK, lib.NW_PDS_NACK_CCX])
+@pytest.mark.parametrize("nh", [lib.NW_NH_REQ_STD, lib.NW_NH_NW_PARITY])
+def test_acks_and_nacks_carry_only_ses_responses(pkt_type, nh):
+    data = ((pkt_type << 11) | (nh << 7)).to_bytes(2, "big") + bytes(100)
+    assert c_parse(data)[0] == lib.NW_WIRE_ENEXTHDR
+    assert c_build_rc({"pds.type": pkt_type, "pds.next_hdr": nh}) == lib.NW_WIRE_ENEXTHDR
+    ok = c_build({"pds.type": pkt_type, "pds.next_hdr": lib.NW_NH_RSP})
+    assert c_parse(ok)[0] == len(ok) <= lib.NW_WIRE_MAX_HDR
+
+
 @pytest.mark.parametrize("ctl", [9, 12, 15])
 def test_reserved_control_types_are_rejected(ctl):
     data = ((lib.NW_PDS_CTRL << 11) | (ctl << 7)).to_bytes(2, "big") + bytes(14)

@@ -314,6 +314,9 @@ local function dissect(tvb, pinfo, root)
         if CTRL_TYPES[nibble] == nil then return malformed(tree, pinfo, "nexthdr") end
     else
         nlen = NEXT_LEN[nibble]
+        -- ACKs and NACKs carry SES responses only (no request, no parity)
+        local response_only = (t >= 7 and t <= 10) or t == 12
+        if response_only and (nibble == 3 or nibble == 15) then nlen = nil end
         if nlen == nil then return malformed(tree, pinfo, "nexthdr") end
     end
     if len < plen + nlen then return malformed(tree, pinfo, "trunc") end
