@@ -19,7 +19,7 @@ from .harness import switch_factory
 make_switch = switch_factory("hashes")
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88b7")
-RESULT = "!HIHHIHIHHBBHH"
+RESULT = "!HIHHIHIHHBBHHHHHI"
 RESULT_LEN = struct.calcsize(RESULT)
 
 
@@ -45,6 +45,10 @@ def expected_result(a: int, b: int, c: int, d: int) -> tuple:
         ref.crc32(struct.pack("!H", b)) & 0xFF,
         ref.csum16(struct.pack("!IB", a, c)),
         ref.xor16(struct.pack("!IB", a, c)),
+        ref.csum16(ref.pack_fields([(a & 0xFFF, 12)])),
+        ref.csum16(ref.pack_fields([(a, 32), (c & 0xF, 4)])),
+        ref.xor16(ref.pack_fields([(a, 32), (c & 0xF, 4)])),
+        ((b << 16) | (c << 8) | d) & 0xFFFFFFFF,
     )
 
 

@@ -33,6 +33,10 @@ header result_t {
     bit<8>  random_value;
     bit<16> csum16_odd;
     bit<16> xor16_odd;
+    bit<16> csum16_12bit;
+    bit<16> csum16_36bit;
+    bit<16> xor16_36bit;
+    bit<32> identity_long;
 }
 
 struct headers {
@@ -89,6 +93,17 @@ control HashIngress(inout headers hdr, inout metadata meta,
              { hdr.input.a, hdr.input.c }, (bit<32>)65536);
         hash(hdr.result.xor16_odd, HashAlgorithm.xor16, (bit<16>)0,
              { hdr.input.a, hdr.input.c }, (bit<32>)65536);
+        /* bit lists that do not fill whole bytes are packed left-aligned */
+        hash(hdr.result.csum16_12bit, HashAlgorithm.csum16, (bit<16>)0,
+             { hdr.input.a[11:0] }, (bit<32>)65536);
+        hash(hdr.result.csum16_36bit, HashAlgorithm.csum16, (bit<16>)0,
+             { hdr.input.a, hdr.input.c[3:0] }, (bit<32>)65536);
+        hash(hdr.result.xor16_36bit, HashAlgorithm.xor16, (bit<16>)0,
+             { hdr.input.a, hdr.input.c[3:0] }, (bit<32>)65536);
+        /* identity reads the first 8 bytes of a 10-byte list */
+        hash(hdr.result.identity_long, HashAlgorithm.identity, (bit<32>)0,
+             { hdr.input.a, hdr.input.b, hdr.input.c, hdr.input.d, hdr.input.b },
+             (bit<64>)4294967296);
         standard_metadata.egress_spec = 1;
     }
 }
