@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 
 from netweft.emulation.p4.architecture import resolve_main
-from netweft.emulation.p4.errors import P4Error
+from netweft.emulation.p4.errors import P4Error, SourceLoc
 from netweft.emulation.p4.lexer import tokenize
-from netweft.emulation.p4.parser import parse_tokens
+from netweft.emulation.p4.parser import Parser
 from netweft.emulation.p4.preprocessor import PreprocessedSource, Preprocessor
 from netweft.emulation.p4.program import Program
 from netweft.emulation.p4.typecheck import TypeChecker
@@ -27,22 +28,30 @@ def compile_p4_source(text: str, filename: str = "<string>",
     return _compile(lambda: pre.run_text(text, filename), filename)
 
 
+_RECURSION_LIMIT = 20_000
+
+
 def _compile(preprocess, source_path: str) -> Program:
-    checker: TypeChecker | None = None
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, _RECURSION_LIMIT))
+    where: list = [lambda: SourceLoc(source_path, 1, 1)]
     try:
         src: PreprocessedSource = preprocess()
-        ast = parse_tokens(tokenize(src))
+        parser = Parser(tokenize(src))
+        where[0] = lambda: parser.peek().loc
+        ast = parser.parse_program()
         result = Program(source_path=source_path, ast=ast)
         checker = TypeChecker(ast, result)
+        where[0] = checker.current_loc
         checker.check()
         resolve_main(checker, result)
         return result
     except P4Error:
         raise
     except RecursionError:
-        loc = checker.current_loc() if checker is not None else None
-        raise P4Error("program nested too deeply", loc) from None
+        raise P4Error("program nested too deeply", where[0]()) from None
     except Exception as exc:  # an internal bug must still surface as file:line:col
-        loc = checker.current_loc() if checker is not None else None
         raise P4Error(f"internal front-end error ({type(exc).__name__}: {exc}); "
-                      "please report this program", loc) from exc
+                      "please report this program", where[0]()) from exc
+    finally:
+        sys.setrecursionlimit(old_limit)

@@ -60,6 +60,7 @@ _INT_RE = re.compile(
     r"(0[xX][0-9a-fA-F_]+|0[bB][01_]+|0[oO][0-7_]+|0[dD][0-9_]+|[0-9][0-9_]*)")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WS_RE = re.compile(r"[ \t\f\v\r]+")
+_NUMBER_RE = re.compile(r"[0-9][A-Za-z0-9_]*")
 
 
 def parse_int_literal(text: str, loc: SourceLoc) -> tuple[int, int | None, bool, int]:
@@ -101,15 +102,15 @@ def tokenize(src: PreprocessedSource) -> list[Token]:
                 continue
             loc = src.origin(line_no, pos + 1)
             c = line[pos]
-            if c.isdigit():
-                m = re.compile(r"\d[\w]*").match(line, pos)
+            if "0" <= c <= "9":
+                m = _NUMBER_RE.match(line, pos)
                 assert m is not None
                 text = m.group(0)
                 # "8s" followed by "-"? not a literal in P4; leave as is
                 tokens.append(Token(INTEGER, text, loc, parse_int_literal(text, loc), True))
                 pos = m.end()
                 continue
-            if c.isalpha() or c == "_":
+            if c.isascii() and (c.isalpha() or c == "_"):
                 m = _IDENT_RE.match(line, pos)
                 assert m is not None
                 text = m.group(0)

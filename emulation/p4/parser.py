@@ -24,7 +24,7 @@ BINARY_PRECEDENCE = {
     "++": 10, "+": 10, "-": 10, "|+|": 10, "|-|": 10, "*": 11, "/": 11, "%": 11,
 }
 
-_MAX_DEPTH = 400
+_MAX_DEPTH = 250
 
 
 class _Backtrack(Exception):
