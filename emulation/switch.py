@@ -71,6 +71,7 @@ class SoftSwitch:
         self.profiles: dict[str, ActionProfile] = {}
         self.value_sets: dict[str, ValueSet] = {}
         self._direct_meter_tables: set[str] = set()
+        self._const_entry_tables: set[str] = set()
         objects: dict[str, Any] = {}
         self._create_externs(objects)
         for var, vs in self._lowered.value_sets.items():
@@ -118,11 +119,18 @@ class SoftSwitch:
         except LookupError as err:
             raise SwitchError(str(err)) from None
 
+    def _mutable_table(self, name: str) -> MatchTable:
+        t = self._table(name)
+        if t.name in self._const_entry_tables:
+            raise SwitchError(f"table {t.name} has const entries: the control plane cannot "
+                              "change them")
+        return t
+
     def table_add(self, table: str, match: Mapping[str, object] | Sequence[object],
                   action: str, params: Mapping[str, object] | Sequence[object] = (),
                   priority: int | None = None) -> TableEntry:
         """Install an entry (see the module docstring for value forms); returns it."""
-        t = self._table(table)
+        t = self._mutable_table(table)
         if t.name in self.profiles:
             raise SwitchError(f"table {t.name} uses an action profile: add members with "
                               "act_prof_add_member and entries with table_add_member")
@@ -138,7 +146,7 @@ class SoftSwitch:
     def table_modify(self, table: str, entry: TableEntry, action: str,
                      params: Mapping[str, object] | Sequence[object] = ()) -> None:
         """Change the action of an entry returned by :meth:`table_add`."""
-        self._table(table).modify(entry, action, params)
+        self._mutable_table(table).modify(entry, action, params)
 
     def table_entries(self, table: str) -> list[TableEntry]:
         """The installed entries of a table (program const entries included)."""
@@ -146,14 +154,15 @@ class SoftSwitch:
 
     def table_delete(self, table: str, entry: TableEntry) -> None:
         """Remove an entry returned by :meth:`table_add`."""
+        t = self._mutable_table(table)
         try:
-            self._table(table).delete(entry)
+            t.delete(entry)
         except ValueError:
             raise SwitchError(f"table {table}: no such entry") from None
 
     def table_clear(self, table: str) -> None:
         """Remove every entry of a table (as BMv2's ``table_clear``)."""
-        self._table(table).clear()
+        self._mutable_table(table).clear()
 
     def direct_counter_read(self, table: str, entry: TableEntry) -> tuple[int, int]:
         """``(packets, bytes)`` of an entry's direct counter."""
@@ -175,11 +184,10 @@ class SoftSwitch:
 
     # -- action profiles and selectors
 
-    def _profile(self, name: str) -> ActionProfile:
-        try:
-            return self.profiles[resolve_name(name, self.profiles, "action profile")]
-        except LookupError as err:
-            raise SwitchError(str(err)) from None
+    def _profile(self, table: str) -> ActionProfile:
+        if table not in self.profiles:
+            raise SwitchError(f"table {table} has no action profile or selector")
+        return self.profiles[table]
 
     def act_prof_add_member(self, table: str, action: str,
                             params: Mapping[str, object] | Sequence[object] = ()) -> int:
@@ -192,20 +200,29 @@ class SoftSwitch:
 
     def act_prof_create_group(self, table: str, members: Iterable[int]) -> int:
         """Create a group of members (action selectors only); returns its id."""
-        return self._profile(self._table(table).name).add_group(list(members))
+        try:
+            return self._profile(self._table(table).name).add_group(list(members))
+        except ValueError as err:
+            raise SwitchError(str(err)) from None
 
     def table_add_member(self, table: str, match: Mapping[str, object] | Sequence[object],
                          member: int, priority: int | None = None) -> TableEntry:
         """Install an entry pointing at an action profile member."""
-        t = self._table(table)
-        name, args, bound = self._profile(t.name).member(member)
+        t = self._mutable_table(table)
+        try:
+            name, args, bound = self._profile(t.name).member(member)
+        except ValueError as err:
+            raise SwitchError(str(err)) from None
         return t.add_bound(match, name, args, bound, priority)
 
     def table_add_group(self, table: str, match: Mapping[str, object] | Sequence[object],
                         group: int, priority: int | None = None) -> TableEntry:
         """Install an entry pointing at an action selector group."""
-        t = self._table(table)
-        grp = self._profile(t.name).group(group)
+        t = self._mutable_table(table)
+        try:
+            grp = self._profile(t.name).group(group)
+        except ValueError as err:
+            raise SwitchError(str(err)) from None
         return t.add_bound(match, "<group>", (), grp, priority)
 
     # ------------------------------------------------------------------ PRE, clones
@@ -344,6 +361,8 @@ class SoftSwitch:
             self._direct_meter_tables.add(fqn)
             inst = self.program.externs.get(decl.meters.fqn)
             table.meter_type = _enum_name(inst.args[0], METER_TYPES) if inst else "bytes"
+        if decl.entries_const:
+            self._const_entry_tables.add(fqn)
         try:
             self._install_program_entries(table, decl)
         except (TableError, BadValueError) as err:
