@@ -2,7 +2,8 @@
 
 :class:`Impairments` says what may happen to each datagram (loss, duplication,
 reordering, corruption, extra delay and jitter, injected junk datagrams);
-:class:`Link` gives a sender's egress a rate and a propagation delay;
+:class:`Link` gives an endpoint a rate each way, a propagation delay and a
+queue in front of its downlink (:class:`DownlinkQueue`, tail drop);
 :class:`Path` applies both to one datagram at a time with a seeded
 ``random.Random`` and returns its arrivals. It is pure: no I/O, no engine.
 
@@ -17,7 +18,7 @@ drop.
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from netweft.transport.errors import InvalidArgumentError
@@ -60,20 +61,49 @@ class Impairments:
 
 @dataclass(frozen=True)
 class Link:
-    """A sender's egress: serialization at ``rate_bps`` then ``delay_ns`` of propagation."""
+    """An endpoint's attachment: ``rate_bps`` each way, ``delay_ns`` of propagation, and a
+    tail-drop queue of ``queue_pkts`` packets in front of its downlink (where incast
+    from several senders meets)."""
 
     rate_bps: float = 25e9
     delay_ns: int = 2_000
+    queue_pkts: int = 1024
 
     def __post_init__(self) -> None:
         if not self.rate_bps > 0:
             raise InvalidArgumentError(f"link rate_bps must be > 0, got {self.rate_bps!r}")
         if not isinstance(self.delay_ns, int) or self.delay_ns < 0:
             raise InvalidArgumentError(f"link delay_ns must be an int >= 0, got {self.delay_ns!r}")
+        if not isinstance(self.queue_pkts, int) or self.queue_pkts < 1:
+            raise InvalidArgumentError(f"link queue_pkts must be an int >= 1, "
+                                       f"got {self.queue_pkts!r}")
 
     def serialization_ns(self, nbytes: int) -> int:
         """Time to put ``nbytes`` on the wire (at least 1 ns, so events stay ordered)."""
         return max(1, int(nbytes * 8 * 1e9 / self.rate_bps))
+
+
+class DownlinkQueue:
+    """The tail-drop FIFO in front of an endpoint's downlink, served at the link's rate."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self._departures: deque[int] = deque()
+        self.drops = 0
+        self.max_depth = 0
+
+    def admit(self, now_ns: int, nbytes: int) -> int | None:
+        """When a packet arriving at ``now_ns`` reaches the endpoint, or None if dropped."""
+        deps = self._departures
+        while deps and deps[0] <= now_ns:
+            deps.popleft()
+        if len(deps) >= self.link.queue_pkts:
+            self.drops += 1
+            return None
+        leave = max(now_ns, deps[-1] if deps else 0) + self.link.serialization_ns(nbytes)
+        deps.append(leave)
+        self.max_depth = max(self.max_depth, len(deps))
+        return leave
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,11 @@ A :class:`Simulation` holds an :class:`EventLoop`, one seeded
 (the same code that runs on sockets) behind a simulated NIC: its egress link
 serializes packets at the link's rate, its path applies the seeded
 :class:`Impairments` (loss, duplication, reordering, corruption, delay,
-jitter, junk) and the receiving NIC checks each datagram's checksum as UDP
-would, then hands it to the receiving engine with the packet's entropy as its
-UDP source port. Engine timers run at the engine's own deadlines.
+jitter, junk), the receiver's downlink queues arrivals from every sender (tail
+drop at the link's queue depth: incast), and the receiving NIC checks each
+datagram's checksum as UDP would, then hands it to the receiving engine with
+the packet's entropy as its UDP source port. Engine timers run at the
+engine's own deadlines.
 
 The same seed and the same calls give the same run, event for event.
 """
@@ -23,7 +25,7 @@ from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
 from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
 from netweft.transport.event_loop import EventLoop, Timer
-from netweft.transport.impairments import Arrival, Impairments, Link, Path
+from netweft.transport.impairments import Arrival, DownlinkQueue, Impairments, Link, Path
 
 DEFAULT_PORT = 4793
 SIM_MTU = 4096  # UDP payload bytes per packet unless an endpoint asks otherwise
@@ -34,6 +36,7 @@ class SimulatedNic:
 
     def __init__(self, sim: Simulation, ip: str, port: int, path: Path, cfg: Any) -> None:
         self.sim = sim
+        self.downlink = DownlinkQueue(path.link)
         self.address = (ip, port)
         self.ip_int = ip_to_int(ip)
         self.path = path
@@ -230,6 +233,14 @@ class Simulation:
         if nic is None:
             self.counters["unroutable"] += 1
             return
+        at = nic.downlink.admit(self.loop.now_ns, len(arrival.data))
+        if at is None:
+            self.counters["queue_drops"] += 1
+            return
+        self.loop.call_at(at, self._arrive, nic, arrival, checksum, src_ip, src_port)
+
+    def _arrive(self, nic: SimulatedNic, arrival: Arrival, checksum: int, src_ip: int,
+                src_port: int) -> None:
         if not arrival.junk and csum16(arrival.data) != checksum:
             self.counters["checksum_drops"] += 1  # what the receiver's UDP layer does
             return

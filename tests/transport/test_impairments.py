@@ -70,3 +70,14 @@ def test_bad_impairments_are_refused(kwargs):
 def test_bad_link_is_refused():
     with pytest.raises(InvalidArgumentError, match="rate_bps"):
         Link(rate_bps=0)
+
+
+def test_downlink_queue_serializes_and_tail_drops():
+    from netweft.transport.impairments import DownlinkQueue
+
+    q = DownlinkQueue(Link(rate_bps=8e9, queue_pkts=2))
+    assert q.admit(0, 1000) == 1000
+    assert q.admit(0, 1000) == 2000
+    assert q.admit(0, 1000) is None and q.drops == 1  # third packet at once: queue full
+    assert q.admit(1000, 1000) == 3000  # the first left at 1000
+    assert q.admit(5000, 500) == 5500 and q.max_depth == 2
