@@ -124,6 +124,9 @@ def test_drops(make_switch):
     assert sw.process(9, uet_packet(1, ttl=1)) == []  # TTL expires
     assert sw.process(9, bytes(Ether(dst=SWITCH_MAC) / ARP())) == []  # not IP
     assert sw.process(9, uet_packet(1)[:30]) == []  # truncated IPv4 header
+    bad_ihl = bytearray(uet_packet(1))
+    bad_ihl[14] = 0x44  # ihl 4: verify() in the shared sub-parser fails
+    assert sw.process(9, bytes(bad_ihl)) == []
 
 
 def test_ecn_marks_ect_at_threshold(make_switch):
