@@ -104,3 +104,13 @@ def test_truncate_in_egress(make_switch):
     out = sw.process(1, packet(5))
     full = packet(5, 0, 0, 0xAB, 0xCD, 0, LENGTH, LENGTH, 2)
     assert_outputs(out, [(2, full[:18])])
+
+
+def test_egress_clone_session_truncation(make_switch):
+    sw = make_switch()
+    sw.clone_session_set(SESSION, CLONE_PORT, truncate=16)
+    out = sw.process(1, packet(2))
+    assert_outputs(out, [
+        (2, packet(2, 0, 0, 0xAB, 0xCD, 0x22, LENGTH, LENGTH, 2)),
+        (CLONE_PORT, packet(2, 0, 2, 0xAB, 0, 0x22, LENGTH, LENGTH, CLONE_PORT)[:16]),
+    ])

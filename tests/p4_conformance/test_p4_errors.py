@@ -213,3 +213,14 @@ def test_non_constant_table_size(tmp_path):
 
 def test_stray_character(tmp_path):
     expect_error(tmp_path, with_ingress("meta.m = 1 $ 2;"), "meta.m = 1 $ 2;")
+
+
+def test_unsupported_architecture_names_the_package(tmp_path):
+    text = (
+        "#include <core.p4>\n"
+        "parser Prs(packet_in b, out bit<8> x) { state start { transition accept; } }\n"
+        "control Ctl(inout bit<8> x) { apply { } }\n"
+        "package SomeOtherArch(Prs p, Ctl c);\n"
+        "SomeOtherArch(Prs(), Ctl()) main;\n"
+    )
+    expect_error(tmp_path, text, "SomeOtherArch(Prs(), Ctl()) main;", ("SomeOtherArch",))
