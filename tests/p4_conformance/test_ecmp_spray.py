@@ -170,3 +170,34 @@ def test_ipv4_options_are_kept_and_covered_by_the_checksum(make_switch):
     sent = pkt(64, SWITCH_MAC, HOST_MAC)
     assert sent[14] == 0x47  # ihl 7: 8 bytes of options
     assert_outputs(sw.process(9, sent), [(1, pkt(63, MEMBER_MACS[1], SWITCH_MAC))])
+
+
+def test_vlan_tagged_traffic_keeps_its_tag(make_switch):
+    from scapy.layers.l2 import Dot1Q
+
+    sw = configured(make_switch, mode=0)
+    for sport in (100, 200, 300):
+        port = flow_member(sport, 4) + 1
+
+        def pkt(ttl: int, eth_dst: str, eth_src: str, sport: int = sport) -> bytes:
+            return bytes(Ether(dst=eth_dst, src=eth_src) / Dot1Q(vlan=42, prio=5)
+                         / IP(src="10.0.0.5", dst="10.1.2.3", ttl=ttl, id=9)
+                         / UDP(sport=sport, dport=4793) / b"vlan")
+
+        out = sw.process(9, pkt(64, SWITCH_MAC, HOST_MAC))
+        assert_outputs(out, [(port, pkt(63, MEMBER_MACS[port], SWITCH_MAC))])
+
+
+def test_ipv6_ecn_marking(make_switch):
+    sw = configured(make_switch, mode=1, size=1)
+    sw.table_add("MyEgress.ecn_config", {"standard_metadata.egress_port": 1},
+                 "MyEgress.set_ecn_threshold", {"threshold": 0})
+    for ecn_in, ecn_out in ((0, 0), (2, 3)):
+        def pkt(hlim: int, tc: int, eth_dst: str, eth_src: str) -> bytes:
+            return bytes(Ether(dst=eth_dst, src=eth_src)
+                         / IPv6(src="fd00::5", dst="fd00:1::9", hlim=hlim, tc=tc)
+                         / UDP(sport=1, dport=4793) / b"v6")
+
+        out = sw.process(9, pkt(5, 0xB8 | ecn_in, SWITCH_MAC, HOST_MAC))
+        assert_outputs(out, [(1, pkt(4, 0xB8 | ecn_out, MEMBER_MACS[1], SWITCH_MAC))])
+    assert sw.counter_read("MyEgress.ecn_marked", 1)[0] == 1
