@@ -96,3 +96,16 @@ def test_oversized_datagram_is_flagged(tmp_path):
     (lua,) = decode_pcap(tmp_path / "big.pcap")
     assert c_parse(wire)[0] == lib.NW_WIRE_EOVERSIZE
     assert lua["nwuet.error"] == "oversized packet"
+
+
+def test_other_ports_decode_through_the_preference_or_decode_as(tmp_path):
+    wire = c_build({"pds.type": lib.NW_PDS_ACK_CC, "pds.cack_psn": 99})
+    frames = [Ether() / IP() / UDP(sport=1, dport=port) / Raw(wire) for port in (5000, 4793)]
+    wrpcap(str(tmp_path / "ports.pcap"), frames)
+
+    def psns(*options: str) -> list[str | None]:
+        return [d.get("nwuet.pds.cack_psn") for d in decode_pcap(tmp_path / "ports.pcap", *options)]
+
+    assert psns() == [None, "99"]
+    assert psns("-o", "nwuet.extra_udp_port:5000") == ["99", "99"]
+    assert psns("-d", "udp.port==5000,nwuet") == ["99", "99"]

@@ -29,10 +29,12 @@ def _collect(node: list, out: dict) -> None:
             out[key] = value
 
 
-def decode_pcap(pcap: Path) -> list[dict]:
-    """One dict per frame: the ``nwuet.*`` fields tshark's Lua dissector produced."""
+def decode_pcap(pcap: Path, *options: str) -> list[dict]:
+    """One dict per frame: the ``nwuet.*`` fields tshark's Lua dissector produced
+    (``options`` are extra tshark arguments such as ``-o``/``-d``)."""
     run = subprocess.run(
-        [TSHARK, "-n", "-X", f"lua_script:{LUA_DISSECTOR}", "-r", str(pcap), "-T", "json"],
+        [TSHARK, "-n", "-X", f"lua_script:{LUA_DISSECTOR}", *options, "-r", str(pcap),
+         "-T", "json"],
         capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stderr
     assert "Lua: Error" not in run.stderr, run.stderr

@@ -8,6 +8,7 @@
 --
 -- On builds that already have a "uet" dissector this script registers its
 -- protocol but leaves UDP port 4793 to the built-in one (use Decode As).
+-- Another port: tshark -o nwuet.extra_udp_port:5000 ..., or -d udp.port==5000,nwuet.
 -- A malformed packet gets the same verdict the C codec gives it, in the field
 -- nwuet.error (the text of nw_wire_strerror).
 
@@ -375,6 +376,20 @@ local function builtin_uet_present()
     return ok and handle ~= nil
 end
 
-if not builtin_uet_present() then
-    DissectorTable.get("udp.port"):add(UDP_PORT, nwuet)
+-- Port registration: 4793 unless Wireshark has its own UET dissector, plus one
+-- extra port through the preference (tshark -o nwuet.extra_udp_port:5000) or
+-- any port through Decode As (tshark -d udp.port==5000,nwuet).
+local udp_table = DissectorTable.get("udp.port")
+local extra_port = 0
+
+nwuet.prefs.extra_udp_port = Pref.uint("Extra UDP port", 0,
+    "Another UDP destination port to decode as UET, besides 4793 (0: none)")
+
+function nwuet.prefs_changed()
+    if extra_port ~= 0 and extra_port ~= UDP_PORT then udp_table:remove(extra_port, nwuet) end
+    extra_port = nwuet.prefs.extra_udp_port
+    if extra_port ~= 0 and extra_port ~= UDP_PORT then udp_table:add(extra_port, nwuet) end
 end
+
+udp_table:add_for_decode_as(nwuet)
+if not builtin_uet_present() then udp_table:add(UDP_PORT, nwuet) end
