@@ -55,7 +55,13 @@ What the back end can rely on after ``compile_p4``
   ``.entries``, ``.size``, ``.implementation``, ``.counters``, ``.meters``,
   ``.other_properties`` (see :class:`P4Table`).
 
-Changes after the first commit are additive and listed here.
+Changes after the first commit are additive and listed here:
+
+* ``P4Table.largest_priority_wins`` (the table property, default True):
+  how to read ``Entry.priority``; priorities follow the specification's
+  rules including ``priority_delta``.
+* Tables without ``default_action`` get ``NoAction`` as default and, as the
+  specification requires, ``NoAction`` joins ``action_refs`` (``@defaultonly``).
 """
 
 from __future__ import annotations
@@ -955,6 +961,7 @@ class P4Table(Node):
     default_action: Any = _ann()
     entries: Any = _ann()
     entries_const: bool = False
+    largest_priority_wins: bool = True
     size: int | None = None
     implementation: Any = _ann()
     implementation_instance: Any = _ann()

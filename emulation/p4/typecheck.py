@@ -34,7 +34,8 @@ SIZE_METHODS = ("minSizeInBits", "minSizeInBytes", "maxSizeInBits", "maxSizeInBy
 HEADER_METHODS = ("isValid", "setValid", "setInvalid")
 PACKET_EXTERNS = ("packet_in", "packet_out")
 KNOWN_TABLE_PROPERTIES = ("key", "actions", "default_action", "entries", "size",
-                          "implementation", "counters", "meters")
+                          "implementation", "counters", "meters", "largest_priority_wins",
+                          "priority_delta")
 
 
 def _bits(width: int, signed: bool = False) -> ir.Type_Bits:
@@ -899,11 +900,33 @@ class TypeChecker:
             e.bound_args = ref.args
             e.type = ir.Type_Void()
 
+    def table_bool_property(self, t: ir.P4Table, name: str, default: bool,
+                            scope: Scope) -> bool:
+        prop = t.property(name)
+        if prop is None:
+            return default
+        v = self.expr(prop.value, scope)
+        if not isinstance(v, ir.BoolLiteral):
+            raise self.err(f"table property '{name}' must be true or false", prop)
+        prop.value = v
+        return v.value
+
     def check_entries(self, t: ir.P4Table, entries: list[ir.Entry], scope: Scope) -> None:
         key_types = [k.expression.type for k in t.keys]
         needs_priority = any(k.match_kind in ("ternary", "range", "optional") for k in t.keys)
-        explicit = [e for e in entries if e.priority_expr is not None]
-        for i, entry in enumerate(entries):
+        largest_wins = self.table_bool_property(t, "largest_priority_wins", True, scope)
+        t.largest_priority_wins = largest_wins
+        delta = 1
+        dprop = t.property("priority_delta")
+        if dprop is not None:
+            dv = self.expr(dprop.value, scope)
+            if not isinstance(dv, ir.Constant) or dv.value < 1:
+                raise self.err("priority_delta must be a positive integer constant", dprop)
+            dprop.value = dv
+            delta = dv.value
+        if entries and not t.keys:
+            raise self.err(f"table '{t.name}' has entries but no key", entries[0])
+        for entry in entries:
             self.node_stack.append(entry)
             try:
                 if len(entry.keys) != len(key_types):
@@ -921,9 +944,13 @@ class TypeChecker:
                     new_keys.append(nk)
                 entry.keys = new_keys
                 self.action_ref(entry.action, scope, partial=False)
-                if not any(r.action is entry.action.action for r in t.action_refs):
+                listed = [r for r in t.action_refs if r.action is entry.action.action]
+                if not listed:
                     raise self.err(f"action '{entry.action.action.name}' is not in the actions "
                                    f"of table '{t.name}'", entry.action)
+                if listed[0].default_only:
+                    raise self.err(f"action '{entry.action.action.name}' is @defaultonly and "
+                                   "cannot be used in entries", entry.action)
                 if entry.priority_expr is not None:
                     pv = self.expr(entry.priority_expr, scope)
                     if not isinstance(pv, ir.Constant) or pv.value < 0:
@@ -931,14 +958,37 @@ class TypeChecker:
                                        entry.priority_expr)
                     entry.priority_expr = pv
                     entry.priority = pv.value
-                elif explicit:  # continue below the previous entry (earlier entries win)
-                    prev = entries[i - 1].priority if i else len(entries) + 1
-                    entry.priority = max(1, (prev or 2) - 1)
-                elif needs_priority:
-                    entry.priority = len(entries) - i
                 t.entries.append(entry)
             finally:
                 self.node_stack.pop()
+        self.assign_priorities(t.entries, largest_wins, delta, needs_priority)
+
+    def assign_priorities(self, entries: list[ir.Entry], largest_wins: bool, delta: int,
+                          needs_priority: bool) -> None:
+        """Entry priorities as the P4-16 specification computes them (section "Entry
+        priorities"): all implicit -> numbered by position; otherwise the first entry
+        must be explicit and the others continue from the previous one by ``delta``."""
+        if not entries:
+            return
+        if all(e.priority_expr is None for e in entries):
+            if not needs_priority:
+                return
+            n = len(entries)
+            for j, e in enumerate(entries):
+                e.priority = 1 + ((n - 1 - j) if largest_wins else j) * delta
+            return
+        if entries[0].priority_expr is None:
+            raise self.err("when some entries have a priority, the first entry must have "
+                           "one too", entries[0])
+        p = entries[0].priority
+        for e in entries[1:]:
+            if e.priority_expr is not None:
+                p = e.priority
+            else:
+                p = p - delta if largest_wins else p + delta
+                if p < 0:
+                    raise self.err(f"implicit entry priority {p} is negative", e)
+                e.priority = p
 
     # ------------------------------------------------------------ statements
     def block(self, b: ir.BlockStatement, scope: Scope) -> ir.BlockStatement:

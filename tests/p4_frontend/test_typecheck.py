@@ -304,3 +304,44 @@ def test_block_signature_mismatch_is_reported():
         "control E(inout headers hdr, inout meta_t meta)")
     with pytest.raises(P4Error, match="'E' has 2 parameters but V1Switch expects 3"):
         compile_p4_source(src, "t.p4")
+
+
+PRIORITY_TABLE = """action a(bit<8> v) {{ hdr.h.a = v; }}
+    table t {{
+        key = {{ hdr.h.a: exact; hdr.h.b: ternary; }}
+        actions = {{ a; }}
+        {props}
+        entries = {{
+{entries}
+        }}
+    }}"""
+
+
+def entry_priorities(props: str, entries: list[str]) -> list[int | None]:
+    locals_ = PRIORITY_TABLE.format(props=props, entries="\n".join(entries))
+    return [e.priority for e in in_ingress("t.apply();", locals_).tables["I.t"].entries]
+
+
+def test_entry_priorities_follow_the_specification_example():
+    entries = ["const priority=10: (0x01, 0x1111 &&& 0xF) : a(1);",
+               "(0x02, 0x1181) : a(2);",
+               "(0x03, 0x1000 &&& 0xF000) : a(3);",
+               "const (0x04, 0x0210 &&& 0x02F0) : a(4);",
+               "priority=40: (0x04, 0x0010 &&& 0x02F0) : a(5);",
+               "(0x06, _) : a(6);"]
+    props = "largest_priority_wins = false; priority_delta = 10;"
+    assert entry_priorities(props, entries) == [10, 20, 30, 40, 40, 50]
+
+
+def test_implicit_priorities_rank_earlier_entries_higher():
+    entries = ["(1, 1 &&& 1) : a(1);", "(2, 2) : a(2);", "(3, _) : a(3);"]
+    assert entry_priorities("", entries) == [3, 2, 1]
+    assert entry_priorities("priority_delta = 5;", entries) == [11, 6, 1]
+    assert entry_priorities("largest_priority_wins = false;", entries) == [1, 2, 3]
+    assert entry_priorities("", ["priority = 7: (1, 1) : a(1);", "(2, 2) : a(2);"]) == [7, 6]
+
+
+def test_first_entry_needs_a_priority_when_others_have_one():
+    entries = ["(1, 1) : a(1);", "priority = 3: (2, 2) : a(2);"]
+    with pytest.raises(P4Error, match="the first entry must have one too"):
+        entry_priorities("", entries)
