@@ -87,6 +87,7 @@ class Lowering:
         self.value_sets: dict[str, ir.P4ValueSet] = {}
         self.field_lists: dict[int, list[tuple[str, ...]]] = {}
         self.errors = {name: i for i, name in enumerate(program.errors)}
+        self.data_field_lists: dict[int, list[tuple[str, ...]]] = {}
         for inst in program.externs.values():
             var = "E_" + _ident(inst.name)
             self.extern_vars[id(inst.decl)] = var
@@ -864,9 +865,19 @@ class Lowering:
                 body.outs.append(name)
             if p.direction == "out" and not is_aggregate(p.type):
                 body.emit(f"{name} = {self.types.new_expr(p.type)}")
-        self.stmt(a.body, body)
         if body.outs:
+            # exit inside the action still copies the out/inout parameters out
+            body.emit("try:")
+            body.indent += 1
+            self.stmt(a.body, body)
+            body.emit("pass")
+            body.indent -= 1
+            body.emit("except ExitBlock as _x:")
+            body.emit("    _x.outs = (" + ", ".join(body.outs) + ",)")
+            body.emit("    raise")
             body.emit("return (" + ", ".join(body.outs) + ",)")
+        else:
+            self.stmt(a.body, body)
         params = ", ".join(["F"] + pnames)
         self.chunks.append(f"def {fname}({params}):\n" + "\n".join(body.lines or ["    pass"])
                            + "\n")
@@ -910,13 +921,26 @@ class Lowering:
         if not outs:
             return call
         r = self.tmp("r")
-        body.emit(f"{r} = {call}")
         base = 1 if has_retval else 0
+        if has_retval:
+            body.emit(f"{r} = {call}")
+        else:
+            body.emit("try:")
+            body.emit(f"    {r} = {call}")
+            body.emit("except ExitBlock as _x:")
+            body.indent += 1
+            self._assign_outs(outs, "_x.outs", 0, body)
+            body.emit("raise")
+            body.indent -= 1
+        self._assign_outs(outs, r, base, body)
+        return f"{r}[0]" if has_retval else ""
+
+    def _assign_outs(self, outs: list[tuple[Any, Any]], source: str, base: int,
+                     body: Body) -> None:
         for i, (a, _p) in enumerate(outs):
             if a == "_":
                 continue
-            self.assign_raw(a, f"{r}[{base + i}]", body)
-        return f"{r}[0]" if has_retval else ""
+            self.assign_raw(a, f"{source}[{base + i}]", body)
 
     def assign_raw(self, left: ir.Expression, value: str, body: Body) -> None:
         """Assign an already-lowered scalar value to an lvalue expression."""
@@ -999,9 +1023,16 @@ class Lowering:
                 body.emit(f"{fr}.{slot} = {self.expr(a, body)}")
                 if p.direction == "inout":
                     outs.append((a, slot))
-        body.emit(f"{fname}({fr})")
+        if not outs:
+            body.emit(f"{fname}({fr})")
+            return ""
+        body.emit("try:")  # copy-out also when exit leaves the sub-control
+        body.emit(f"    {fname}({fr})")
+        body.emit("finally:")
+        body.indent += 1
         for a, slot in outs:
             self.assign_raw(a, f"{fr}.{slot}", body)
+        body.indent -= 1
         return ""
 
     # -- tables
@@ -1121,3 +1152,36 @@ class Lowering:
 
         for block in self.prog.blocks.values():
             visit(block.decl)
+
+    def data_field_list(self, e: ir.Expression) -> int:
+        """A field-list id for the data argument of clone3/resubmit/recirculate(data).
+
+        Metadata fields are recorded as paths from the user metadata struct;
+        ``standard_metadata`` fields as paths starting with ``"@sm"``.
+        """
+        user_meta = None
+        ingress = self.prog.blocks.get("ingress")
+        if ingress is not None and len(ingress.decl.params) > 1:
+            user_meta = ingress.decl.params[1].type
+        comps = e.components if isinstance(e, (ir.ListExpression,
+                                                ir.StructExpression)) else [e]
+        paths: list[tuple[str, ...]] = []
+        for c in comps:
+            c = c.expr if isinstance(c, ir.NamedExpression) else c
+            path: list[str] = []
+            node = c
+            while isinstance(node, ir.Member):
+                path.insert(0, node.member)
+                node = node.expr
+            root_t = getattr(node, "type", None)
+            if not isinstance(node, ir.PathExpression) or not path:
+                raise unsupported("a preserved field that is not a metadata field", c)
+            if root_t is user_meta:
+                paths.append(tuple(path))
+            elif getattr(root_t, "name", "") == "standard_metadata_t":
+                paths.append(("@sm", *path))
+            else:
+                raise unsupported("a preserved field that is not a metadata field", c)
+        index = 1_000_000 + len(self.data_field_lists)
+        self.data_field_lists[index] = paths
+        return index

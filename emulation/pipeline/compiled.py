@@ -90,8 +90,10 @@ def _lower(program: Program) -> LoweredProgram:
         code = compile(source, f"<netweft pipeline {program.source_path}>", "exec")
     except SyntaxError as err:  # a back-end bug; say where
         raise P4Error(f"internal error in the generated pipeline code: {err}") from None
+    field_lists = _field_lists(program)
+    field_lists.update(lw.data_field_lists)
     lowered = LoweredProgram(program, source, code, lw.tables, lw.externs_by_var,
-                             lw.value_sets, param_types, _field_lists(program))
+                             lw.value_sets, param_types, field_lists)
     _CACHE[program] = lowered
     return lowered
 

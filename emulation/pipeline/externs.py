@@ -185,16 +185,23 @@ def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[A
         return ""
     if name in ("clone", "clone3", "clone_preserving_field_list"):
         session = lw.expr(args[1], body)
-        index = lw.expr(args[2], body) if name == "clone_preserving_field_list" else "None"
+        if name == "clone_preserving_field_list":
+            index = lw.expr(args[2], body)
+        elif name == "clone3":
+            index = str(lw.data_field_list(args[2]))
+        else:
+            index = "None"
         body.emit(f"X.clone_session = {session}")
         body.emit(f"X.clone_field_list = {index}")
         return ""
     if name in ("resubmit_preserving_field_list", "resubmit"):
-        index = lw.expr(args[0], body) if name.endswith("list") else "None"
+        index = lw.expr(args[0], body) if name.endswith("list") else str(
+            lw.data_field_list(args[0]))
         body.emit(f"X.resubmit = ({index},)")
         return ""
     if name in ("recirculate_preserving_field_list", "recirculate"):
-        index = lw.expr(args[0], body) if name.endswith("list") else "None"
+        index = lw.expr(args[0], body) if name.endswith("list") else str(
+            lw.data_field_list(args[0]))
         body.emit(f"X.recirculate = ({index},)")
         return ""
     if name == "truncate":

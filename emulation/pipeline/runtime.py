@@ -20,7 +20,13 @@ class ParserReject(Exception):
 
 
 class ExitBlock(Exception):
-    """``exit`` ran: leave the whole top-level block."""
+    """``exit`` ran: leave the whole top-level block.
+
+    ``outs`` carries the out/inout values of the action being left, so that
+    its caller still copies them out (P4-16: exit performs copy-out).
+    """
+
+    outs: tuple = ()
 
 
 class AssertionFailed(Exception):

@@ -28,7 +28,7 @@ class _IngressPass:
     data: bytes
     port: int
     instance_type: int
-    preserved: Any = None          # the metadata object to copy a field list from
+    preserved: Any = None          # (meta, standard_metadata) to copy a field list from
     field_list: int | None = None
 
 
@@ -124,7 +124,7 @@ class V1ModelDriver:
         data = job.data
         hdr, meta, sm, cur = self._parse_into(data, job.port, job.instance_type, now)
         if job.preserved is not None:
-            self._copy_field_list(job.preserved, meta, job.field_list)
+            self._copy_field_list(job.preserved, (meta, sm), job.field_list)
         x.payload = data[cur.pos:]
         self._verify(hdr, meta)
         sm.checksum_error = x.checksum_error
@@ -143,13 +143,13 @@ class V1ModelDriver:
                 # simple_switch resets all metadata of the clone, then copies the field list
                 c_meta._assign(self._new_meta())
                 c_sm._assign(self._new_sm())
-                self._copy_field_list(meta, c_meta, clone_fl)
+                self._copy_field_list((meta, sm), (c_meta, c_sm), clone_fl)
                 c_sm.instance_type = INGRESS_CLONE
                 work.append(_EgressPass(c_hdr, c_meta, c_sm, data[c_cur.pos:], session.port,
                                         len(data), session.truncate))
         if resubmit is not None:
             # metadata (ingress_port included) is reset, as simple_switch does
-            work.append(_IngressPass(data, 0, RESUBMIT, meta, resubmit[0]))
+            work.append(_IngressPass(data, 0, RESUBMIT, (meta, sm), resubmit[0]))
             return
         payload = data[cur.pos:]
         if mgid != 0:
@@ -188,8 +188,8 @@ class V1ModelDriver:
             session = self.sessions.get(x.clone_session)
             if session is not None:
                 c_meta = self._new_meta()
-                self._copy_field_list(meta, c_meta, x.clone_field_list)
                 c_sm = self._new_sm()
+                self._copy_field_list((meta, sm), (c_meta, c_sm), x.clone_field_list)
                 c_sm.instance_type = EGRESS_CLONE
                 work.append(_EgressPass(hdr._copy(), c_meta, c_sm, job.payload, session.port,
                                         job.ilen, session.truncate))
@@ -205,7 +205,7 @@ class V1ModelDriver:
         out.append(job.payload)
         packet = b"".join(out)
         if recirculate is not None:
-            work.append(_IngressPass(packet, 0, RECIRC, meta, recirculate[0]))
+            work.append(_IngressPass(packet, 0, RECIRC, (meta, sm), recirculate[0]))
             return
         if truncate is not None and truncate < len(packet):
             packet = packet[:truncate]
@@ -213,12 +213,20 @@ class V1ModelDriver:
 
     # ------------------------------------------------------------------ field lists
 
-    def _copy_field_list(self, src: Any, dst: Any, index: int | None) -> None:
-        """Copy the ``@field_list(index)`` fields of the user metadata (None: nothing)."""
+    def _copy_field_list(self, src: tuple[Any, Any], dst: tuple[Any, Any],
+                         index: int | None) -> None:
+        """Copy field list ``index`` from ``(meta, standard_metadata)`` to another pair.
+
+        Paths starting with ``"@sm"`` name standard metadata fields (the data
+        argument of the older clone3/resubmit/recirculate forms may list them).
+        """
         if index is None:
             return
         for path in self.field_lists.get(index, ()):
-            s, d = src, dst
+            if path[0] == "@sm":
+                s, d, path = src[1], dst[1], path[1:]
+            else:
+                s, d = src[0], dst[0]
             for name in path[:-1]:
                 s, d = getattr(s, name), getattr(d, name)
             value = getattr(s, path[-1])

@@ -94,6 +94,18 @@ def test_a_recirculation_loop_is_cut_by_the_pass_limit():
     assert sw2.stats["pass_limit"] == 1
 
 
+def test_deprecated_forms_preserve_the_fields_of_their_data_argument():
+    sw = switch("replication")
+    sw.clone_session_set(3, 9)
+    out = sw.process(6, ctl(9))
+    # clone3 keeps meta.kept and standard_metadata.ingress_port (reported in the rid
+    # field for op 9) but not meta.passes
+    assert sorted(out) == sorted([(2, ctl(9, 1, 6, 0, 0, 0x5A)),
+                                  (9, ctl(9, 0, 6, 0, 1, 0x5A))])
+    # resubmit(data) keeps meta.passes: the second pass sees passes == 2 and forwards
+    assert sw.process(1, ctl(10)) == [(2, ctl(10, 2, 0, 6, 0, 0x5A))]
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=40), st.integers(0, 511))
 def test_arbitrary_bytes_never_crash_the_switch(data, port):

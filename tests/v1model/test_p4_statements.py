@@ -50,3 +50,9 @@ def test_stack_element_at_a_run_time_index(sw):
     assert sw.process(0, pkt(6, 1, items=items)) == [(1, pkt(6, 1, 6, items=items))]
     assert sw.process(0, pkt(6, 3, items=items)) == [(1, pkt(6, 3, 0, items=items))]
     assert sw.process(0, pkt(6, 200, items=items)) == [(1, pkt(6, 200, 0, items=items))]
+
+
+def test_exit_still_copies_out_inout_parameters(sw):
+    # P4-16 "exit": the copy-out of the exiting action / control still happens
+    assert sw.process(0, pkt(7)) == [(1, pkt(7, 0, 0x99))]
+    assert sw.process(0, pkt(8)) == [(1, pkt(8, 0, 0x55))]

@@ -49,6 +49,11 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             resubmit_preserving_field_list(1);
         } else if (hdr.ctl.op == 5) {
             truncate(16);
+        } else if (hdr.ctl.op == 9) {
+            meta.lost = 0x33;
+            clone3(CloneType.I2E, 32w3, { meta.kept, sm.ingress_port });
+        } else if (hdr.ctl.op == 10 && meta.passes < 2) {
+            resubmit({ meta.passes });
         } else if (hdr.ctl.op == 6) {
             random(hdr.ctl.rnd, 8w10, 8w20);
             log_msg("random gave {}", { hdr.ctl.rnd });
@@ -59,6 +64,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
 control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
         hdr.ctl.rid = sm.egress_rid;
+        if (hdr.ctl.op == 9) { hdr.ctl.rid = (bit<16>) sm.ingress_port; }
         hdr.ctl.eg_type = (bit<8>) sm.instance_type;
         hdr.ctl.kept = meta.kept;
         if (hdr.ctl.op == 4 && meta.passes < 2) {

@@ -5,7 +5,8 @@
 #include <core.p4>
 #include <v1model.p4>
 
-enum bit<8> Op { COPY = 1, CLEAR = 2, PUSH = 3, EXIT = 4, RET = 5, IDX = 6 }
+enum bit<8> Op { COPY = 1, CLEAR = 2, PUSH = 3, EXIT = 4, RET = 5, IDX = 6, AEXIT = 7,
+                 SEXIT = 8 }
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
 header cmd_t { Op op; bit<8> arg; bit<8> res; bit<8> same; }
@@ -31,9 +32,15 @@ control Bump(inout ethernet_t e, in bit<8> by) {
     apply { e.etherType = e.etherType + (bit<16>) by; }
 }
 
+control Stop(inout bit<8> t) {
+    apply { t = 0x55; exit; }
+}
+
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     Bump() bump;
+    Stop() stop;
     action leave() { exit; }
+    action leave_marked(inout bit<8> t) { t = 0x99; exit; }
     action record(inout bit<8> target, bit<8> v) { target = v; }
     table t {
         key = { hdr.cmd.arg: exact; }
@@ -66,6 +73,14 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
                 if (hdr.cmd.op == Op.RET) { return; }
                 t.apply();
                 hdr.cmd.res = meta.bound;
+            }
+            Op.AEXIT: {
+                leave_marked(hdr.cmd.res);
+                hdr.cmd.res = 0;
+            }
+            Op.SEXIT: {
+                stop.apply(hdr.cmd.res);
+                hdr.cmd.res = 0;
             }
             Op.IDX: {
                 hdr.cmd.res = hdr.items[hdr.cmd.arg].v;
