@@ -111,3 +111,14 @@ def test_packet_length_is_the_received_length(make_switch):
     assert fields[3] == len(long_packet)
     assert fields[8] == len(long_packet)
     assert data[14 + struct.calcsize(PROBE_FMT):] == PAYLOAD + bytes(100)
+
+
+def test_output_order_is_deterministic(make_switch):
+    outputs = []
+    for _ in range(3):
+        sw = make_switch()
+        sw.mc_group_set(3, [(6, 1), (2, 2), (4, 3), (2, 4)])
+        outputs.append(sw.process(1, probe(4, 3)))
+        outputs.append(sw.process(1, probe(4, 3)))
+    assert len(outputs[0]) == 4
+    assert all(out == outputs[0] for out in outputs)
