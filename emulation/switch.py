@@ -92,9 +92,11 @@ class SoftSwitch:
 
     def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """Run one packet received on ``port``; returns every ``(port, bytes)`` sent."""
-        if not 0 <= int(port) < 512:
-            raise SwitchError(f"ingress port {port} outside 0..511")
-        return self.driver.process(int(port), bytes(data))
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 512:
+            raise SwitchError(f"ingress port {port!r} is not an integer in 0..511")
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise SwitchError(f"the packet must be bytes, not {type(data).__name__}")
+        return self.driver.process(port, bytes(data))
 
     @property
     def digests(self) -> list[tuple[int, Any]]:

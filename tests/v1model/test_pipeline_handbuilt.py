@@ -67,8 +67,10 @@ def test_control_plane_errors_are_clear():
         sw.table_add("nope", {}, "fwd", {"port": 1})
     with pytest.raises(TableError, match="does not fit in 9 bits"):
         sw.table_add("t", {"dstAddr": 1}, "fwd", {"port": 600})
-    with pytest.raises(SwitchError, match="outside 0..511"):
+    with pytest.raises(SwitchError, match="0..511"):
         sw.process(512, frame())
+    with pytest.raises(SwitchError, match="must be bytes"):
+        sw.process(1, "not bytes")
 
 
 def test_multicast_group_and_clone_session_validation():
