@@ -1,4 +1,4 @@
-"""``netweft perf server|client|pair``: goodput of netweft against kernel TCP on one path.
+"""``netweft perf server|client|pair|sim``: goodput of netweft against kernel TCP on one path.
 
 The server listens on a TCP control port and runs the receiving side of each
 test the client asks for; the client runs the tests back to back and prints,
@@ -8,7 +8,8 @@ kernel TCP (``sendall`` of the same messages), the ratio netweft/TCP, and with
 ``--loss P`` netweft's goodput with loss P injected by netweft (a socket filter
 on both endpoints' receive sockets; this kernel has no netem) against its own
 loss-free goodput. ``pair`` runs a server and a client for you over loopback
-or over a veth pair between two network namespaces.
+or over a veth pair between two network namespaces. ``sim`` (in
+:mod:`netweft.testbed.perf_sim`) measures the loss ratio in virtual time.
 
 CPU is user+system time of the client and the server processes (every thread,
 including netweft's I/O threads; the kernel's work on the processes' behalf),
@@ -561,3 +562,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="veth checksum/TSO/GSO/GRO offloads (default on, as on real hosts)")
     _add_client_options(pr)
     pr.set_defaults(func=run_pair)
+    from netweft.testbed.perf_sim import add_parser
+
+    add_parser(perf, _size, _probability, _setting)

@@ -142,7 +142,9 @@ class Endpoint:
         view = byte_view(buffer, writable=writable)
         if view.nbytes == 0:
             raise InvalidArgumentError("cannot register an empty buffer")
-        handle = ffi.from_buffer(view, require_writable=writable)
+        # cffi points at the object itself, never at a memoryview: a memoryview that
+        # cffi exports from cannot be cleared by the garbage collector.
+        handle = ffi.from_buffer(buffer, require_writable=writable)
         rkey = self._port.mr_register(handle, view.nbytes, int(access))
         region = MemoryRegion(self, buffer, view, rkey, access, handle)
         self._regions[rkey] = region
@@ -239,7 +241,7 @@ class Endpoint:
             view, keep = region.view, region._keepalive
         else:
             view = byte_view(data, writable=False)
-            keep = ffi.from_buffer(view)
+            keep = ffi.from_buffer(data)
         if length is None:
             if not isinstance(offset, int):
                 raise InvalidArgumentError("offset must be an int")
@@ -266,7 +268,7 @@ class Endpoint:
                 raise InvalidArgumentError("the receive buffer must be writable")
         else:
             view = byte_view(buffer, writable=True)
-            keep = ffi.from_buffer(view, require_writable=True)
+            keep = ffi.from_buffer(buffer, require_writable=True)
         if length is None:
             if not isinstance(offset, int):
                 raise InvalidArgumentError("offset must be an int")

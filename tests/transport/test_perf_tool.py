@@ -85,3 +85,16 @@ def test_pair_over_veth_between_namespaces(tmp_path):
     _check(out, raw, loss=True)
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert spaces.group(1) not in left and spaces.group(2) not in left  # cleaned up
+
+
+def test_perf_sim_prints_the_loss_ratio_in_virtual_time():
+    res = subprocess.run([*PERF, "sim", "--count", "6", "--msg-size", "256k", "--loss", "0.02"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    rows = {line.split()[0] + (" loss" if "loss " in line else ""): line.split()
+            for line in res.stdout.splitlines() if line.startswith("netweft ")}
+    clean, lossy = rows["netweft"], rows["netweft loss"]
+    assert clean[-2:] == ["0", "0"]  # nothing lost, nothing resent
+    assert int(lossy[-2]) > 0 and int(lossy[-1]) > 0
+    ratio = _parse(res.stdout)["netweft 2% loss / netweft loss-free goodput"]
+    assert ratio == pytest.approx(float(lossy[3]) / float(clean[1]), rel=0.01)
