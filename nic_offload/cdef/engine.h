@@ -91,6 +91,7 @@ typedef struct {
     uint64_t drop_unordered;
     uint64_t remote_access_errors;
     uint64_t pdc_opened, pdc_failed;
+    uint64_t spurious_loss_marks;
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

@@ -134,7 +134,7 @@ typedef struct {
     uint64_t pkts_in, pkts_out, bytes_in, bytes_out;
     uint64_t data_pkts_out;     /* request packets sent (first transmissions) */
     uint64_t retransmits;       /* all retransmissions */
-    uint64_t fast_retransmits;  /* of which triggered by SACK/ACK evidence */
+    uint64_t fast_retransmits;  /* of which triggered by SACK/ACK evidence (not the RTO) */
     uint64_t rto_fired;         /* retransmission timeouts */
     uint64_t acks_in, acks_out, nacks_in, nacks_out;
     uint64_t dup_pkts;          /* duplicate PSNs suppressed (data not placed again) */
@@ -151,6 +151,8 @@ typedef struct {
     uint64_t drop_unordered;    /* ROD: packet ahead of the next expected PSN */
     uint64_t remote_access_errors; /* RMA requests refused (bad rkey/range/access) */
     uint64_t pdc_opened, pdc_failed;
+    uint64_t spurious_loss_marks; /* packets marked lost, then acknowledged before resending
+                                     (each widens the PDC's reordering window) */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

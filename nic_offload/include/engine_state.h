@@ -60,6 +60,7 @@ typedef struct {
     uint32_t prev, next; /* in-flight list in transmission order (slot indices) */
     uint8_t state;
     uint8_t eom;
+    uint8_t fast;        /* marked lost by SACK/order evidence (not by the RTO) */
     uint16_t retx;
 } nw_tx_slot_t;
 
@@ -104,6 +105,8 @@ typedef struct {
     uint64_t rto_deadline, rto_cur; /* 0 = RTO disarmed */
     uint64_t srtt, rttvar;          /* smoothed RTT (0 = no sample yet) */
     uint64_t rack_deadline;         /* re-run loss detection then, 0 = none */
+    uint64_t reo_extra_ns;          /* learnt reordering window (grows on spurious marks) */
+    uint32_t reo_decay_psn;         /* shrink reo_extra_ns once una passes this PSN */
     uint32_t retries;
     nw_entropy_t entropy;
 
@@ -115,6 +118,7 @@ typedef struct {
     uint32_t ack_trigger;           /* PSN the next coalesced ACK reports */
     uint32_t *ack_ring;             /* out of order: one ACK per packet, by trigger PSN */
     uint32_t ack_ring_head, ack_ring_count;
+    uint32_t last_rx_psn;           /* previous new PSN accepted */
     uint32_t rod_nacked;            /* ROD: next-expected PSN already NACKed */
     uint8_t rod_nack_valid;
     uint8_t nack_pending, nack_code;

@@ -471,17 +471,26 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     nw_rxw_mark(w, h->psn);
     p->ack_trigger = h->psn;
     p->ack_pending++;
+    int contiguous = h->psn == p->last_rx_psn + 1;
+    p->last_rx_psn = h->psn;
     if (!in_order || w->count > 0) {
-        /* Out of order: report this PSN in its own ACK so that the sender sees
-         * every arrival around a hole (its loss detection relies on it). */
-        if (p->ack_ring_count < e->cfg.window_pkts) {
-            p->ack_ring[(p->ack_ring_head + p->ack_ring_count) & e->wmask] = h->psn;
-            p->ack_ring_count++;
+        /* Out of order: ACK at least every ack_every_pkts packets (each ACK's
+         * SACK bitmap covers the 64 PSNs up to its trigger), and at once after
+         * a jump, so that the sender sees every arrival around a hole. */
+        if (contiguous && !(h->flags & NW_PDS_F_AR) &&
+            p->ack_pending < e->cfg.ack_every_pkts && e->cfg.ack_every_pkts <= 32) {
+            if (p->ack_deadline == 0)
+                p->ack_deadline = now + e->cfg.ack_delay_ns;
         } else {
-            p->ack_now = 1;
+            if (p->ack_ring_count < e->cfg.window_pkts) {
+                p->ack_ring[(p->ack_ring_head + p->ack_ring_count) & e->wmask] = h->psn;
+                p->ack_ring_count++;
+            } else {
+                p->ack_now = 1;
+            }
+            p->ack_pending = 0;
+            nw_pdc_activate(e, p);
         }
-        p->ack_pending = 0;
-        nw_pdc_activate(e, p);
     } else if ((h->flags & NW_PDS_F_AR) || p->ack_pending >= e->cfg.ack_every_pkts) {
         p->ack_now = 1;
         nw_pdc_activate(e, p);
@@ -830,6 +839,9 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         if (n < 0)
             return n;
         s->retx++;
+        if (s->fast)
+            e->st.fast_retransmits++;
+        s->fast = 0;
         nw_tx_sent(e, p, s, now);
         e->st.retransmits++;
         fill_dest(p, dst);

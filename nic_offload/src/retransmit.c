@@ -99,6 +99,17 @@ void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w)
         nw_wr_complete(e, w, w->status);
 }
 
+/* A packet we had declared lost was acknowledged before we resent it: the
+ * path reorders more than we allowed for, so widen the reordering window. */
+static void spurious_mark(nw_engine_t *e, nw_pdc_t *p)
+{
+    uint64_t cap = e->cfg.rto_init_ns / 2; /* stay well inside the RTO */
+    uint64_t w = p->reo_extra_ns ? p->reo_extra_ns * 2 : (p->srtt ? p->srtt : 1000);
+    p->reo_extra_ns = w > cap ? cap : w;
+    p->reo_decay_psn = p->nxt + e->cfg.window_pkts;
+    e->st.spurious_loss_marks++;
+}
+
 /* Returns 1 if the slot was newly acknowledged. */
 static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
 {
@@ -107,6 +118,8 @@ static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
         return 0;
     if (s->state == NW_TX_INFLIGHT)
         list_remove(p, (uint32_t)(s - p->slots));
+    else if (s->fast)
+        spurious_mark(e, p);
     s->state = NW_TX_ACKED;
     if (s->tx_seq > p->max_acked_seq)
         p->max_acked_seq = s->tx_seq;
@@ -174,7 +187,11 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
 void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
     uint64_t reorder = e->cfg.reorder_pkts;
-    uint64_t wait = p->srtt + p->srtt / 4;
+    if (p->reo_extra_ns && nw_psn_diff(p->una, p->reo_decay_psn) >= 0) {
+        p->reo_extra_ns -= p->reo_extra_ns / 4; /* no surprise for a window: shrink */
+        p->reo_decay_psn = p->nxt + e->cfg.window_pkts;
+    }
+    uint64_t wait = p->srtt + p->srtt / 4 + p->reo_extra_ns;
     p->rack_deadline = 0;
     while (p->list_head != NW_NIL) {
         nw_tx_slot_t *s = &p->slots[p->list_head];
@@ -184,8 +201,8 @@ void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
             p->rack_deadline = s->sent_ns + wait;
             break;
         }
+        s->fast = 1;
         nw_tx_mark_lost(e, p, s->psn);
-        e->st.fast_retransmits++;
     }
 }
 
