@@ -302,3 +302,75 @@ def test_qos_sets_dscp_by_protocol_and_keeps_ecn(qos_switch, proto, dscp):
 
     out = sw.process(1, pkt((20 << 2) | 1, 64, SWITCH_MAC, "00:00:00:00:01:01"))
     assert_outputs(out, [(2, pkt((dscp << 2) | 1, 63, NH_MAC, SWITCH_MAC))])
+
+
+# --- firewall ---------------------------------------------------------------
+
+INSIDE, OUTSIDE = "10.0.1.1", "10.0.3.3"
+INSIDE_MAC, OUTSIDE_MAC = "08:00:00:00:01:11", "08:00:00:00:03:33"
+
+
+def firewall_switch(fw_switch):
+    sw = fw_switch()
+    add_route(sw, INSIDE, 32, 1, INSIDE_MAC)
+    add_route(sw, OUTSIDE, 32, 3, OUTSIDE_MAC)
+    sw.table_add("MyIngress.check_ports", {"standard_metadata.ingress_port": 1,
+                                           "standard_metadata.egress_spec": 3},
+                 "MyIngress.set_direction", {"dir": 0})
+    sw.table_add("MyIngress.check_ports", {"standard_metadata.ingress_port": 3,
+                                           "standard_metadata.egress_spec": 1},
+                 "MyIngress.set_direction", {"dir": 1})
+    return sw
+
+
+def tcp_segment(src: str, dst: str, sport: int, dport: int, flags: str, ttl: int = 64,
+                eth_dst: str = SWITCH_MAC, eth_src: str = "00:00:00:00:00:99",
+                chksum: int | None = None) -> bytes:
+    tcp = TCP(sport=sport, dport=dport, flags=flags, seq=1)
+    if chksum is not None:
+        tcp.chksum = chksum
+    return bytes(Ether(dst=eth_dst, src=eth_src) / IP(src=src, dst=dst, ttl=ttl, id=1) / tcp)
+
+
+def forwarded_segment(data: bytes, dst_mac: str) -> bytes:
+    pkt = Ether(data)
+    return tcp_segment(pkt[IP].src, pkt[IP].dst, pkt[TCP].sport, pkt[TCP].dport,
+                       str(pkt[TCP].flags), ttl=63, eth_dst=dst_mac, eth_src=SWITCH_MAC,
+                       chksum=pkt[TCP].chksum)
+
+
+def bloom_positions(src: str, dst: str, sport: int, dport: int) -> tuple[int, int]:
+    key = bytes(map(int, src.split("."))) + bytes(map(int, dst.split("."))) \
+        + struct.pack("!HH", sport, dport) + bytes([6])
+    return ref.crc16(key) % 4096, ref.crc32(key) % 4096
+
+
+fw_switch = switch_factory("tut_firewall")
+
+
+def test_firewall_blocks_unsolicited_incoming_traffic(fw_switch):
+    sw = firewall_switch(fw_switch)
+    assert sw.process(3, tcp_segment(OUTSIDE, INSIDE, 80, 5555, "SA")) == []
+
+
+def test_firewall_admits_replies_to_connections_opened_inside(fw_switch):
+    sw = firewall_switch(fw_switch)
+    syn = tcp_segment(INSIDE, OUTSIDE, 5555, 80, "S")
+    assert_outputs(sw.process(1, syn), [(3, forwarded_segment(syn, OUTSIDE_MAC))])
+    one, two = bloom_positions(INSIDE, OUTSIDE, 5555, 80)
+    assert sw.register_read("MyIngress.bloom_filter_1", one) == 1
+    assert sw.register_read("MyIngress.bloom_filter_2", two) == 1
+
+    reply = tcp_segment(OUTSIDE, INSIDE, 80, 5555, "SA")
+    assert_outputs(sw.process(3, reply), [(1, forwarded_segment(reply, INSIDE_MAC))])
+    # a different connection from the same outside host is still blocked
+    other_one, other_two = bloom_positions(INSIDE, OUTSIDE, 5555, 81)
+    assert (other_one, other_two) != (one, two)  # no bloom-filter collision for it
+    assert sw.process(3, tcp_segment(OUTSIDE, INSIDE, 81, 5555, "SA")) == []
+
+
+def test_firewall_only_syn_opens_the_filter(fw_switch):
+    sw = firewall_switch(fw_switch)
+    ack = tcp_segment(INSIDE, OUTSIDE, 6000, 443, "A")
+    assert_outputs(sw.process(1, ack), [(3, forwarded_segment(ack, OUTSIDE_MAC))])
+    assert sw.process(3, tcp_segment(OUTSIDE, INSIDE, 443, 6000, "A")) == []
