@@ -23,12 +23,13 @@ import enum
 import itertools
 from typing import Any
 
-from netweft.nic_offload import ffi
+from netweft.nic_offload import ffi, lib
 from netweft.transport.completion_queue import Completion, CompletionQueue, Opcode
 from netweft.transport.engine_handle import strerror
 from netweft.transport.engine_port import EnginePort
 from netweft.transport.errors import (
     EndpointClosedError,
+    EngineError,
     InvalidArgumentError,
     UnregisteredMemoryError,
 )
@@ -153,6 +154,12 @@ class Endpoint:
     def _deregister(self, region: MemoryRegion) -> None:
         if self._closed:
             return
+        busy = sum(1 for _, keep, _, _ in self._inflight.values()
+                   if keep is region or (isinstance(keep, tuple) and keep[0] is region))
+        if busy:
+            raise EngineError(lib.NW_EBUSY, f"memory region rkey={region.rkey:#x} is still "
+                              f"referenced by {busy} work request(s) in flight; poll their "
+                              "completions first")
         self._port.mr_deregister(region.rkey)
         self._regions.pop(region.rkey, None)
 
