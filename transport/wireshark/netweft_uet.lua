@@ -45,8 +45,8 @@ local NACK_CODES = {
     [0x11] = "CLOSING_IN_ERR", [0x12] = "PKT_NOT_RCVD", [0x13] = "GTD_DEL_RESP_UNAVAIL",
     [0x14] = "ACK_WITH_DATA", [0x15] = "INVALID_SYN", [0x16] = "PDC_MODE_MISMATCH",
     [0x17] = "NEW_START_PSN", [0x18] = "RCVD_SES_PROCG", [0x19] = "UNEXP_EVENT",
-    [0x1A] = "RCVR_INFER_LOSS", [0xFD] = "EXP_NACK_NORMAL", [0xFE] = "EXP_NACK_ERR",
-    [0xFF] = "EXP_NACK_FATAL",
+    [0x1A] = "RCVR_INFER_LOSS", [0xFD] = "EXP_NORMAL", [0xFE] = "EXP_ERR",
+    [0xFF] = "EXP_FATAL",
 }
 local SES_OPCODES = {
     [0x00] = "NO_OP", [0x01] = "WRITE", [0x02] = "READ", [0x03] = "ATOMIC",
@@ -56,7 +56,7 @@ local SES_OPCODES = {
     [0x0D] = "TSEND_ATOMIC", [0x0E] = "TSEND_FETCH_ATOMIC", [0x0F] = "MSG_ERROR",
 }
 local RSP_OPCODES = {
-    [0] = "DEFAULT_RESPONSE", [1] = "RESPONSE", [2] = "RESPONSE_W_DATA", [3] = "NO_RESPONSE",
+    [0] = "DEFAULT", [1] = "RESPONSE", [2] = "WITH_DATA", [3] = "NONE",
 }
 local ERRORS = {
     trunc = "truncated packet",
