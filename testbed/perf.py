@@ -223,7 +223,7 @@ def _local_ip_towards(host: str) -> str:
 
 def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu: int,
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
-                window_pkts: int = 1024, name: str = "netweft",
+                window_pkts: int = 4096, name: str = "netweft",
                 bind: str | None = None, engine: dict[str, int] | None = None) -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
     import numpy as np
@@ -285,7 +285,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
 def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "both",
                duration: float = 3.0, msg_size: int = 1 << 20, loss: float = 0.0,
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
-               window_pkts: int = 1024, bind: str | None = None,
+               window_pkts: int = 4096, bind: str | None = None,
                engine: dict[str, int] | None = None, rounds: int = 3) -> list[PerfResult]:
     """Run the requested tests against the server at ``host`` and return their results.
 
@@ -534,8 +534,8 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, default=8, help="netweft writes in flight (default 8)")
     p.add_argument("--tx", choices=("ports", "socket", "raw"), default="ports",
                    help="netweft transmit mode (ports: per-packet entropy source ports)")
-    p.add_argument("--window", type=int, default=1024,
-                   help="netweft window in packets, a power of two (default 1024)")
+    p.add_argument("--window", type=int, default=4096,
+                   help="netweft window in packets, a power of two (64..4096, default 4096: room to keep sending while a loss is repaired)")
     p.add_argument("--engine", type=_setting, action="append", default=[], metavar="KEY=VALUE",
                    help="an engine setting for both ends, e.g. reorder_pkts=64 (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
