@@ -535,7 +535,8 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tx", choices=("ports", "socket", "raw"), default="ports",
                    help="netweft transmit mode (ports: per-packet entropy source ports)")
     p.add_argument("--window", type=int, default=4096,
-                   help="netweft window in packets, a power of two (64..4096, default 4096: room to keep sending while a loss is repaired)")
+                   help="netweft window in packets, a power of two up to 4096 (default 4096: "
+                        "room to keep sending while a loss is repaired)")
     p.add_argument("--engine", type=_setting, action="append", default=[], metavar="KEY=VALUE",
                    help="an engine setting for both ends, e.g. reorder_pkts=64 (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
