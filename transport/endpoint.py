@@ -12,6 +12,10 @@ is polled, because the engine reads and writes them in place (zero copy).
 Misuse raises at once with a clear message: unregistered or foreign memory,
 offsets outside a region, a closed endpoint, wrong argument types.
 
+An endpoint (its peers, regions and completion queue) belongs to one Python
+thread at a time; on real sockets the packet work runs on the engine's own C
+thread regardless.
+
 Endpoints are made by a driver: :meth:`Simulation.endpoint
 <netweft.transport.simulation.Simulation.endpoint>` (virtual time) or
 :func:`netweft.transport.udp_driver.udp_endpoint` (real UDP sockets).

@@ -214,6 +214,9 @@ class Simulation:
                  **engine_settings: int) -> Endpoint:
         """A new endpoint at ``ip`` (default 10.0.0.N) and ``port`` on the virtual network."""
         ip = ip or f"10.0.{len(self._all) // 250}.{len(self._all) % 250 + 1}"
+        ip_to_int(ip)  # a clear error for anything but dotted IPv4
+        if not isinstance(port, int) or not 0 < port < 65536:
+            raise InvalidArgumentError(f"port must be in 1..65535, got {port!r}")
         if (ip, port) in self._nics:
             raise InvalidArgumentError(f"address {ip}:{port} is already in use")
         settings = {"mtu": self.mtu, "dst_port": DEFAULT_PORT, **self.engine_settings,

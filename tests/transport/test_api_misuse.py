@@ -137,3 +137,27 @@ def test_region_views_and_numpy_dtypes(ends):
     a.cq.wait_for(peer.write(region, target.remote()), timeout=5).check()
     assert np.array_equal(out, f)
     assert region.length == 4000 and region.buffer is f
+
+
+def test_unreachable_peer_times_out_with_a_clear_status():
+    sim = Simulation(seed=6)
+    a = sim.endpoint(max_retries=3)
+    src = a.register(bytearray(10_000))
+    peer = a.connect(("10.9.9.9", 4793))  # nobody there
+    c = a.cq.wait_for(peer.write(src, RemoteKey(1, 10_000)), timeout=60)
+    assert c.status == -9 and "retrans" in c.error.lower()  # NW_ETIMEDOUT
+    with pytest.raises(WorkRequestFailed, match="failed"):
+        c.check()
+    assert sim.counters["unroutable"] > 0
+    assert a.stats()["pdc_failed"] == 1
+
+
+def test_simulated_addresses_are_checked():
+    sim = Simulation(seed=7)
+    sim.endpoint("10.1.1.1")
+    with pytest.raises(InvalidArgumentError, match="already in use"):
+        sim.endpoint("10.1.1.1")
+    with pytest.raises(InvalidArgumentError, match="port"):
+        sim.endpoint("10.1.1.2", port=70000)
+    with pytest.raises(InvalidArgumentError, match="IPv4"):
+        sim.endpoint("host.example")
