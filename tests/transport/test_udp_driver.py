@@ -61,6 +61,14 @@ def test_loopback_write_read_send(loop_pair):
     assert stats["pkts_out"] > 0 and stats["io_send_calls"] > 0
 
 
+@pytest.mark.parametrize("tx", ["socket", "raw"])
+def test_loopback_other_transmit_modes(tx):
+    ip_a, ip_b = _loopback_ips()
+    with udp_endpoint((ip_a, 0), mtu=8972, tx=tx) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, tx=tx) as b:
+        _exercise(a, b, (1 << 20) + 3)
+
+
 def test_loopback_with_injected_loss_still_delivers_every_byte():
     ip_a, ip_b = _loopback_ips()
     with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05) as a, \
