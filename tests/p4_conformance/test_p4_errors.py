@@ -224,3 +224,17 @@ def test_unsupported_architecture_names_the_package(tmp_path):
         "SomeOtherArch(Prs(), Ctl()) main;\n"
     )
     expect_error(tmp_path, text, "SomeOtherArch(Prs(), Ctl()) main;", ("SomeOtherArch",))
+
+
+def test_unreadable_inputs_are_p4_errors(tmp_path):
+    """A missing file, a directory, binary junk and an empty file are bad user
+    input too: P4Error with a location, never another exception."""
+    from netweft.emulation.p4 import P4Error, compile_p4
+
+    (tmp_path / "junk.p4").write_bytes(bytes(range(256)))
+    (tmp_path / "empty.p4").write_text("")
+    for path in (tmp_path / "missing.p4", tmp_path, tmp_path / "junk.p4",
+                 tmp_path / "empty.p4"):
+        with pytest.raises(P4Error) as info:
+            compile_p4(str(path))
+        assert LOCATION.match(str(info.value)), str(info.value)
