@@ -196,6 +196,17 @@ class Endpoint:
             self._peers[key] = Peer(self, handle, (ip, udp_port), mode)
         return self._peers[key]
 
+    def peer(self, handle: int) -> Peer:
+        """The :class:`Peer` behind a completion's ``peer`` handle (e.g. to answer a sender)."""
+        self._check_open()
+        for peer in self._peers.values():
+            if peer.handle == handle:
+                return peer
+        ip, udp_port, mode = self._port.peer_info(handle)
+        peer = Peer(self, handle, (ip, udp_port), Mode(mode))
+        self._peers[(ip, udp_port, peer.mode)] = peer
+        return peer
+
     # ---- work requests ----
     def _next_id(self, wr_id: int | None) -> int:
         if wr_id is None:

@@ -94,6 +94,13 @@ def stats_dict(stats: Any) -> dict[str, int]:
     return {name: int(getattr(stats, name)) for name, _ in ffi.typeof("nw_stats_t").fields}
 
 
+def peer_info(engine: Any, peer: int) -> tuple[str, int, int]:
+    """(ip, port, mode) of a peer handle of ``engine``."""
+    ip, port, mode = ffi.new("uint32_t *"), ffi.new("uint16_t *"), ffi.new("uint8_t *")
+    raise_for(lib.nw_peer_info(engine, peer, ip, port, mode), f"peer handle {peer}")
+    return int_to_ip(int(ip[0])), int(port[0]), int(mode[0])
+
+
 class EngineHandle:
     """Owns one ``nw_engine_t`` and calls it from the current thread only."""
 
@@ -124,6 +131,9 @@ class EngineHandle:
         raise_for(lib.nw_peer_add(self.ptr, ip_to_int(ip), port, mode, out),
                   f"add peer {ip}:{port}")
         return int(out[0])
+
+    def peer_info(self, peer: int) -> tuple[str, int, int]:
+        return peer_info(self.ptr, peer)
 
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:

@@ -171,7 +171,7 @@ class UETAck(Packet):
         ConditionalField(BitField("cc_type", 0, 4), _ack_ext),
         ConditionalField(BitField("cc_flags", 0, 4), _ack_ext),
         ConditionalField(ByteField("mpr", 0), _ack_ext),
-        ConditionalField(ShortField("sack_psn_off", 0), _ack_ext),
+        ConditionalField(SignedShortField("sack_psn_off", 0), _ack_ext),
         ConditionalField(XLongField("sack_bitmap", 0), _ack_ext),
         ConditionalField(ShortField("service_time", 0), _nscc),
         ConditionalField(BitField("restore_cwnd", 0, 1), _nscc),

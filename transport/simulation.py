@@ -64,6 +64,10 @@ class SimulatedNic:
         self._check()
         return self.engine.peer_add(ip, port, mode)
 
+    def peer_info(self, peer: int) -> tuple[str, int, int]:
+        self._check()
+        return self.engine.peer_info(peer)
+
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:
         self._check()

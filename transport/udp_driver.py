@@ -24,6 +24,7 @@ from netweft.transport.engine_handle import (
     _RawCompletion,
     ip_to_int,
     make_config,
+    peer_info,
     raise_for,
     stats_dict,
     strerror,
@@ -105,6 +106,14 @@ class UdpNic:
         raise_for(lib.nw_io_peer_add(self._live(), ip_to_int(ip), port, mode, out),
                   f"add peer {ip}:{port}")
         return int(out[0])
+
+    def peer_info(self, peer: int) -> tuple[str, int, int]:
+        io = self._live()
+        lib.nw_io_lock(io)
+        try:
+            return peer_info(self._engine, peer)
+        finally:
+            lib.nw_io_unlock(io)
 
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:

@@ -219,3 +219,15 @@ def test_incast_overflows_the_downlink_queue_and_still_delivers_everything():
         assert np.array_equal(dst.buffer[i * size:(i + 1) * size], src.buffer)
     assert sim.counters["queue_drops"] > 0  # the incast really overflowed the queue
     assert target.stats()["placed_bytes"] == size * len(senders)
+
+
+def test_a_receiver_answers_the_sender_it_learned_from_a_completion():
+    sim, a, b = pair("loss", seed=25)
+    rid = b.post_recv(bytearray(100))
+    a.connect(b.address).send(b"ping")
+    got = b.cq.wait_for(rid, timeout=10).check()
+    sender = b.peer(got.peer)
+    assert sender.address == a.address and sender.mode.name == "RUD"
+    back = a.post_recv(bytearray(100))
+    b.cq.wait_for(sender.send(b"pong"), timeout=10).check()
+    assert bytes(a.cq.wait_for(back, timeout=10).check().data) == b"pong"

@@ -52,6 +52,7 @@ def _exercise(a, b, size: int) -> None:
     a.cq.wait_for(peer.send(data), timeout=30).check()
     got = b.cq.wait_for(rid, timeout=30).check()
     assert bytes(got.data) == data.tobytes()
+    assert b.peer(got.peer).address == a.address
 
 
 def test_loopback_write_read_send(loop_pair):
