@@ -292,9 +292,13 @@ class Lowering:
         if isinstance(ks, ir.DefaultExpression):
             return "True"
         if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
+            # a value set over several keys matches their concatenation
             var = self.value_set_vars.get(id(ks.decl)) or self._value_set_var(ks.decl)
-            vals = ", ".join(self._unsigned(k, t) for k, t in keys)
-            return f"{var}.match(({vals},))"
+            concat = "0"
+            for k, t in keys:
+                w = bit_width(t) if not isinstance(t, ir.Type_Boolean) else 1
+                concat = f"(({concat} << {w}) | {self._unsigned(k, t)})"
+            return f"{var}.match(({concat},))"
         if len(keys) > 1:
             comps = ks.components if isinstance(ks, ir.ListExpression) else None
             if comps is None or len(comps) != len(keys):

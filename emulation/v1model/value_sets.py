@@ -28,10 +28,7 @@ class ValueSet:
                              "(fields concatenated)")
         return parse_value(value, self.width, f"value set {self.name}")
 
-    def match(self, keys: tuple[int, ...]) -> bool:
-        """Whether the select keys (as a tuple of unsigned values) hit a member."""
-        if len(keys) == 1:
-            k = keys[0]
-        else:
-            raise LookupError("multi-key value sets need widths; not supported")
+    def match(self, keys: tuple[int]) -> bool:
+        """Whether the select key (several keys concatenated, MSB first) hits a member."""
+        k = keys[0]
         return any(k & m == v for v, m in self.members)
