@@ -137,3 +137,34 @@ def test_event_fd_signals_completions(loop_pair):
     readable, _, _ = select.select([fd], [], [], 30)
     assert readable == [fd]
     assert [c.wr_id for c in a.cq.poll()] == [wr]
+
+
+def test_hostile_datagrams_are_counted_dropped_and_harmless(loop_pair):
+    a, b = loop_pair
+    src = a.register(np.arange(100_000, dtype=np.uint8))
+    dst = b.register(np.zeros(100_000, dtype=np.uint8))
+    peer = a.connect(b.address)
+    b.connect(a.address)
+    a.cq.wait_for(peer.write(src, dst.remote()), timeout=30).check()
+    # A real packet from a's engine, captured by pointing a second peer at a plain socket.
+    tap = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    tap.bind((b.address[0], 0))
+    tap.settimeout(5)
+    a.connect(tap.getsockname()).send(b"x" * 100)
+    real, _ = tap.recvfrom(65535)
+    tap.close()
+    before = b.stats()
+    rng = random.Random(9)
+    hostile = [b"", real[:3], real[: len(real) // 2], bytes(9000), rng.randbytes(700),
+               bytes([real[0] ^ 0xFF]) + real[1:]]
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        for datagram in hostile:
+            s.sendto(datagram, b.address)
+    dst.buffer[:] = 0
+    a.cq.wait_for(peer.write(src, dst.remote()), timeout=30).check()  # still works
+    assert np.array_equal(dst.buffer, src.buffer)
+    after = b.stats()
+    dropped = sum(after[k] - before[k] for k in after if k.startswith("drop_"))
+    assert dropped == len(hostile)
+    assert after["drop_oversized"] > before["drop_oversized"]
+    assert after["drop_truncated"] > before["drop_truncated"]
