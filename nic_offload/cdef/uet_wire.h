@@ -159,7 +159,7 @@ typedef struct nw_pds_hdr {
     uint8_t  cc_type;
     uint8_t  cc_flags;
     uint8_t  mpr;
-    uint16_t sack_psn_off;
+    int16_t  sack_psn_off;
     uint64_t sack_bitmap;
     uint16_t service_time;
     uint8_t  restore_cwnd;

@@ -203,7 +203,7 @@ typedef struct nw_pds_hdr {
     uint8_t  cc_type;         /* ACK_CC/CCX: NW_CC_* (4 bits) */
     uint8_t  cc_flags;        /* ACK_CC/CCX: 4 bits */
     uint8_t  mpr;             /* ACK_CC/CCX: maximum PSN range */
-    uint16_t sack_psn_off;    /* ACK_CC/CCX: SACK base = cack_psn + sack_psn_off */
+    int16_t  sack_psn_off;    /* ACK_CC/CCX: SACK base = cack_psn + sack_psn_off (signed) */
     uint64_t sack_bitmap;     /* ACK_CC/CCX: bit i = PSN base + i received */
     uint16_t service_time;    /* ACK_CC, NSCC */
     uint8_t  restore_cwnd;    /* ACK_CC, NSCC: 1 bit */

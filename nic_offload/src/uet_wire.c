@@ -178,7 +178,7 @@ static void parse_ack(const uint8_t *b, nw_pds_hdr_t *h)
     h->cc_type = (uint8_t)(b[12] >> 4);
     h->cc_flags = b[12] & 0x0f;
     h->mpr = b[13];
-    h->sack_psn_off = get16(b + 14);
+    h->sack_psn_off = (int16_t)get16(b + 14);
     h->sack_bitmap = get64(b + 16);
     if (h->type == NW_PDS_ACK_CC)
         parse_cc_state(b + 24, h);
@@ -481,7 +481,7 @@ static void build_ack(const nw_pds_hdr_t *h, uint8_t *b)
         return;
     b[12] = (uint8_t)((h->cc_type << 4) | h->cc_flags);
     b[13] = h->mpr;
-    put16(b + 14, h->sack_psn_off);
+    put16(b + 14, (uint16_t)h->sack_psn_off);
     put64(b + 16, h->sack_bitmap);
     if (h->type == NW_PDS_ACK_CC)
         build_cc_state(h, b + 24);

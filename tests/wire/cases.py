@@ -138,7 +138,7 @@ def pds_fields(draw, pkt_type: int | None = None) -> dict:
                   "pds.spdcid": draw(_u(16)), "pds.dpdcid": draw(_u(16))})
         if t != lib.NW_PDS_ACK:
             f.update({"pds.cc_type": draw(_u(4)), "pds.cc_flags": draw(_u(4)),
-                      "pds.mpr": draw(_u(8)), "pds.sack_psn_off": draw(_u(16)),
+                      "pds.mpr": draw(_u(8)), "pds.sack_psn_off": draw(_s16()),
                       "pds.sack_bitmap": draw(_u(64))})
         if t == lib.NW_PDS_ACK_CC:
             if f["pds.cc_type"] == lib.NW_CC_CREDIT:
