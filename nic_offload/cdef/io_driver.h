@@ -13,11 +13,14 @@ typedef struct {
     uint32_t batch;
     uint32_t local_ip;
     uint32_t sndbuf;
+    uint32_t rx_drop_ppm;
+    uint64_t rx_drop_seed;
 } nw_io_config_t;
 
 typedef struct {
     uint64_t loops, recv_calls, send_calls, recv_pkts, send_pkts;
     uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
+    uint64_t injected_drops;
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

@@ -50,12 +50,16 @@ typedef struct {
     uint32_t batch;     /* packets per recvmmsg/sendmmsg, 1..1024 (default 64) */
     uint32_t local_ip;  /* source address for NW_IO_TX_PORTS/RAW (host order; 0 = kernel picks) */
     uint32_t sndbuf;    /* SO_SNDBUF/SO_RCVBUF bytes (FORCE when root), 0 = leave (default 16 MiB) */
+    uint32_t rx_drop_ppm; /* loss injection: drop each received datagram (after GRO splitting)
+                             with this probability in parts per million (default 0) */
+    uint64_t rx_drop_seed; /* seed of the loss injection's random generator */
 } nw_io_config_t;
 
 /* Driver counters, on top of the engine's nw_stats_t. */
 typedef struct {
     uint64_t loops, recv_calls, send_calls, recv_pkts, send_pkts;
     uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
+    uint64_t injected_drops; /* datagrams dropped by rx_drop_ppm */
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

@@ -48,6 +48,7 @@ struct nw_io {
     int cq_signalled;
     int gro;
     uint32_t mtu;
+    uint64_t drop_rng;
     nw_io_stats_t st;
     /* receive batch */
     uint8_t *rx_buf;
@@ -169,6 +170,30 @@ static uint32_t gro_size(struct msghdr *m)
     return 0;
 }
 
+/* Loss injection: 1 if this datagram is to be dropped (xorshift64*). */
+static int injected_drop(nw_io_t *io)
+{
+    if (io->cfg.rx_drop_ppm == 0)
+        return 0;
+    uint64_t x = io->drop_rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    io->drop_rng = x;
+    if ((x * 0x2545f4914f6cdd1dull) % 1000000u >= io->cfg.rx_drop_ppm)
+        return 0;
+    io->st.injected_drops++;
+    return 1;
+}
+
+static void deliver(nw_io_t *io, const uint8_t *p, uint32_t len, uint32_t ip, uint16_t port,
+                    uint64_t now)
+{
+    io->st.recv_pkts++;
+    if (!injected_drop(io))
+        nw_input(io->e, p, len, ip, port, now);
+}
+
 static int io_receive(nw_io_t *io, uint64_t now)
 {
     uint32_t b = io->cfg.batch;
@@ -200,14 +225,12 @@ static int io_receive(nw_io_t *io, uint64_t now)
         const uint8_t *p = io->rx_buf + (size_t)i * IO_RX_BUF;
         uint32_t seg = io->gro ? gro_size(&io->rx_msg[i].msg_hdr) : 0;
         if (seg == 0 || seg >= len) {
-            nw_input(io->e, p, len, ip, port, now);
-            io->st.recv_pkts++;
+            deliver(io, p, len, ip, port, now);
             continue;
         }
         for (uint32_t off = 0; off < len; off += seg) {
             uint32_t l = len - off < seg ? len - off : seg;
-            nw_input(io->e, p + off, l, ip, port, now);
-            io->st.recv_pkts++;
+            deliver(io, p + off, l, ip, port, now);
             io->st.gro_segments++;
         }
     }
@@ -483,7 +506,7 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
         err = &dummy;
     *err = NW_EINVAL;
     if (!e || !cfg || cfg->rx_fd < 0 || cfg->batch == 0 || cfg->batch > 1024 ||
-        cfg->tx_mode > NW_IO_TX_RAW)
+        cfg->tx_mode > NW_IO_TX_RAW || cfg->rx_drop_ppm > 1000000)
         return NULL;
     nw_io_t *io = calloc(1, sizeof(*io));
     if (!io) {
@@ -494,6 +517,7 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
     io->cfg = *cfg;
     io->raw_fd = io->wake_fd = io->cq_fd = -1;
     io->mtu = e->cfg.mtu;
+    io->drop_rng = cfg->rx_drop_seed ? cfg->rx_drop_seed : 0x9e3779b97f4a7c15ull;
     pthread_mutex_init(&io->mu, NULL);
     uint32_t b = cfg->batch;
     io->tx_stride = e->cfg.mtu + (cfg->tx_mode == NW_IO_TX_RAW ? IO_IP_UDP_HDR : 0);

@@ -18,7 +18,7 @@ MODES = {"socket": lib.NW_IO_TX_SOCKET, "ports": lib.NW_IO_TX_PORTS, "raw": lib.
 class Host:
     """An engine plus its I/O thread bound to addr:4793."""
 
-    def __init__(self, addr: str, tx: str, flags: int, **cfg_fields):
+    def __init__(self, addr: str, tx: str, flags: int, drop_ppm: int = 0, **cfg_fields):
         cfg = ffi.new("nw_config_t *")
         lib.nw_config_default(cfg)
         cfg.local_ip = ip(addr)
@@ -34,6 +34,7 @@ class Host:
         io_cfg.tx_mode = MODES[tx]
         io_cfg.flags = flags
         io_cfg.local_ip = ip(addr)
+        io_cfg.rx_drop_ppm = drop_ppm
         err = ffi.new("int32_t *")
         self.io = lib.nw_io_start(self.engine, io_cfg, err)
         assert self.io != ffi.NULL, ffi.string(lib.nw_strerror(err[0]))
@@ -99,6 +100,26 @@ def test_write_then_read_back_over_loopback(hosts, tx, flags):
     st, io_st = ffi.new("nw_stats_t *"), ffi.new("nw_io_stats_t *")
     lib.nw_io_stats_get(b.io, st, io_st)
     assert st.placed_bytes == size and io_st.recv_pkts > 0
+
+
+def test_injected_loss_is_recovered_with_gro_on(hosts):
+    flags = lib.NW_IO_GSO | lib.NW_IO_GRO
+    a = hosts("127.0.0.1", "socket", flags, drop_ppm=20_000)
+    b = hosts("127.0.0.2", "socket", flags, drop_ppm=20_000)
+    size = 16 << 20
+    data = os.urandom(size)
+    src, _ = a.register(size, lib.NW_ACCESS_LOCAL, data)
+    dst, rkey = b.register(size, lib.NW_ACCESS_REMOTE_WRITE)
+    peer = ffi.new("uint32_t *")
+    assert lib.nw_io_peer_add(a.io, ip("127.0.0.2"), 0, lib.NW_MODE_RUD, peer) == 0
+    assert lib.nw_io_post_write(a.io, peer[0], 1, src, size, rkey, 0) == 0
+    assert a.wait(1) == [(1, 0, lib.NW_OP_WRITE)]
+    assert bytes(ffi.buffer(dst, size)) == data
+    st, io_st = ffi.new("nw_stats_t *"), ffi.new("nw_io_stats_t *")
+    lib.nw_io_stats_get(b.io, st, io_st)
+    assert io_st.injected_drops > 0 and st.placed_bytes == size
+    lib.nw_io_stats_get(a.io, st, io_st)
+    assert st.retransmits > 0
 
 
 def test_event_fd_signals_completions(hosts):
