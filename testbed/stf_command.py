@@ -1,0 +1,60 @@
+"""``netweft stf PROGRAM.p4 TEST.stf``: run a p4c STF packet test on the embedded switch.
+
+Prints one verdict per expected packet (and per unexpected one), a byte diff
+for each mismatch, every control-plane error with its STF line, and exits 0
+when everything passed, 1 otherwise (bad program, malformed STF, mismatch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``stf`` subcommand."""
+    parser = subparsers.add_parser(
+        "stf", help="run a p4c STF packet test against the embedded P4 switch",
+        description="Compile PROGRAM.p4, run the STF test (table entries, packets in, "
+                    "expected packets out) on netweft's embedded switch and report each "
+                    "expectation.")
+    parser.add_argument("program", help="the P4-16 v1model program")
+    parser.add_argument("stf", help="the STF test file")
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[],
+                        metavar="DIR", help="add DIR to the #include search path")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only failures and the summary")
+    parser.set_defaults(func=run_stf_command)
+
+
+def run_stf_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run the test named by ``args``; returns the exit code."""
+    from netweft.emulation.p4 import P4Error
+    from netweft.emulation.stf import STFError, run_stf_files
+
+    out = out or sys.stdout
+    try:
+        result = run_stf_files(args.program, args.stf, args.include_dirs)
+    except (P4Error, STFError) as err:
+        print(f"error: {err}", file=out)
+        return 1
+    except OSError as err:
+        print(f"error: {err.filename or args.program}: {err.strerror or err}", file=out)
+        return 1
+    for verdict in result.verdicts:
+        if verdict.ok and args.quiet:
+            continue
+        print(verdict.describe(), file=out)
+        if not verdict.ok:
+            print(verdict.diff(), file=out)
+    if not args.quiet:
+        for note in result.notes:
+            print(f"note: {note}", file=out)
+    for error in result.errors:
+        print(f"error: {error}", file=out)
+    passed = sum(v.ok for v in result.verdicts)
+    status = "PASS" if result.passed else "FAIL"
+    print(f"{status}: {passed}/{len(result.verdicts)} expectations met, "
+          f"{len(result.errors)} error(s)", file=out)
+    return 0 if result.passed else 1
