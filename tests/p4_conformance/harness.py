@@ -32,6 +32,9 @@ def compile_program(path: Path):
 def switch_factory(name_or_path: str | Path):
     """A module-scoped fixture giving ``make_switch()`` for one program.
 
+    ``make_switch(**options)`` passes options (beyond the contract, e.g. a
+    ``clock``) to ``SoftSwitch``; contract tests call it without arguments.
+
     ``name_or_path`` is a conformance program name (``programs/<name>.p4``) or
     a path to any ``.p4`` file.  The program is compiled once per module.
     """
@@ -42,6 +45,6 @@ def switch_factory(name_or_path: str | Path):
 
         path = name_or_path if isinstance(name_or_path, Path) else program_path(name_or_path)
         program = compile_program(path)
-        return lambda: SoftSwitch(program)
+        return lambda **options: SoftSwitch(program, **options)
 
     return _factory

@@ -1,8 +1,9 @@
 """Features whose control-plane side lies beyond the issue's stable contract:
 action profile members, action selector groups, parser value sets, direct
-counters, digests and log messages.  These use SoftSwitch's additional
-methods (act_prof_add_member, act_prof_create_group, table_add_member,
-table_add_group, value_set_add, direct_counter_read, digests, logs); the
+counters, configured meters, digests and log messages.  These use
+SoftSwitch's additional methods (act_prof_add_member, act_prof_create_group,
+table_add_member, table_add_group, value_set_add, direct_counter_read,
+meter_set_rates, the clock option, digests, logs); the
 expected packets are still derived independently (selector member =
 crc16(selector fields) % group size, members in creation order, as BMv2)."""
 
@@ -76,3 +77,22 @@ def test_digest_and_log_msg_are_recorded(misc_switch):
     assert receiver == 1
     assert "plain message" in sw.logs
     assert "ethertype 2048 from port 5" in sw.logs
+
+
+def test_configured_meter_is_a_two_rate_three_colour_marker(stateful_switch):
+    """RFC 2698, colour-blind, packets meter with CBS 2 and PBS 4 at a frozen
+    time: two GREEN, two YELLOW, then RED; once time refills the buckets,
+    GREEN again."""
+    now = [1_000_000]
+    sw = stateful_switch(clock=lambda: now[0])
+    sw.meter_set_rates("MyIngress.rate", [(0.001, 2), (0.002, 4)], 1)
+
+    def color() -> int:
+        frame = bytes.fromhex("0a0000000001" "0a0000000002" "88ba") + bytes([5, 1]) \
+            + bytes(4) + b"\xff\xff"
+        (_, data), = sw.process(0, frame)
+        return data[14 + 6]
+
+    assert [color() for _ in range(6)] == [0, 0, 1, 1, 2, 2]
+    now[0] += 10_000_000
+    assert color() == 0
