@@ -36,7 +36,9 @@
 #define NW_PDS_RUD_CC     13
 #define NW_PDS_ROD_CC     14
 
-/* ---- next header (4 bits; CTRL packets put ctl_type there instead) ---- */
+/* ---- next header (4 bits; CTRL packets put ctl_type there instead) ----
+ * Requests may carry any of these; ACKs and NACKs carry only NONE and the
+ * SES responses (RSP, RSP_DATA, RSP_DATA_SMALL): others are ENEXTHDR. */
 #define NW_NH_NONE            0
 #define NW_NH_REQ_SMALL       1   /* rejected: netweft does not use it */
 #define NW_NH_REQ_MEDIUM      2   /* rejected: netweft does not use it */
