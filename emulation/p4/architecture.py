@@ -36,11 +36,15 @@ def resolve_main(checker: TypeChecker, result: Program) -> None:
     result.main = main
     result.package = pkg.name
     bindings: dict[str, ir.Type] = {}
+    if isinstance(t, ir.Type_Specialized):
+        if len(t.args) != len(pkg.type_params):
+            raise P4Error(f"{pkg.name} takes {len(pkg.type_params)} type arguments, "
+                          f"got {len(t.args)}", main.loc)
+        for tp, ta in zip(pkg.type_params, t.args, strict=True):
+            bindings[tp.name] = checker.canon(ta, checker.globals)
+    ordered = _args_in_parameter_order(main.args, pkg)
     blocks: list = []
-    for arg, param, role in zip(main.args, pkg.params, roles, strict=True):
-        if arg.name is not None and arg.name != param.name:
-            raise P4Error(f"{pkg.name} has its parameters in a fixed order; got named argument "
-                          f"'{arg.name}' for '{param.name}'", arg.loc)
+    for arg, param, role in zip(ordered, pkg.params, roles, strict=True):
         e = arg.expr
         checker.node_stack.append(e)
         try:
@@ -63,9 +67,32 @@ def resolve_main(checker: TypeChecker, result: Program) -> None:
         arg.expr = e
         _match_block(decl, param, bindings, pkg.name, arg.loc)
         blocks.append(Block(role=role, name=decl.fqn or decl.name, decl=decl))
-    main.bound_args = [a.expr for a in main.args]
+    main.bound_args = [a.expr for a in ordered]
     main.fqn = main.name
     result.blocks = {b.role: b for b in blocks}
+
+
+def _args_in_parameter_order(args: list[ir.Argument], pkg: ir.Type_Package) -> list[ir.Argument]:
+    """Package arguments by position, or all by name in any order."""
+    if all(a.name is None for a in args):
+        return list(args)
+    if any(a.name is None for a in args):
+        first = next(a for a in args if a.name is None)
+        raise P4Error(f"{pkg.name}: mix of named and positional arguments", first.loc)
+    by_name = {}
+    for a in args:
+        if a.name in by_name:
+            raise P4Error(f"{pkg.name}: argument '{a.name}' given twice", a.loc)
+        by_name[a.name] = a
+    ordered = []
+    for p in pkg.params:
+        if p.name not in by_name:
+            raise P4Error(f"{pkg.name}: missing argument '{p.name}'", args[0].loc)
+        ordered.append(by_name.pop(p.name))
+    if by_name:
+        extra = next(iter(by_name.values()))
+        raise P4Error(f"{pkg.name} has no parameter named '{extra.name}'", extra.loc)
+    return ordered
 
 
 def _match_block(decl, param: ir.Parameter, bindings: dict[str, ir.Type], pkg: str,

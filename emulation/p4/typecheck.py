@@ -54,6 +54,18 @@ def _bool(value: bool, loc) -> ir.BoolLiteral:
     return b
 
 
+def _flat_bits_struct(t: ir.Type_Struct) -> bool:
+    """A struct of fixed-width bit fields only (allowed inside headers)."""
+    for f in t.fields:
+        ft = f.type
+        if isinstance(ft, ir.Type_Struct):
+            if not _flat_bits_struct(ft):
+                return False
+        elif not isinstance(ft, (ir.Type_Bits, ir.Type_Boolean, ir.Type_SerEnum)):
+            return False
+    return True
+
+
 class TypeChecker:
     """Checks one parsed program and fills a :class:`Program`."""
 
@@ -198,10 +210,11 @@ class TypeChecker:
                 if isinstance(d, ir.Type_Header):
                     if isinstance(ft, ir.Type_Varbits):
                         varbits += 1
-                    elif not isinstance(ft, (ir.Type_Bits, ir.Type_Boolean, ir.Type_SerEnum)):
+                    elif not (isinstance(ft, (ir.Type_Bits, ir.Type_Boolean, ir.Type_SerEnum))
+                              or (isinstance(ft, ir.Type_Struct) and _flat_bits_struct(ft))):
                         raise self.err(f"header field '{f.name}' has type {type_str(ft)}; "
                                        "header fields must be bit<W>, int<W>, varbit<W>, "
-                                       "bool or a serializable enum", f)
+                                       "bool, a serializable enum or a struct of those", f)
                 elif isinstance(d, ir.Type_HeaderUnion):
                     if not isinstance(ft, ir.Type_Header):
                         raise self.err(f"header_union field '{f.name}' must be a header, not "

@@ -180,3 +180,17 @@ def test_compile_source_and_file_give_the_same_program(tmp_path):
     a = compile_p4_source(text, "ecn.p4")
     b = compile_p4(PROGRAMS / "ecn.p4")
     assert list(a.tables) == list(b.tables) and list(a.actions) == list(b.actions)
+
+
+def test_named_package_arguments_in_any_order_and_structs_in_headers():
+    prog = program("named_arguments.p4")
+    assert [(b.role, b.name) for b in prog.blocks.values()] == [
+        ("parser", "TagParser"), ("verify_checksum", "TagVerify"), ("ingress", "TagIngress"),
+        ("egress", "TagEgress"), ("compute_checksum", "TagCompute"),
+        ("deparser", "TagDeparser")]
+    tag = prog.header_types["tag_t"]
+    assert tag.field_named("flags").type is prog.struct_types["flags_t"]
+    t = prog.tables["TagIngress.by_level"]
+    assert [a.value for a in t.default_action.action_ref.args] == [1]
+    drop = prog.actions["TagIngress.discard"].body.components[0].call
+    assert drop.target.name == "mark_to_drop" and drop.bound_args == []

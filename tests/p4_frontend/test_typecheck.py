@@ -258,7 +258,7 @@ SEMANTIC_ERRORS = [
      "generic struct/header types are not supported"),
     ("", "", "header bad_t { h_t inner; }", "inner",
      "header field 'inner' has type h_t; header fields must be bit<W>, int<W>, varbit<W>, "
-     "bool or a serializable enum"),
+     "bool, a serializable enum or a struct of those"),
     ("", "", "const bit<8> C = hdr;", "hdr;", "undeclared name 'hdr'"),
     ("", "Zork() z;", "", "Zork", "unknown type 'Zork'"),
     ("", "register(4) r;", "", "r;", "cannot infer type argument 'T' of extern 'register'; "
