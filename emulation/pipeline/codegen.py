@@ -910,7 +910,10 @@ class Lowering:
                     self.assign_to(tmp, p.type, a, body)
                     pass_args.append(tmp)
                 else:
-                    pass_args.append(self.lvalue(a, body))
+                    target = self.lvalue(a, body)
+                    if p.direction == "out":  # an out value starts uninitialised: invalid
+                        body.emit(f"{target}._assign({self.types.new_expr(p.type)})")
+                    pass_args.append(target)
                 continue
             if p.direction == "out":
                 pass_args.append(self.types.new_expr(p.type))
@@ -1018,7 +1021,10 @@ class Lowering:
                     self.assign_to(tmp, p.type, a, body)
                     body.emit(f"{fr}.{slot} = {tmp}")
                 else:
-                    body.emit(f"{fr}.{slot} = {self.lvalue(a, body)}")
+                    target = self.lvalue(a, body)
+                    if is_aggregate(p.type) and p.direction == "out":
+                        body.emit(f"{target}._assign({self.types.new_expr(p.type)})")
+                    body.emit(f"{fr}.{slot} = {target}")
                 continue
             if p.direction == "out":
                 body.emit(f"{fr}.{slot} = {self.types.new_expr(p.type)}")

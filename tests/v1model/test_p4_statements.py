@@ -56,3 +56,7 @@ def test_exit_still_copies_out_inout_parameters(sw):
     # P4-16 "exit": the copy-out of the exiting action / control still happens
     assert sw.process(0, pkt(7)) == [(1, pkt(7, 0, 0x99))]
     assert sw.process(0, pkt(8)) == [(1, pkt(8, 0, 0x55))]
+
+
+def test_an_out_header_parameter_starts_invalid(sw):
+    assert sw.process(0, pkt(9)) == [(1, pkt(9, 0, 2))]

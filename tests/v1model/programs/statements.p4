@@ -6,7 +6,7 @@
 #include <v1model.p4>
 
 enum bit<8> Op { COPY = 1, CLEAR = 2, PUSH = 3, EXIT = 4, RET = 5, IDX = 6, AEXIT = 7,
-                 SEXIT = 8 }
+                 SEXIT = 8, OUTH = 9 }
 
 header ethernet_t { bit<48> dst; bit<48> src; bit<16> etherType; }
 header cmd_t { Op op; bit<8> arg; bit<8> res; bit<8> same; }
@@ -36,9 +36,14 @@ control Stop(inout bit<8> t) {
     apply { t = 0x55; exit; }
 }
 
+control Untouched(out ethernet_t e) {
+    apply { }
+}
+
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     Bump() bump;
     Stop() stop;
+    Untouched() untouched;
     action leave() { exit; }
     action leave_marked(inout bit<8> t) { t = 0x99; exit; }
     action record(inout bit<8> target, bit<8> v) { target = v; }
@@ -81,6 +86,11 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             Op.SEXIT: {
                 stop.apply(hdr.cmd.res);
                 hdr.cmd.res = 0;
+            }
+            Op.OUTH: {
+                hdr.copy = hdr.eth;
+                untouched.apply(hdr.copy);   /* an out header nobody writes ends invalid */
+                hdr.cmd.res = hdr.copy.isValid() ? 8w1 : 8w2;
             }
             Op.IDX: {
                 hdr.cmd.res = hdr.items[hdr.cmd.arg].v;
