@@ -3,17 +3,10 @@ listed metadata fields (BMv2 semantics as for the *_preserving_field_list forms)
 
 from __future__ import annotations
 
-import pytest
-
 from .harness import switch_factory
 from .packets import assert_outputs
 
 make_switch = switch_factory("deprecated_externs")
-
-pytestmark = pytest.mark.xfail(
-    strict=True,
-    reason="not implemented in the embedded switch yet: preserving the fields listed in the "
-           "data argument of clone3 / resubmit(data) / recirculate(data)")
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88c1")
 

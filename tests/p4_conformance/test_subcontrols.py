@@ -16,11 +16,6 @@ from .packets import assert_outputs
 
 make_switch = switch_factory("subcontrols")
 
-EXIT_COPY_OUT_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="bug: exit discards writes to the out/inout parameters of the exiting control or "
-           "action; P4-16 'Exit statement' says their copy-out is still performed")
-
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88bf")
 SUB = "!BHHBBBB"
 
@@ -46,8 +41,8 @@ def test_each_instance_has_its_own_table_and_register(make_switch):
 @pytest.mark.parametrize("op, trace", [
     (4, 0x01 | 0x02 | 0x04 | 0x80),  # runs to the end
     (2, 0x01 | 0x04 | 0x80),         # return leaves only the sub-control
-    pytest.param(3, 0x01 | 0x80, marks=EXIT_COPY_OUT_BUG),  # exit leaves ingress, egress runs
-    pytest.param(7, 0x08 | 0x80, marks=EXIT_COPY_OUT_BUG),  # exit in an action: copied out
+    (3, 0x01 | 0x80),                # exit leaves ingress (after copy-out); egress runs
+    (7, 0x08 | 0x80),                # exit in an action: its inout write is copied out
 ])
 def test_return_and_exit_scope(make_switch, op, trace):
     assert_outputs(make_switch().process(0, frame(op)), [(1, frame(op, trace=trace))])
