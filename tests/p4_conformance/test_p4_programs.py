@@ -18,3 +18,12 @@ def test_there_are_programs_to_check():
 def test_program_compiles(path):
     program = compile_program(path)
     assert program is not None
+
+
+@pytest.mark.parametrize("name", ["basic_forward", "ecmp_spray"])
+def test_programs_compile_from_the_installed_package(name):
+    """netweft.p4.program() finds the package data; includes resolve next to it."""
+    from netweft.emulation.p4 import compile_p4
+    from netweft.p4 import program
+
+    assert compile_p4(str(program(name))) is not None
