@@ -1,0 +1,17 @@
+"""``netweft bench switch`` runs and reports both programs (figures are not asserted)."""
+
+from netweft.testbed.cli import main
+
+
+def test_bench_switch_reports_the_forwarder_and_the_largest_program(capsys):
+    assert main(["bench", "switch", "--packets", "300"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].split()[:2] == ["program", "packets/s"]
+    forwarder = next(line for line in out if line.startswith("basic_forward.p4"))
+    assert forwarder.split()[-2:] == ["300", "300"]  # every packet forwarded
+    assert any("largest in p4/" in line for line in out)
+
+
+def test_bench_without_a_bench_name_prints_help(capsys):
+    assert main(["bench"]) == 2
+    assert "switch" in capsys.readouterr().out
