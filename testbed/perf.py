@@ -163,7 +163,12 @@ def serve(bind: str = "0.0.0.0", control_port: int = CONTROL_PORT, once: bool = 
                     if req.get("op") == "tcp":
                         _serve_tcp(ctl, local_ip)
                     elif req.get("op") == "netweft":
-                        _serve_netweft(ctl, req, local_ip)
+                        try:
+                            _serve_netweft(ctl, req, local_ip)
+                        except TransportError as exc:
+                            print(f"netweft perf server: netweft test failed: {exc}",
+                                  file=sys.stderr, flush=True)
+                            ctl.send({"error": str(exc)})
                     else:
                         ctl.send({"error": f"unknown request {req!r}"})
             except (OSError, ValueError, KeyError) as exc:
@@ -244,7 +249,8 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                   "client": list(ep.address), "engine": engine, "gro": gro})
         reply = ctl.recv()
         if reply is None or "error" in reply:
-            raise PerfError(f"the server refused the netweft test: {reply}")
+            raise PerfError("the server refused the netweft test: "
+                        + (reply["error"] if reply else "it closed the session"))
         from netweft.transport import RemoteKey
 
         remote = RemoteKey(reply["rkey"], reply["length"])
