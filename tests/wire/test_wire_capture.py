@@ -5,6 +5,7 @@ Lua dissector and with scapy, and compared with what the C codec says."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,26 @@ RECEIVER = textwrap.dedent("""
     for _ in range(n):
         data, (ip, port) = s.recvfrom(65535)
         print(port, data.hex(), flush=True)
+""")
+
+
+ENGINE_TRANSFER = textwrap.dedent("""
+    import socket, sys
+    import numpy as np
+    from netweft.transport import udp_endpoint
+    size = int(sys.argv[1])
+    data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8)
+    with udp_endpoint(("127.0.0.1", 4793), mtu=8972, gso=False, gro=False) as alice, \\
+            udp_endpoint(("127.0.0.2", 4793), mtu=8972, gso=False, gro=False) as bob:
+        src = alice.register(data)
+        dst = bob.register(np.zeros(size, dtype=np.uint8))
+        peer = alice.connect(bob.address)
+        bob.connect(alice.address)
+        alice.cq.wait_for(peer.write(src, dst.remote()), timeout=30).check()
+        assert (dst.buffer == data).all()
+    # a marker datagram: once tcpdump has written it, it has written everything before
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"netweft-end", ("127.0.0.3", 9))
+    print(data.tobytes().hex(), flush=True)
 """)
 
 
@@ -114,11 +135,11 @@ def _packets() -> list[bytes]:
     ]
 
 
-def _start_tcpdump(ns: str, dev: str, pcap: Path, count: int) -> subprocess.Popen:
-    """tcpdump that exits by itself after ``count`` UET packets (no timing guesses)."""
+def _start_tcpdump(ns: str, dev: str, pcap: Path, *options: str) -> subprocess.Popen:
+    """tcpdump writing every UDP packet on ``dev`` to ``pcap`` as it arrives."""
     proc = subprocess.Popen(
         ["ip", "netns", "exec", ns, "tcpdump", "-Z", "root", "-i", dev, "--immediate-mode",
-         "-U", "-n", "-s", "0", "-c", str(count), "-w", str(pcap), "udp", "port", "4793"],
+         "-B", "32768", "-U", "-n", "-s", "0", *options, "-w", str(pcap), "udp"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:  # tcpdump says "listening on" once it captures
@@ -135,7 +156,8 @@ def test_capture_on_veth_decodes_in_tshark_and_scapy(veth_pair, tmp_path):
     ns_a, ns_b, dev_b = veth_pair
     wires = _packets()
     pcap = tmp_path / "uet.pcap"
-    tcpdump = _start_tcpdump(ns_b, dev_b, pcap, len(wires))
+    # -c: tcpdump exits by itself after the last packet (no timing guesses)
+    tcpdump = _start_tcpdump(ns_b, dev_b, pcap, "-c", str(len(wires)))
     receiver = subprocess.Popen(
         ["ip", "netns", "exec", ns_b, sys.executable, "-c", RECEIVER, str(len(wires))],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -183,3 +205,70 @@ def test_capture_on_veth_decodes_in_tshark_and_scapy(veth_pair, tmp_path):
         assert scapy_decoded == {k: c_fields[k] for k in scapy_decoded}
         assert set(nonzero(c_fields)) <= set(scapy_decoded)
         assert scapy_payload == wire[rc:]
+
+
+@pytest.fixture
+def loopback_namespace():
+    """A fresh namespace whose loopback carries only this test's traffic."""
+    ns = f"nwwireL{os.getpid() % 100000}"
+    try:
+        _ip("netns", "add", ns)
+        _ip("-n", ns, "link", "set", "lo", "up")
+        yield ns
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30, check=False)
+
+
+def _wait_for_marker(pcap: Path, marker: bytes, tcpdump: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and tcpdump.poll() is None:
+        if pcap.exists() and marker in pcap.read_bytes():
+            return
+        time.sleep(0.05)
+    raise AssertionError("tcpdump did not write the end marker")
+
+
+def test_engine_traffic_capture_decodes_and_carries_the_written_bytes(loopback_namespace,
+                                                                        tmp_path):
+    """An RMA write by the real engine (C I/O thread, per-packet entropy ports),
+    captured on loopback: every packet decodes in tshark and scapy exactly as the
+    C codec parses it, and the write's payloads on the wire are the source bytes."""
+    ns = loopback_namespace
+    pcap = tmp_path / "engine.pcap"
+    tcpdump = _start_tcpdump(ns, "lo", pcap)
+    try:
+        run = subprocess.run(["ip", "netns", "exec", ns, sys.executable, "-c", ENGINE_TRANSFER,
+                              str(100_000)], capture_output=True, text=True, timeout=120,
+                             check=False)
+        assert run.returncode == 0, run.stderr
+        _wait_for_marker(pcap, b"netweft-end", tcpdump)
+    finally:
+        tcpdump.terminate()
+        _, err = tcpdump.communicate(timeout=10)
+    assert re.search(r"^0 packets dropped by kernel", err, re.M), err
+    source = bytes.fromhex(run.stdout.strip())
+
+    frames = [f for f in rdpcap(str(pcap)) if f.haslayer(UDP) and f[UDP].dport == 4793]
+    decoded = decode_pcap(pcap, "-Y", "udp.dstport == 4793")
+    assert len(decoded) == len(frames) > 0
+    written, entropy, acks = {}, set(), 0
+    for frame, lua in zip(frames, decoded, strict=True):
+        wire = bytes(frame[UDP].payload)
+        rc, pkt = c_parse(wire)
+        assert rc > 0, wire[:64].hex()
+        c_fields = pkt_to_dict(pkt)
+        assert "nwuet.error" not in lua
+        lua_fields = as_c_fields(lua)
+        assert lua_fields == {k: c_fields[k] for k in lua_fields}
+        assert set(nonzero(c_fields)) <= set(lua_fields)
+        scapy_decoded, scapy_payload = scapy_fields(frame[UDP].payload)
+        assert scapy_decoded == {k: c_fields[k] for k in scapy_decoded}
+        assert scapy_payload == wire[rc:]
+        if pkt.pds.next_hdr == lib.NW_NH_REQ_STD and pkt.ses.opcode == lib.NW_SES_OP_WRITE:
+            offset = 0 if pkt.ses.flags & lib.NW_SES_F_SOM else pkt.ses.message_offset
+            assert written.setdefault(offset, wire[rc:]) == wire[rc:]  # retransmits agree
+            entropy.add(frame[UDP].sport)
+        acks += pkt.pds.type == lib.NW_PDS_ACK_CC
+    assert b"".join(written[o] for o in sorted(written)) == source
+    assert acks > 0
+    assert len(entropy) > 1, "every data packet left from the same source port"
