@@ -524,6 +524,7 @@ class STFRunner:
             for i in range(len(wanted), len(got)):
                 self.result.verdicts.append(Verdict(None, port, i, False, None, got[i],
                                                     "unexpected packet"))
+        self.result.verdicts.sort(key=lambda v: (v.line is None, v.line or 0, v.port, v.index))
 
     # -- tables
 
