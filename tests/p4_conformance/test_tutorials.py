@@ -12,7 +12,7 @@ from scapy.layers.l2 import Ether
 
 from . import reference_hashes as ref
 from .harness import switch_factory
-from .packets import SWITCH_MAC, assert_outputs, ipv4_checksum, ipv4_udp
+from .packets import SWITCH_MAC, assert_outputs, ipv4_udp
 
 tunnel_switch = switch_factory("tut_basic_tunnel")
 calc_switch = switch_factory("tut_calc")
@@ -138,7 +138,7 @@ def mri_packet(traces: list[tuple[int, int]], ttl: int = 64, forwarded: bool = F
     ihl = 5 + len(option) // 4
     base = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, ihl * 4 + len(l4), 1, 0, ttl, 17, 0,
                        bytes([10, 0, 1, 1]), bytes([10, 0, 2, 2]))
-    base = base[:10] + struct.pack("!H", ipv4_checksum(base)) + base[12:]
+    base = base[:10] + struct.pack("!H", ref.csum16(base)) + base[12:]
     if forwarded:
         eth = bytes(Ether(dst=NH_MAC, src=SWITCH_MAC, type=0x0800))
     else:
