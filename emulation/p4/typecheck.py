@@ -83,6 +83,7 @@ class TypeChecker:
         self.pristine: dict[int, ir.Node] = {}
         self.instantiated: set[int] = set()
         self.current_parser_states: list[dict[str, ir.ParserState]] = []
+        self.action_depth = 0  # > 0 while checking an action body
 
     # ------------------------------------------------------------ helpers
     def err(self, msg: str, node: ir.Node | None = None) -> P4Error:
@@ -724,10 +725,12 @@ class TypeChecker:
                                "before directionless (control-plane) parameters", p)
             s.declare(p.name, p)
         self.return_types.append(None)
+        self.action_depth += 1
         try:
             a.body = self.block(a.body, s)
         finally:
             self.return_types.pop()
+            self.action_depth -= 1
         if self.registering:
             self.result.actions.setdefault(a.fqn, a)
 
@@ -1929,6 +1932,8 @@ class TypeChecker:
                 raise self.err(f"tables only have an apply() method, not '{name}'", e)
             if e.args:
                 raise self.err("table apply() takes no arguments", e)
+            if self.action_depth:
+                raise self.err(f"table '{t.table.name}' cannot be applied inside an action", e)
             e.kind = ir.CALL_TABLE_APPLY
             e.target = t.table
             e.bound_args = []

@@ -261,6 +261,10 @@ SEMANTIC_ERRORS = [
      "bool, a serializable enum or a struct of those"),
     ("", "", "const bit<8> C = hdr;", "hdr;", "undeclared name 'hdr'"),
     ("", "Zork() z;", "", "Zork", "unknown type 'Zork'"),
+    ("", "action a() { } table t { actions = { a; } } action b() { t.apply(); }", "",
+     "t.apply(); }", "table 't' cannot be applied inside an action"),
+    ("", "G<bit<8>>() g;", "control G<T>(inout T x) { apply { } }", "g;",
+     "generic control/parser instantiation is not supported"),
     ("", "register(4) r;", "", "r;", "cannot infer type argument 'T' of extern 'register'; "
      "write register<...>(...)"),
 ]
