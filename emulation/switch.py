@@ -27,7 +27,7 @@ from netweft.emulation.pipeline.compiled import instantiate, lower_program
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext
 from netweft.emulation.v1model.counters import COUNTER_TYPES, CounterArray
-from netweft.emulation.v1model.hash_algorithms import HashAlgorithms
+from netweft.emulation.v1model.hash_algorithms import CrcConfig, HashAlgorithms
 from netweft.emulation.v1model.key_values import BadValueError, parse_value
 from netweft.emulation.v1model.match_table import (
     ActionSpec,
@@ -226,6 +226,22 @@ class SoftSwitch:
         except ValueError as err:
             raise SwitchError(str(err)) from None
         return t.add_bound(match, "<group>", (), grp, priority)
+
+    # ------------------------------------------------------------------ hash parameters
+
+    def set_crc16_parameters(self, polynomial: int, initial: int, final_xor: int,
+                             reflect_data: bool, reflect_remainder: bool) -> None:
+        """Configure ``HashAlgorithm.crc16_custom`` (simple_switch_CLI set_crc16_parameters)."""
+        self.algorithms.set_crc16_parameters(CrcConfig(
+            16, polynomial & 0xFFFF, initial & 0xFFFF, final_xor & 0xFFFF,
+            bool(reflect_data), bool(reflect_remainder)))
+
+    def set_crc32_parameters(self, polynomial: int, initial: int, final_xor: int,
+                             reflect_data: bool, reflect_remainder: bool) -> None:
+        """Configure ``HashAlgorithm.crc32_custom`` (simple_switch_CLI set_crc32_parameters)."""
+        self.algorithms.set_crc32_parameters(CrcConfig(
+            32, polynomial & 0xFFFFFFFF, initial & 0xFFFFFFFF, final_xor & 0xFFFFFFFF,
+            bool(reflect_data), bool(reflect_remainder)))
 
     # ------------------------------------------------------------------ PRE, clones
 

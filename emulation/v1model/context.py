@@ -48,6 +48,7 @@ class PacketContext:
         self.truncate: int | None = None
         self.checksum_error = 0
         self.dmeter = 0
+        self.pending_digest: tuple[int, Any] | None = None
 
     def hash(self, algorithm: str, fields: Iterable[tuple[int, int]]) -> int:
         """``algorithm`` over BMv2's packing of the field list."""
@@ -83,8 +84,8 @@ class PacketContext:
         return self.algorithms.random_in(lo, hi)
 
     def digest(self, receiver: int, value: Any) -> None:
-        """Record a digest message for the control plane."""
-        self.digests.append((receiver, value))
+        """Request a digest; as simple_switch, the last request of an ingress pass is sent."""
+        self.pending_digest = (receiver, value)
 
     def log_msg(self, msg: str, values: list[int]) -> None:
         """v1model ``log_msg``: ``{}`` placeholders are replaced by the values."""

@@ -131,6 +131,8 @@ class V1ModelDriver:
         x.start_pass(sm, now, len(data))
         x.payload = data[cur.pos:]
         self._ingress(hdr, meta, sm)
+        if x.pending_digest is not None:  # learning happens at the end of ingress
+            x.digests.append(x.pending_digest)
         truncate = x.truncate
         clone_session, clone_fl = x.clone_session, x.clone_field_list
         resubmit = x.resubmit

@@ -8,7 +8,7 @@ from p4_switch import switch
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from netweft.emulation.v1model.hash_algorithms import HashAlgorithms
+from netweft.emulation.v1model.hash_algorithms import CRC_CCITT, HashAlgorithms
 
 DST = bytes.fromhex("0a0000000001")
 SRC = bytes.fromhex("0a0000000002")
@@ -146,3 +146,20 @@ def test_direct_meter_colours_per_entry():
     assert fields(one(sw, ctl(9, idx=3))[1])[5] == 0  # miss: NoAction leaves out3 alone
     with pytest.raises(ValueError, match="no direct meter"):
         sw.direct_meter_set_rates("by_op", e1, [(1.0, 1), (1.0, 1)])
+
+
+def test_crc16_custom_follows_the_configured_parameters():
+    sw = switch("externs")
+    value = 0x31323334
+    data = struct.pack("!I", value)
+    algos = HashAlgorithms()
+    assert fields(one(sw, ctl(10, value=value))[1])[4] == algos.get("crc16")(data)
+    sw.set_crc16_parameters(0x1021, 0xFFFF, 0x0000, False, False)  # CRC-16/CCITT-FALSE
+    algos.set_crc16_parameters(CRC_CCITT)
+    assert fields(one(sw, ctl(10, value=value))[1])[4] == algos.get("crc16_custom")(data)
+
+
+def test_only_the_last_digest_of_a_pass_is_sent():
+    sw = switch("externs")
+    one(sw, ctl(11), port=4)
+    assert sw.digests == [(2, {"src": int.from_bytes(DST, "big"), "port": 4})]

@@ -127,6 +127,11 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             hdr.ctl.out2 = hdr.ctl.value[7:0] ++ hdr.ctl.value[15:8];
         } else if (hdr.ctl.op == 9) {   /* direct meter */
             by_meter.apply();
+        } else if (hdr.ctl.op == 10) {  /* configurable CRC */
+            hash(hdr.ctl.out2, HashAlgorithm.crc16_custom, 16w0, { hdr.ctl.value }, 32w65536);
+        } else if (hdr.ctl.op == 11) {  /* two digests in one pass: the last one is sent */
+            digest<learn_t>(1, { hdr.eth.src, sm.ingress_port });
+            digest<learn_t>(2, { hdr.eth.dst, sm.ingress_port });
         } else if (hdr.ctl.op == 8) {   /* assert */
             assert(hdr.ctl.value == 0);
         }
