@@ -277,6 +277,9 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         ctl.send({"op": "finish", "msg_size": msg_size, "slots": min(slots, done),
                   "crc": zlib.crc32(src)})
         fin = ctl.recv()
+        if fin is None or "error" in fin:
+            raise PerfError("the server failed the netweft test: "
+                            + (fin["error"] if fin else "it closed the session"))
         stats = ep.stats()
     finally:
         ep.close()
