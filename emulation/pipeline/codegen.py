@@ -670,8 +670,14 @@ class Lowering:
                f"{self.expr(e.e2, body)})"
 
     def _e_Cast(self, e: ir.Cast, body: Body) -> str:
+        dst = e.dest_type
+        if isinstance(dst, ir.Type_StructLike) and isinstance(e.expr, ir.ListExpression):
+            return self._make_struct(dst, list(e.expr.components), body)
+        if isinstance(dst, ir.Type_StructLike) and isinstance(e.expr, ir.StructExpression):
+            by_name = {c.name: c.expr for c in e.expr.components}
+            return self._make_struct(dst, [by_name.get(f.name) for f in dst.fields], body)
         x = self.expr(e.expr, body)
-        src, dst = e.expr.type, e.dest_type
+        src = e.expr.type
         if isinstance(dst, (ir.Type_Newtype, ir.Type_Typedef)):
             dst = dst.type
         if isinstance(dst, ir.Type_SerEnum):

@@ -60,3 +60,9 @@ def test_exit_still_copies_out_inout_parameters(sw):
 
 def test_an_out_header_parameter_starts_invalid(sw):
     assert sw.process(0, pkt(9)) == [(1, pkt(9, 0, 2))]
+
+
+def test_struct_and_header_values_from_lists_casts_and_equality():
+    # pr = (y, x); a = (pr.p, pr.q + 1); z == {5, 6} and pr != z adds 100 to a.x
+    assert switch("struct_values").process(0, b"\x01\x02") == [(1, b"\x66\x02")]
+    assert switch("struct_values").process(0, b"\x06\x05") == [(1, b"\x05\x07")]
