@@ -42,6 +42,10 @@ typedef struct {
     uint8_t rsp_code;       /* READ_RESP: SES return code */
     uint8_t read_acked;     /* READ: request packet acknowledged */
     uint8_t read_answered;  /* READ: all data (or an error) arrived */
+    uint8_t rsp_seen;       /* WRITE/SEND: the target's SES response arrived */
+    uint8_t awaiting_rsp;   /* WRITE/SEND: all packets acknowledged, response missing */
+    uint8_t ready;          /* ROD: done, waiting for earlier work requests to complete */
+    uint32_t seq;           /* posting order on its PDC */
 } nw_wr_t;
 
 /* ---- transmit slots, one per PSN in flight ---- */
@@ -79,7 +83,9 @@ typedef struct {
     uint8_t done;
 } nw_rx_msg_t;
 
-#define NW_MAX_PENDING_RSP 8
+#define NW_MAX_PENDING_RSP 64
+#define NW_ERR_MEMORY 16
+#define NW_RSP_REPEAT 4 /* an error response rides on this many ACKs (ACKs may be lost) */
 
 /* ---- packet delivery context: one per (peer address, mode) ---- */
 typedef struct {
@@ -125,7 +131,15 @@ typedef struct {
     uint32_t nack_psn, nack_payload;
     uint16_t rsp_msg[NW_MAX_PENDING_RSP];
     uint8_t rsp_code[NW_MAX_PENDING_RSP];
-    uint32_t rsp_count;
+    uint8_t rsp_left[NW_MAX_PENDING_RSP]; /* ACKs that will still carry it */
+    uint32_t rsp_count, rsp_next;
+    uint16_t err_msg[NW_ERR_MEMORY];        /* recent refused messages, for repeats */
+    uint8_t err_rc[NW_ERR_MEMORY];
+    uint32_t err_next;
+    uint16_t probe_msg[NW_MAX_PENDING_RSP]; /* REQ_ACK probes for missing responses */
+    uint32_t probe_count;
+    uint32_t awaiting_rsp;                  /* work requests waiting for a response */
+    uint32_t post_seq, done_seq;            /* ROD: completions in posting order */
     nw_rx_msg_t *rx_msgs;           /* msg_id & (W-1) */
     uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
 } nw_pdc_t;
@@ -158,8 +172,11 @@ uint32_t nw_pdc_index(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p);
 int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p);
 uint64_t nw_random(nw_engine_t *e);
-/* Queues an SES response (return code) to ride on the PDC's next ACK. */
+/* Queues an SES response (return code) to ride on the PDC's next ACK(s);
+ * a refusal is also remembered so that repeats of the message get it again. */
 void nw_pdc_queue_rsp(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id, uint8_t rc);
+/* Queues the response for a finished (or repeated) message: its refusal, or OK. */
+void nw_pdc_respond(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id);
 
 /* work_request.c */
 int32_t nw_wr_init(nw_engine_t *e);
@@ -168,6 +185,8 @@ nw_wr_t *nw_wr_alloc(nw_engine_t *e);
 void nw_wr_enqueue(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w);
 /* Completes (CQ entry unless READ_RESP) and frees the work request. */
 void nw_wr_complete(nw_engine_t *e, nw_wr_t *w, int32_t status);
+/* Completes a finished initiator work request; on ROD PDCs only in posting order. */
+void nw_wr_finish(nw_engine_t *e, nw_wr_t *w);
 nw_wr_t *nw_wr_by_msg(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id);
 void nw_wr_fail_pdc(nw_engine_t *e, nw_pdc_t *p, int32_t status);
 void nw_cq_post(nw_engine_t *e, uint64_t wr_id, uint64_t bytes, int32_t status, uint32_t pdc,
@@ -191,6 +210,9 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 /* Completes a READ once its request was acknowledged and its answer arrived. */
 void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w);
+/* Completes a WRITE/SEND once all its packets are acknowledged and the
+ * target's response arrived; otherwise marks it as awaiting the response. */
+void nw_wr_write_progress(nw_engine_t *e, nw_wr_t *w);
 
 /* rx_message.c */
 void nw_rxm_on_send_pkt(nw_engine_t *e, nw_pdc_t *p, const uint8_t *payload, uint32_t len,

@@ -185,6 +185,7 @@ static int32_t post(nw_engine_t *e, uint32_t peer, uint8_t kind, uint64_t wr_id,
     w->rkey = rkey;
     w->roffset = roffset;
     w->pkts_total = nw_seg_count(kind == NW_WR_READ ? 0 : len, e->max_payload);
+    w->seq = p->post_seq++;
     nw_wr_enqueue(e, p, w);
     return NW_OK;
 }
@@ -437,7 +438,11 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
         e->st.drop_out_of_window++;
         return NW_ERANGE;
     }
+    int wants_rsp = pk->pds.next_hdr == NW_NH_REQ_STD && (pk->ses.flags & NW_SES_F_EOM) &&
+                    (pk->ses.opcode == NW_SES_OP_WRITE || pk->ses.opcode == NW_SES_OP_SEND);
     if (cls == NW_PSN_DUP) {
+        if (wants_rsp)
+            nw_pdc_respond(e, p, pk->ses.message_id); /* the first response may be lost */
         e->st.dup_pkts++;
         p->ack_trigger = h->psn;
         p->ack_now = 1;
@@ -469,6 +474,8 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
         return NW_EINVAL;
     }
     nw_rxw_mark(w, h->psn);
+    if (wants_rsp)
+        nw_pdc_respond(e, p, pk->ses.message_id);
     p->ack_trigger = h->psn;
     p->ack_pending++;
     int contiguous = h->psn == p->last_rx_psn + 1;
@@ -534,12 +541,17 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
         return NW_EINVAL;
     e->st.acks_in++;
     p->tx_synced = 1;
-    if (pk->pds.next_hdr == NW_NH_RSP && pk->rsp.return_code != NW_SES_RC_OK &&
-        pk->rsp.return_code != NW_SES_RC_NULL) {
-        nw_wr_t *w = nw_wr_by_msg(e, p, pk->rsp.message_id);
-        if (w && w->kind != NW_WR_READ_RESP)
-            w->status = pk->rsp.return_code == NW_SES_RC_TOO_LONG ? NW_ETOOLONG
-                                                                  : NW_EREMOTE_ACCESS;
+    nw_wr_t *rw = NULL;
+    if (pk->pds.next_hdr == NW_NH_RSP) {
+        rw = nw_wr_by_msg(e, p, pk->rsp.message_id);
+        if (rw && (rw->kind == NW_WR_WRITE || rw->kind == NW_WR_SEND)) {
+            uint8_t rc = pk->rsp.return_code;
+            if (rc != NW_SES_RC_OK && rc != NW_SES_RC_NULL)
+                rw->status = rc == NW_SES_RC_TOO_LONG ? NW_ETOOLONG : NW_EREMOTE_ACCESS;
+            rw->rsp_seen = 1;
+        } else {
+            rw = NULL;
+        }
     }
     uint32_t base = h->cack_psn + 1;
     uint64_t bits = 0;
@@ -549,6 +561,8 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
     }
     int32_t r = nw_tx_on_ack(e, p, h->cack_psn, h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off,
                              base, bits, now);
+    if (rw && rw->in_use && rw->rsp_seen && rw->msg_id == pk->rsp.message_id)
+        nw_wr_write_progress(e, rw); /* all packets were acknowledged before */
     if (r != NW_OK) {
         e->st.drop_out_of_window++;
         return r;
@@ -592,6 +606,8 @@ static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     if (!p)
         return NW_EINVAL;
     if (pk->pds.ctl_type == NW_CTRL_REQ_ACK && p->rx_started) {
+        /* Payload [0, message id]: the sender misses that message's response. */
+        nw_pdc_respond(e, p, (uint16_t)(pk->pds.ctrl_payload & 0xffff));
         p->ack_trigger = p->rxw.cum;
         p->ack_now = 1;
         nw_pdc_activate(e, p);
@@ -672,20 +688,46 @@ static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, uint8_t *bu
     h->sack_bitmap = nw_rxw_sack(&p->rxw, base);
     h->ooo_count = (uint16_t)(p->rxw.count > 0xffff ? 0xffff : p->rxw.count);
     if (p->rsp_count > 0) {
+        /* Responses go out in message order, one per ACK; a refusal goes to the
+         * back of the line until it has ridden NW_RSP_REPEAT ACKs, so that
+         * losing one ACK does not lose it. */
+        uint16_t msg = p->rsp_msg[0];
+        uint8_t rc = p->rsp_code[0], left = (uint8_t)(p->rsp_left[0] - 1);
         h->next_hdr = NW_NH_RSP;
         pk.rsp.opcode = NW_SES_RSP_RESPONSE;
-        pk.rsp.return_code = p->rsp_code[0];
-        pk.rsp.message_id = p->rsp_msg[0];
-        memmove(p->rsp_msg, p->rsp_msg + 1, (p->rsp_count - 1) * sizeof(p->rsp_msg[0]));
-        memmove(p->rsp_code, p->rsp_code + 1, (p->rsp_count - 1) * sizeof(p->rsp_code[0]));
-        p->rsp_count--;
+        pk.rsp.return_code = rc;
+        pk.rsp.message_id = msg;
+        uint32_t n = --p->rsp_count;
+        memmove(p->rsp_msg, p->rsp_msg + 1, n * sizeof(p->rsp_msg[0]));
+        memmove(p->rsp_code, p->rsp_code + 1, n * sizeof(p->rsp_code[0]));
+        memmove(p->rsp_left, p->rsp_left + 1, n * sizeof(p->rsp_left[0]));
+        if (left > 0) {
+            p->rsp_msg[n] = msg;
+            p->rsp_code[n] = rc;
+            p->rsp_left[n] = left;
+            p->rsp_count++;
+        }
     }
     if (p->ack_ring_count == 0) {
-        p->ack_now = p->rsp_count > 0;
+        p->ack_now = p->rsp_count > 0; /* one ACK per pending response */
         p->ack_pending = 0;
         p->ack_deadline = 0;
     }
     e->st.acks_out++;
+    return nw_wire_build(&pk, buf, cap);
+}
+
+static int32_t build_probe(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap)
+{
+    nw_wire_pkt_t pk;
+    memset(&pk, 0, sizeof(pk));
+    pk.pds.type = NW_PDS_CTRL;
+    pk.pds.ctl_type = NW_CTRL_REQ_ACK;
+    pk.pds.flags = NW_PDS_F_AR;
+    pk.pds.psn = p->nxt;
+    pk.pds.spdcid = p->local_id;
+    pk.pds.dpdcid = p->remote_id;
+    pk.pds.ctrl_payload = p->probe_msg[--p->probe_count];
     return nw_wire_build(&pk, buf, cap);
 }
 
@@ -832,6 +874,10 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     }
     if (p->failed)
         return 0;
+    if (p->probe_count) {
+        fill_dest(p, dst);
+        return build_probe(e, p, buf, cap);
+    }
     nw_tx_slot_t *s = nw_tx_next_lost(e, p);
     if (s) {
         nw_wr_t *w = &e->wrs[s->wr];

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engine_state.h"
+#include "uet_wire.h"
 
 uint64_t nw_random(nw_engine_t *e)
 {
@@ -131,7 +132,7 @@ void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p)
 
 int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    if (p->ack_now || p->nack_pending || p->ack_ring_count)
+    if (p->ack_now || p->nack_pending || p->ack_ring_count || p->probe_count)
         return 1;
     if (p->failed)
         return 0;
@@ -149,13 +150,39 @@ int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
     return nw_tx_in_flight(p) < limit;
 }
 
+static uint8_t error_of(const nw_pdc_t *p, uint16_t msg_id)
+{
+    for (uint32_t i = 0; i < NW_ERR_MEMORY; i++)
+        if (p->err_rc[i] != 0 && p->err_msg[i] == msg_id)
+            return p->err_rc[i];
+    return NW_SES_RC_OK;
+}
+
 void nw_pdc_queue_rsp(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id, uint8_t rc)
 {
-    if (p->rsp_count >= NW_MAX_PENDING_RSP)
-        return; /* reported by counters only; the ACK itself still flows */
-    p->rsp_msg[p->rsp_count] = msg_id;
-    p->rsp_code[p->rsp_count] = rc;
-    p->rsp_count++;
+    if (rc != NW_SES_RC_OK && error_of(p, msg_id) == NW_SES_RC_OK) {
+        uint32_t slot = p->err_next++ % NW_ERR_MEMORY;
+        p->err_msg[slot] = msg_id;
+        p->err_rc[slot] = rc;
+    }
+    uint32_t i = 0;
+    while (i < p->rsp_count && p->rsp_msg[i] != msg_id)
+        i++;
+    if (i == p->rsp_count) {
+        if (p->rsp_count >= NW_MAX_PENDING_RSP)
+            return; /* the sender will probe for it (CTRL REQ_ACK) */
+        p->rsp_count++;
+    } else if (p->rsp_code[i] != NW_SES_RC_OK && rc == NW_SES_RC_OK) {
+        rc = p->rsp_code[i]; /* never downgrade a refusal to OK */
+    }
+    p->rsp_msg[i] = msg_id;
+    p->rsp_code[i] = rc;
+    p->rsp_left[i] = rc == NW_SES_RC_OK ? 1 : NW_RSP_REPEAT;
     p->ack_now = 1;
     nw_pdc_activate(e, p);
+}
+
+void nw_pdc_respond(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id)
+{
+    nw_pdc_queue_rsp(e, p, msg_id, error_of(p, msg_id));
 }

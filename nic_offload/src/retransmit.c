@@ -93,10 +93,27 @@ static void rtt_sample(nw_pdc_t *p, uint64_t rtt)
     p->srtt = (7 * p->srtt + rtt) / 8;
 }
 
+void nw_wr_write_progress(nw_engine_t *e, nw_wr_t *w)
+{
+    if (w->pkts_acked != w->pkts_total || w->pkts_sent != w->pkts_total)
+        return;
+    nw_pdc_t *p = &e->pdcs[w->pdc];
+    if (w->rsp_seen) {
+        if (w->awaiting_rsp)
+            p->awaiting_rsp--;
+        w->awaiting_rsp = 0;
+        if (!w->ready)
+            nw_wr_finish(e, w);
+    } else if (!w->awaiting_rsp) {
+        w->awaiting_rsp = 1;
+        p->awaiting_rsp++;
+    }
+}
+
 void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w)
 {
-    if (w->kind == NW_WR_READ && w->read_acked && w->read_answered)
-        nw_wr_complete(e, w, w->status);
+    if (w->kind == NW_WR_READ && w->read_acked && w->read_answered && !w->ready)
+        nw_wr_finish(e, w);
 }
 
 /* A packet we had declared lost was acknowledged before we resent it: the
@@ -128,8 +145,11 @@ static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
     if (w->kind == NW_WR_READ) {
         w->read_acked = 1;
         nw_wr_read_progress(e, w);
-    } else if (w->pkts_acked == w->pkts_total && w->pkts_sent == w->pkts_total) {
-        nw_wr_complete(e, w, w->status);
+    } else if (w->kind == NW_WR_READ_RESP) {
+        if (w->pkts_acked == w->pkts_total && w->pkts_sent == w->pkts_total)
+            nw_wr_complete(e, w, w->status);
+    } else {
+        nw_wr_write_progress(e, w);
     }
     return 1;
 }
@@ -176,7 +196,9 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (newly) {
         p->retries = 0;
         p->rto_cur = rto_base(e, p);
-        p->rto_deadline = p->list_head != NW_NIL ? now + p->rto_cur : 0;
+        p->rto_deadline = (p->list_head != NW_NIL || p->awaiting_rsp) ? now + p->rto_cur : 0;
+    } else if (p->awaiting_rsp && p->rto_deadline == 0) {
+        p->rto_deadline = now + p->rto_cur;
     }
     return NW_OK;
 }
@@ -255,9 +277,22 @@ nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p)
     return NULL;
 }
 
+/* Asks the target again for the responses of fully acknowledged messages. */
+static void queue_probes(nw_engine_t *e, nw_pdc_t *p)
+{
+    uint32_t pi = nw_pdc_index(e, p);
+    p->probe_count = 0;
+    for (uint32_t i = 0; i < e->nwrs && p->probe_count < NW_MAX_PENDING_RSP; i++) {
+        nw_wr_t *w = &e->wrs[i];
+        if (w->in_use && w->pdc == pi && w->awaiting_rsp)
+            p->probe_msg[p->probe_count++] = w->msg_id;
+    }
+    nw_pdc_activate(e, p);
+}
+
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
-    if (p->list_head == NW_NIL) {
+    if (p->list_head == NW_NIL && p->awaiting_rsp == 0) {
         p->rto_deadline = 0;
         return;
     }
@@ -266,6 +301,8 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         p->failed = 1;
         e->st.pdc_failed++;
         nw_wr_fail_pdc(e, p, NW_ETIMEDOUT);
+        p->awaiting_rsp = 0;
+        p->probe_count = 0;
         memset(p->slots, 0, e->cfg.window_pkts * sizeof(*p->slots));
         p->una = p->nxt;
         p->list_head = p->list_tail = NW_NIL;
@@ -276,7 +313,9 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
     p->rto_cur *= 2;
     if (p->rto_cur > e->cfg.rto_max_ns)
         p->rto_cur = e->cfg.rto_max_ns;
-    if (p->mode == NW_MODE_ROD)
+    if (p->list_head == NW_NIL)
+        queue_probes(e, p);
+    else if (p->mode == NW_MODE_ROD)
         nw_tx_go_back_n(e, p, p->una);
     else
         nw_tx_mark_lost(e, p, p->slots[p->list_head].psn);

@@ -90,6 +90,30 @@ void nw_wr_complete(nw_engine_t *e, nw_wr_t *w, int32_t status)
     nw_pdc_activate(e, p); /* a freed message id may unblock the send queue */
 }
 
+void nw_wr_finish(nw_engine_t *e, nw_wr_t *w)
+{
+    nw_pdc_t *p = &e->pdcs[w->pdc];
+    if (p->mode != NW_MODE_ROD) {
+        nw_wr_complete(e, w, w->status);
+        return;
+    }
+    w->ready = 1;
+    uint32_t pi = w->pdc;
+    for (int found = 1; found;) {
+        found = 0;
+        for (uint32_t i = 0; i < e->nwrs; i++) {
+            nw_wr_t *x = &e->wrs[i];
+            if (x->in_use && x->pdc == pi && x->ready && x->kind != NW_WR_READ_RESP &&
+                x->seq == p->done_seq) {
+                p->done_seq++;
+                nw_wr_complete(e, x, x->status);
+                found = 1;
+                break;
+            }
+        }
+    }
+}
+
 nw_wr_t *nw_wr_by_msg(nw_engine_t *e, nw_pdc_t *p, uint16_t msg_id)
 {
     uint32_t idx = p->wr_by_msg[msg_id & e->wmask];

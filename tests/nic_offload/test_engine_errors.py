@@ -96,6 +96,48 @@ def test_rma_write_errors_complete_with_remote_access(case):
     assert b.stats()["remote_access_errors"] >= 1 and b.stats()["placed_bytes"] == 0
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_write_refusal_survives_lost_acks(seed):
+    import random
+
+    rng = random.Random(seed)
+    net, a, b = pair(seed=seed, imp=Impairments(loss=0.05))
+    # Lose a fifth of b's ACKs on top of the random loss.
+    net.imp.drop_filter = lambda pkt: pkt[0] >> 3 == lib.NW_PDS_ACK_CC and rng.random() < 0.2
+    src, _ = net.register(a, 30_000, lib.NW_ACCESS_LOCAL)
+    _, rkey = net.register(b, 30_000, RW)
+    p = net.peer(a, b)
+    for i in range(4):
+        assert lib.nw_post_write(a.engine, p, i, src, 30_000, rkey ^ 0x30000, 0) == 0
+    net.run(until=lambda: len(a.completions) == 4)
+    assert [c[1] for c in a.completions] == [lib.NW_EREMOTE_ACCESS] * 4
+
+
+def test_lost_responses_are_recovered_by_req_ack_probes():
+    net, a, b = pair(seed=3)
+    dropped = []
+
+    def drop_responses(pkt):
+        # ACK_CC with an SES response riding on it: next_hdr (bits 10..7) == RSP.
+        if pkt[0] >> 3 == lib.NW_PDS_ACK_CC and ((pkt[0] << 8 | pkt[1]) >> 7) & 0xF == 4:
+            if len(dropped) < 6:
+                dropped.append(pkt)
+                return True
+        return False
+
+    net.imp.drop_filter = drop_responses
+    net.record = True
+    src, _ = net.register(a, 5000, lib.NW_ACCESS_LOCAL, os.urandom(5000))
+    dst, rkey = net.register(b, 5000, RW)
+    p = net.peer(a, b)
+    assert lib.nw_post_write(a.engine, p, 1, src, 5000, rkey, 0) == 0
+    net.run(until=lambda: a.completions)
+    assert a.completions[0][:2] == (1, 0)
+    assert bytes(ffi.buffer(dst, 5000)) == bytes(ffi.buffer(src, 5000))
+    probes = [pkt for _, _, pkt in net.sent if pkt[0] >> 3 == lib.NW_PDS_CTRL]
+    assert dropped and probes  # the first responses were lost; REQ_ACK fetched one
+
+
 def test_rma_read_errors_complete_with_remote_access():
     net, a, b = pair()
     _, rkey = net.register(b, 100, lib.NW_ACCESS_REMOTE_WRITE)  # no read right
