@@ -41,6 +41,9 @@
  * Python (cffi) sees the same declarations through cdef/engine.h and
  * cdef/io_driver.h.
  *
+ * Integrity: the engine relies on the UDP checksum (the kernel drops corrupted
+ * datagrams); a simulator that corrupts packets must model that check.
+ *
  * Errors: functions returning int32_t return >= 0 on success and a negative
  * NW_E* code on failure; nw_strerror() gives a stable human message.
  * Completions carry NW_OK or a negative NW_E* code in `status`.
@@ -183,9 +186,14 @@ int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t
                      uint8_t *mode);
 
 /* ---- work requests (initiator) ----
- * All return NW_OK or: NW_ENOPEER, NW_EINVAL (len > UINT32_MAX, NULL buffer with len > 0),
- * NW_EAGAIN (max_wrs outstanding), NW_ETIMEDOUT (the peer's PDC has failed).
- * Remote failures arrive as completions (NW_EREMOTE_ACCESS, NW_ETOOLONG). */
+ * All return NW_OK or: NW_ENOPEER, NW_EINVAL (len > UINT32_MAX, NULL buffer with len > 0;
+ * on UUD peers: reads, or messages of more than 64 packets), NW_EAGAIN (max_wrs
+ * outstanding), NW_ETIMEDOUT (the peer's PDC has failed).
+ * Completion semantics: a WRITE/SEND completes once every packet is acknowledged and
+ * the target's SES response for the message arrived (OK or a refusal: then
+ * NW_EREMOTE_ACCESS or NW_ETOOLONG; a missing response is fetched with a CTRL
+ * REQ_ACK probe). A READ completes when all its data arrived. On ROD peers
+ * completions come in posting order. UUD sends complete once transmitted. */
 int32_t nw_post_write(nw_engine_t *e, uint32_t peer, uint64_t wr_id, const void *local,
                       uint64_t len, uint32_t rkey, uint64_t roffset);
 int32_t nw_post_read(nw_engine_t *e, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
