@@ -61,3 +61,30 @@ def test_switch_statement_on_values_and_enums(make_switch_statement_switch, valu
     frame = ETH + b"\x88\xc0" + bytes([value, color, 0x55, 0x55])
     expected = ETH + b"\x88\xc0" + bytes([value, color, by_value, by_color])
     assert_outputs(make_switch_statement_switch().process(0, frame), [(1, expected)])
+
+
+make_names_switch = switch_factory("names_and_arguments")
+
+
+@pytest.mark.parametrize("x", [0, 7, 200, 255])
+def test_dot_names_named_arguments_and_defaults(make_names_switch, x):
+    frame = ETH + b"\x88\xc4" + bytes([x, 0, 0, 0, 0])
+    expected = ETH + b"\x88\xc4" + bytes([x, (x + 1) % 256, (x + 100) % 256, (x + 5) % 256,
+                                           (x - 3) % 256])
+    assert_outputs(make_names_switch().process(0, frame), [(1, expected)])
+
+
+make_keyword_switch = switch_factory("keyword_names")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: P4 identifiers that are Python keywords (class, from, global, lambda, def, "
+           "None, True, pass, import, yield) make the generated pipeline code invalid "
+           "(P4Error 'internal error in the generated pipeline code: invalid syntax')")
+def test_identifiers_that_are_keywords_elsewhere(make_keyword_switch):
+    sw = make_keyword_switch()
+    sw.table_add("KIngress.import", {"hdr.w.class": 3}, "KIngress.pass", {"print": 0x77})
+    frame = ETH + b"\x88\xc5" + bytes([3, 4, 0, 0, 0, 0x0F, 0xF0])
+    expected = ETH + b"\x88\xc5" + bytes([3, 4, 7, 0x77, 0xFF, 0x0F, 0xF0])
+    assert_outputs(sw.process(0, frame), [(1, expected)])
