@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -13,7 +15,7 @@ from scapy.utils import wrpcap
 from netweft.nic_offload import ffi, lib
 
 from .cases import c_build, c_parse, nonzero, packets, pkt_to_dict
-from .tshark import TSHARK, as_c_fields, decode_pcap, payload_of
+from .tshark import LUA_DISSECTOR, TSHARK, as_c_fields, decode_pcap, payload_of
 
 pytestmark = [
     pytest.mark.tshark,
@@ -109,3 +111,27 @@ def test_other_ports_decode_through_the_preference_or_decode_as(tmp_path):
     assert psns() == [None, "99"]
     assert psns("-o", "nwuet.extra_udp_port:5000") == ["99", "99"]
     assert psns("-d", "udp.port==5000,nwuet") == ["99", "99"]
+
+
+def test_info_column_summarises_each_packet(tmp_path):
+    wires = [
+        c_build({"pds.type": lib.NW_PDS_RUD, "pds.next_hdr": lib.NW_NH_REQ_STD, "pds.psn": 70,
+                 "pds.spdcid": 4, "ses.opcode": lib.NW_SES_OP_READ, "ses.flags": 3}),
+        c_build({"pds.type": lib.NW_PDS_ACK_CC, "pds.cack_psn": 70, "pds.spdcid": 5}),
+        c_build({"pds.type": lib.NW_PDS_NACK, "pds.nack_code": lib.NW_NACK_PSN_OOR_WINDOW,
+                 "pds.nack_psn": 71, "pds.spdcid": 5}),
+        c_build({"pds.type": lib.NW_PDS_CTRL, "pds.ctl_type": lib.NW_CTRL_PROBE, "pds.psn": 72,
+                 "pds.spdcid": 4}),
+        bytes([0x08, 0]),
+    ]
+    _write(tmp_path / "info.pcap", wires)
+    run = subprocess.run([TSHARK, "-n", "-X", f"lua_script:{LUA_DISSECTOR}", "-r",
+                          str(tmp_path / "info.pcap"), "-T", "fields", "-e", "_ws.col.Info"],
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert run.stdout.splitlines() == [
+        "UET RUD psn=70 pdc=4 READ",
+        "UET ACK_CC cack=70 pdc=5",
+        "UET NACK PSN_OOR_WINDOW psn=71 pdc=5",
+        "UET CTRL PROBE psn=72 pdc=4",
+        "UET [reserved or unsupported PDS type]",
+    ]

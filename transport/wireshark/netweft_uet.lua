@@ -286,6 +286,21 @@ local function dissect_parity(r, tree)
 end
 
 -- ---- the dissector ---------------------------------------------------------
+-- A short Info-column summary of the PDS header (its length is already checked).
+local function info_summary(tvb, t, nibble)
+    local pdc = " pdc=" .. tvb(8, 2):uint()
+    if is_request(t) or t == 11 then
+        local ctl = t == 11 and (" " .. CTRL_TYPES[nibble]) or ""
+        return ctl .. " psn=" .. tvb(4, 4):uint() .. pdc
+    elseif t == 7 or t == 8 or t == 9 then
+        return " cack=" .. tvb(4, 4):uint() .. pdc
+    elseif t == 10 or t == 12 then
+        local code = tvb(2, 1):uint()
+        return " " .. (NACK_CODES[code] or code) .. " psn=" .. tvb(4, 4):uint() .. pdc
+    end
+    return ""
+end
+
 local function malformed(tree, pinfo, key)
     local item = tree:add(f.error, ERRORS[key])
     item:add_proto_expert_info(ef_malformed, ERRORS[key])
@@ -331,8 +346,7 @@ local function dissect(tvb, pinfo, root)
     end
     pds_tree:add(f.pds_flags, tvb(0, 2))
     dissect_pds_body(tvb, pds_tree, t, flags)
-    pinfo.cols.info = "UET " .. PDS_TYPES[t]
-    if t == 11 then pinfo.cols.info:append(" " .. CTRL_TYPES[nibble]) end
+    pinfo.cols.info = "UET " .. PDS_TYPES[t] .. info_summary(tvb, t, nibble)
 
     local declared = nil
     if nlen > 0 then
