@@ -88,3 +88,14 @@ def test_identifiers_that_are_keywords_elsewhere(make_keyword_switch):
     frame = ETH + b"\x88\xc5" + bytes([3, 4, 0, 0, 0, 0x0F, 0xF0])
     expected = ETH + b"\x88\xc5" + bytes([3, 4, 7, 0x77, 0xFF, 0x0F, 0xF0])
     assert_outputs(sw.process(0, frame), [(1, expected)])
+
+
+make_scopes_switch = switch_factory("scopes")
+
+
+@pytest.mark.parametrize("x", [0, 5, 130])
+def test_block_scopes_and_shadowing(make_scopes_switch, x):
+    frame = ETH + b"\x88\xc6" + bytes([x, 0xEE, 0, 0, 0, 0])
+    inner = 9 if x != 0 else 0xEE
+    expected = ETH + b"\x88\xc6" + bytes([x, inner, x, 42, (2 * x) % 256, x])
+    assert_outputs(make_scopes_switch().process(0, frame), [(1, expected)])
