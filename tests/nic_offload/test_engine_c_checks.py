@@ -1,0 +1,27 @@
+"""C-level checks compiled against the engine's sources with gcc."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+NIC = HERE.parents[1] / "nic_offload"
+
+
+@pytest.mark.parametrize("check,sources", [("sack_window_check.c", ["sack.c"])])
+def test_c_check(tmp_path, check, sources):
+    cc = shutil.which("gcc") or shutil.which("cc")
+    assert cc, "a C compiler is needed"
+    exe = tmp_path / check.removesuffix(".c")
+    build = subprocess.run(
+        [cc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined",
+         f"-I{NIC / 'include'}", str(HERE / "c" / check),
+         *(str(NIC / "src" / s) for s in sources), "-o", str(exe)],
+        capture_output=True, text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "passed" in run.stdout
