@@ -486,9 +486,9 @@ class TypeChecker:
         if isinstance(target, (ir.P4Control, ir.P4Parser)):
             fqn = qualified_name(prefix, d, d.name)
             d.fqn = fqn
-            if isinstance(t, ir.Type_Specialized):
-                raise self.err("generic control/parser instantiation is not supported", d)
-            d.instantiated = self.specialize(target, fqn, d.args, scope, d)
+            targs = [self.canon(a, scope) for a in t.args] \
+                if isinstance(t, ir.Type_Specialized) else None
+            d.instantiated = self.specialize(target, fqn, d.args, scope, d, targs)
             return
         raise self.err(f"'{base.name}' cannot be instantiated", d)
 
@@ -506,19 +506,23 @@ class TypeChecker:
         return self.pristine.setdefault(id(decl), copy.deepcopy(decl))
 
     def specialize(self, decl: ir.P4Control | ir.P4Parser, fqn: str | None,
-                   args: list[ir.Argument], call_scope: Scope,
-                   site: ir.Node) -> ir.P4Control | ir.P4Parser:
-        """Check a fresh copy of ``decl`` for one instantiation named ``fqn``."""
+                   args: list[ir.Argument], call_scope: Scope, site: ir.Node,
+                   type_args: list[ir.Type] | None = None) -> ir.P4Control | ir.P4Parser:
+        """Check a fresh copy of ``decl`` for one instantiation named ``fqn``
+        (``type_args`` bind a generic control's or parser's type parameters)."""
         self.instantiated.add(id(decl))
         spec = copy.deepcopy(self.pristine_of(decl))
         spec.fqn = fqn
         scope = Scope(self.globals, kind="control")
-        if spec.type_params:
-            for tv in spec.type_params:
-                scope.names[tv.name] = [ir.Type_Var(name=tv.name, loc=tv.loc)]
+        if type_args is not None and len(type_args) != len(spec.type_params):
+            raise self.err(f"'{spec.name}' expects {len(spec.type_params)} type arguments, "
+                           f"got {len(type_args)}", site)
+        for i, tv in enumerate(spec.type_params):
+            bound_type = type_args[i] if type_args is not None else None
+            scope.names[tv.name] = [bound_type if bound_type is not None
+                                    else ir.Type_Var(name=tv.name, loc=tv.loc)]
         # constructor parameters bound to the (folded) arguments
-        cscope = Scope(self.globals, kind="ctor")
-        self.canon_params(spec.ctor_params, cscope)
+        self.canon_params(spec.ctor_params, scope)
         what = f"constructor of '{spec.name}'"
         bound = self.bind_args(spec.ctor_params, args, call_scope, {}, what, site)
         for p, a in zip(spec.ctor_params, bound, strict=True):
@@ -1746,7 +1750,9 @@ class TypeChecker:
         d = self.lookup_type_decl(getattr(base, "name", "?"), scope, e)
         if isinstance(d, (ir.P4Control, ir.P4Parser)):
             fqn = d.name
-            e.instantiated = self.specialize(d, fqn, e.args, scope, e)
+            targs = [self.canon(a, scope) for a in t.args] \
+                if isinstance(t, ir.Type_Specialized) else None
+            e.instantiated = self.specialize(d, fqn, e.args, scope, e, targs)
             e.type = e.instantiated
             return e
         if isinstance(d, ir.Type_Extern):

@@ -263,8 +263,8 @@ SEMANTIC_ERRORS = [
     ("", "Zork() z;", "", "Zork", "unknown type 'Zork'"),
     ("", "action a() { } table t { actions = { a; } } action b() { t.apply(); }", "",
      "t.apply(); }", "table 't' cannot be applied inside an action"),
-    ("", "G<bit<8>>() g;", "control G<T>(inout T x) { apply { } }", "g;",
-     "generic control/parser instantiation is not supported"),
+    ("", "G<bit<8>, bit<16>>() g;", "control G<T>(inout T x) { apply { } }", "g;",
+     "'G' expects 1 type arguments, got 2"),
     ("", "register(4) r;", "", "r;", "cannot infer type argument 'T' of extern 'register'; "
      "write register<...>(...)"),
 ]
@@ -349,3 +349,17 @@ def test_first_entry_needs_a_priority_when_others_have_one():
     entries = ["(1, 1) : a(1);", "priority = 3: (2, 2) : a(2);"]
     with pytest.raises(P4Error, match="the first entry must have one too"):
         entry_priorities("", entries)
+
+
+def test_generic_control_instances_bind_their_type_parameters():
+    top = """control Inc<T>(inout T v)(T step) {
+    apply { v = v + step; }
+}"""
+    prog = in_ingress("i8.apply(meta.x); i16.apply(meta.y);",
+                      locals_="Inc<bit<8>>(1) i8; Inc<bit<16>>(300) i16;", top=top)
+    i8, i16 = (d.instantiated for d in prog.ingress.decl.locals)
+    assert type_str(i8.params[0].type) == "bit<8>" and type_str(i16.params[0].type) == "bit<16>"
+    add8 = i8.body.components[0].right
+    add16 = i16.body.components[0].right
+    assert (add8.right.value, type_str(add8.type)) == (1, "bit<8>")
+    assert (add16.right.value, type_str(add16.type)) == (300, "bit<16>")
