@@ -881,7 +881,9 @@ class ActionRef(Node):
 
     ``expression`` is the source (PathExpression or MethodCallExpression).
     *Annotated*: ``action`` (P4Action) and ``args`` (bound argument expressions
-    for the action's directional parameters, in order).
+    in parameter order). In a table's ``actions`` list ``args`` binds only the
+    directional parameters (the rest come from the control plane); in
+    ``default_action`` and entries it binds every parameter.
     """
 
     expression: Expression

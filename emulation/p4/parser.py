@@ -221,6 +221,13 @@ class Parser:
                 args.append(sub.parse_expression())
             if sub.peek().kind != EOF:
                 return texts, []
+            for a in args:  # literal annotation arguments carry their types too
+                if isinstance(a, ir.StringLiteral):
+                    a.type = ir.Type_String()
+                elif isinstance(a, ir.BoolLiteral):
+                    a.type = ir.Type_Boolean()
+                elif isinstance(a, ir.Constant) and a.type is None:
+                    a.type = ir.Type_InfInt()
             return texts, args
         except (_Backtrack, P4Error):
             return texts, []

@@ -971,6 +971,9 @@ class TypeChecker:
                 if listed[0].default_only:
                     raise self.err(f"action '{entry.action.action.name}' is @defaultonly and "
                                    "cannot be used in entries", entry.action)
+                prio_ann = ir.find_annotation(entry, "priority")
+                if entry.priority_expr is None and prio_ann is not None and prio_ann.args:
+                    entry.priority_expr = prio_ann.args[0]  # older p4c: @priority(n)
                 if entry.priority_expr is not None:
                     pv = self.expr(entry.priority_expr, scope)
                     if not isinstance(pv, ir.Constant) or pv.value < 0:

@@ -363,3 +363,8 @@ def test_generic_control_instances_bind_their_type_parameters():
     add16 = i16.body.components[0].right
     assert (add8.right.value, type_str(add8.type)) == (1, "bit<8>")
     assert (add16.right.value, type_str(add16.type)) == (300, "bit<16>")
+
+
+def test_priority_annotation_on_entries_is_honoured():
+    entries = ["(1, 1 &&& 1) : a(1) @priority(30);", "(2, 2) : a(2);"]
+    assert entry_priorities("", entries) == [30, 29]
