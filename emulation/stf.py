@@ -11,7 +11,8 @@ programs and tests nobody in this project wrote can measure the switch.
 
 Commands (one per line, ``#`` starts a comment, keywords are case-blind):
 
-* ``packet PORT HEX...`` -- send a packet (hex digits, spaces ignored).
+* ``packet PORT HEX...`` -- send a packet (hex digits, spaces ignored); a
+  packet without data is not sent (BMv2 under p4c's driver receives nothing).
 * ``expect PORT HEX...[$]`` -- the next packet out of ``PORT``; ``*`` is a
   wildcard nibble; a trailing ``$`` requires the exact length (otherwise the
   packet may be longer than the expectation, as in p4c).  ``expect PORT``
@@ -117,13 +118,16 @@ def _port(text: str) -> int:
     return port
 
 
+def _split_first(rest: str) -> tuple[str, str]:
+    words = rest.split(None, 1)
+    return (words[0], words[1] if len(words) > 1 else "") if words else ("", "")
+
+
 def _parse_packet(rest: str) -> dict[str, Any]:
-    port, _, data = rest.partition(" ")
+    port, data = _split_first(rest)
     if not port:
         raise _LineError("expected 'packet PORT HEX...'")
-    digits = "".join(data.split())
-    if not digits:
-        raise _LineError("a packet needs data")
+    digits = "".join(data.split())  # empty: a zero-length packet, as p4c's driver sends
     if not re.fullmatch(r"[0-9a-fA-F]*", digits):
         bad = re.search(r"[^0-9a-fA-F]", digits)
         raise _LineError(f"invalid hex digit {bad.group()!r} in packet data")
@@ -133,7 +137,7 @@ def _parse_packet(rest: str) -> dict[str, Any]:
 
 
 def _parse_expect(rest: str) -> dict[str, Any]:
-    port, _, data = rest.partition(" ")
+    port, data = _split_first(rest)
     if not port:
         raise _LineError("expected 'expect PORT [HEX...]'")
     pattern = "".join(data.split())
@@ -168,7 +172,7 @@ def _split_action(text: str) -> tuple[str, list[tuple[str, str]]]:
 
 def _parse_add(rest: str) -> dict[str, Any]:
     rest = re.sub(r"\)\s*=\s*\S+\s*$", ")", rest)  # '= HANDLE' names the entry; unused
-    table, _, rest = rest.partition(" ")
+    table, rest = _split_first(rest)
     if not table or "(" in table:
         raise _LineError("expected 'add TABLE [PRIORITY] KEY:VALUE... ACTION(...)'")
     paren = rest.find("(")
@@ -194,7 +198,7 @@ def _parse_add(rest: str) -> dict[str, Any]:
 
 
 def _parse_setdefault(rest: str) -> dict[str, Any]:
-    table, _, rest = rest.partition(" ")
+    table, rest = _split_first(rest)
     if not table or not rest.strip():
         raise _LineError("expected 'setdefault TABLE ACTION(...)'")
     action, args = _split_action(rest)
@@ -493,6 +497,10 @@ class STFRunner:
     # -- packets
 
     def _do_packet(self, cmd: Command) -> None:
+        if not cmd.args["data"]:
+            # p4c's driver writes it to BMv2's pcap input, and BMv2 receives nothing
+            self.result.notes.append(f"line {cmd.line}: zero-length packet not sent")
+            return
         for port, data in self.switch.process(cmd.args["port"], cmd.args["data"]):
             self.result.outputs.setdefault(port, []).append(bytes(data))
 

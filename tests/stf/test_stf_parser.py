@@ -22,6 +22,10 @@ def test_packet_hex_with_spaces():
     assert cmd.args == {"port": 3, "data": bytes([0x0A, 0x0B, 0x0C, 0x0D])}
 
 
+def test_packet_without_data_is_empty():
+    assert one("packet 4").args == {"port": 4, "data": b""}
+
+
 def test_expect_wildcards_exact_length_and_no_data():
     cmd = one("expect 2 0a** ff $")
     assert cmd.args == {"port": 2, "pattern": "0A**FF", "exact": True}
@@ -72,7 +76,6 @@ def test_registers_and_counters():
     ("frobnicate 1", "t.stf:2: unknown STF command 'frobnicate'"),
     ("packet 1 0a0", "t.stf:2: packet: packet data has an odd number of hex digits (3)"),
     ("packet 1 0g", "t.stf:2: packet: invalid hex digit 'g' in packet data"),
-    ("packet 1", "t.stf:2: packet: a packet needs data"),
     ("packet x 00", "t.stf:2: packet: port 'x' is not a number"),
     ("packet 600 00", "t.stf:2: packet: port 600 is outside 0..511"),
     ("expect 1 0a?b", "t.stf:2: expect: invalid character '?' in expected packet data"),

@@ -237,3 +237,14 @@ mc_node_associate 1 4
     assert "has no key 'nokey'" in result.errors[2]
     assert "extra" in result.errors[3]
     assert "no multicast node 4" in result.errors[4]
+
+
+def test_zero_length_packet_is_not_sent(tagged):
+    # p4c's driver hands BMv2 nothing for 'packet PORT' without data
+    result = run(tagged, "setdefault by_dst fwd(port:2)\npacket 1\n")
+    assert result.passed and result.outputs == {}
+    assert result.notes == ["line 2: zero-length packet not sent"]
+    # the same switch forwards a real frame
+    frame = "000000000002 000000000001 0800"
+    assert run(tagged, f"setdefault by_dst fwd(port:2)\npacket 1 {frame}\n"
+                       f"expect 2 {frame}$\n").passed
