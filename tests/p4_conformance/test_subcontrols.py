@@ -78,3 +78,16 @@ def test_exit_in_a_table_action_skips_the_rest_of_the_statement(make_switch, op,
     k1 = 1 if hits else 2
     trace = (0x04 if hits else 0x20) | 0x80
     assert_outputs(sw.process(0, frame(op, k1)), [(1, frame(op, k1, trace=trace))])
+
+
+nested_switch = switch_factory("nested_controls")
+
+
+def test_nested_instances_have_path_names_and_their_own_arguments(nested_switch):
+    sw = nested_switch()
+    sw.table_add("NIngress.mid.left.t", {"key": 1}, "set", {"v": 1})
+    sw.table_add("NIngress.mid.right.t", {"key": 1}, "set", {"v": 2})
+    eth = bytes.fromhex("0a0000000001" "0a0000000002" "88c7")
+    out = sw.process(0, eth + bytes([1, 0, 0]))
+    assert_outputs(out, [(1, eth + bytes([1, 1 + 10, 2 + 11]))])
+    assert_outputs(sw.process(0, eth + bytes([2, 0, 0])), [(1, eth + bytes([2, 0, 0]))])
