@@ -18,7 +18,7 @@ from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.p4.program import BLOCK_ROLES, Program
 from netweft.emulation.pipeline import runtime
 from netweft.emulation.pipeline.codegen import Lowering, TableInfo
-from netweft.emulation.pipeline.types import is_aggregate
+from netweft.emulation.pipeline.types import field_attr, is_aggregate
 from netweft.emulation.v1model.hash_algorithms import hash_with_offset
 
 
@@ -114,8 +114,8 @@ def _field_lists(program: Program) -> dict[int, list[tuple[str, ...]]]:
             if ann is not None:
                 for a in ann.args:
                     if isinstance(a, ir.Constant):
-                        out.setdefault(a.value, []).append(path + (f.name,))
-            visit(f.type, path + (f.name,))
+                        out.setdefault(a.value, []).append(path + (field_attr(f.name),))
+            visit(f.type, path + (field_attr(f.name),))
 
     visit(meta_t, ())
     return out

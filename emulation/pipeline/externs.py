@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from netweft.emulation.p4 import ir
-from netweft.emulation.pipeline.types import bit_width, is_aggregate, is_signed, unsupported
+from netweft.emulation.pipeline.types import (
+    bit_width,
+    field_attr,
+    is_aggregate,
+    is_signed,
+    unsupported,
+)
 
 if TYPE_CHECKING:
     from netweft.emulation.pipeline.codegen import Body, Lowering
@@ -107,11 +113,11 @@ def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body,
             valid = f"{lw.expr(e.expr, body)}._v"
     if isinstance(t, ir.Type_Header):
         for f in t.fields:
-            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, parts, f"{ref}._v")
+            _flatten(lw, None, f.type, f"{ref}.{field_attr(f.name)}", body, parts, f"{ref}._v")
         return
     if isinstance(t, ir.Type_Struct):
         for f in t.fields:
-            _flatten(lw, None, f.type, f"{ref}.{f.name}", body, parts, valid)
+            _flatten(lw, None, f.type, f"{ref}.{field_attr(f.name)}", body, parts, valid)
         return
     if isinstance(t, ir.Type_Stack):
         for i in range(t.size):
@@ -232,7 +238,7 @@ def _digest_value(lw: Lowering, e: Any, body: Body) -> str:
     if isinstance(t, ir.Type_StructLike) and not isinstance(e, (ir.ListExpression,
                                                                  ir.StructExpression)):
         ref = lw.expr(e, body)
-        items = ", ".join(f"{f.name!r}: {_plain(f.type, f'{ref}.{f.name}')}" for f in t.fields)
+        items = ", ".join(f"{f.name!r}: {_plain(f.type, f'{ref}.{field_attr(f.name)}')}" for f in t.fields)
         return "{" + items + "}"
     if isinstance(e, ir.StructExpression):
         items = ", ".join(f"{c.name!r}: {lw.expr(c.expr, body)}" for c in e.components)

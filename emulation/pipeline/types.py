@@ -10,8 +10,24 @@ generated ``__slots__`` class (``_v`` is a header's validity) with
 
 from __future__ import annotations
 
+import keyword
+
 from netweft.emulation.p4 import ir
 from netweft.emulation.p4.errors import P4Error
+
+
+def field_attr(name: str) -> str:
+    """The Python attribute holding the P4 field ``name``.
+
+    P4 names that are Python keywords (``class``, ``from``, ``None`` ...) get a
+    trailing ``_``; names starting with ``_`` get an ``f`` prefix so that
+    they cannot collide with the generated ``_v``, ``_copy`` ... members.
+    """
+    if name.startswith("_"):
+        return "f" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+        return name + "_"
+    return name
 
 
 def unsupported(what: str, node: ir.Node) -> P4Error:
@@ -97,9 +113,9 @@ class TypeClasses:
     def _slots(self, t: ir.Type_StructLike) -> list[str]:
         slots = []
         for f in t.fields:
-            slots.append(f.name)
+            slots.append(field_attr(f.name))
             if isinstance(f.type, ir.Type_Varbits):
-                slots.append(f.name + "__len")
+                slots.append(field_attr(f.name) + "__len")
         return slots
 
     def _generate(self, t: ir.Type_StructLike, name: str) -> None:
@@ -126,7 +142,7 @@ class TypeClasses:
             conds.append("self._v == s._v")
         for f in t.fields:
             ft = f.type
-            fn = f.name
+            fn = field_attr(f.name)
             init.append(f"        self.{fn} = {self.new_expr(ft)}")
             if is_aggregate(ft):
                 copy.append(f"        o.{fn} = self.{fn}._copy()")
@@ -169,9 +185,9 @@ class TypeClasses:
             out.append("        o._v = True")
         for i, f in enumerate(t.fields):
             if is_aggregate(f.type):
-                out.append(f"        o.{f.name}._assign(a{i})")
+                out.append(f"        o.{field_attr(f.name)}._assign(a{i})")
             else:
-                out.append(f"        o.{f.name} = a{i}")
+                out.append(f"        o.{field_attr(f.name)} = a{i}")
         out.append("        return o")
         return out
 
@@ -223,8 +239,8 @@ class TypeClasses:
         for f in t.fields:
             if f is var_field:
                 out.append(f"        _s = {shift_expr} - vlen")
-                out.append(f"        self.{f.name} = (v >> _s) & ((1 << vlen) - 1)")
-                out.append(f"        self.{f.name}__len = vlen")
+                out.append(f"        self.{field_attr(f.name)} = (v >> _s) & ((1 << vlen) - 1)")
+                out.append(f"        self.{field_attr(f.name)}__len = vlen")
                 shift_expr = "_s"
             else:
                 w = bit_width(f.type)
@@ -240,11 +256,12 @@ class TypeClasses:
         out.append("        n = 0")
         for f in t.fields:
             if f is var_field:
-                out.append(f"        acc = (acc << self.{f.name}__len) | self.{f.name}")
-                out.append(f"        n += self.{f.name}__len")
+                a = field_attr(f.name)
+                out.append(f"        acc = (acc << self.{a}__len) | self.{a}")
+                out.append(f"        n += self.{a}__len")
             else:
                 w = bit_width(f.type)
-                out.append(f"        acc = (acc << {w}) | ({_field_bits(f, 'self.' + f.name)})")
+                out.append(f"        acc = (acc << {w}) | ({_field_bits(f, 'self.' + field_attr(f.name))})")
                 out.append(f"        n += {w}")
         out.append("        out.append(acc.to_bytes(n // 8, 'big'))")
         return out
@@ -255,11 +272,11 @@ def _unpack_field(f: ir.StructField, src: str, shift: int | None, w: int) -> str
     mask = (1 << w) - 1
     raw = f"(({src} >> {sh}) & {mask:#x})" if sh != "0" else f"({src} & {mask:#x})"
     if isinstance(f.type, ir.Type_Boolean):
-        return f"self.{f.name} = {raw} != 0"
+        return f"self.{field_attr(f.name)} = {raw} != 0"
     if is_signed(f.type):
         half = 1 << (w - 1)
-        return f"self.{f.name} = ({raw} ^ {half:#x}) - {half:#x}"
-    return f"self.{f.name} = {raw}"
+        return f"self.{field_attr(f.name)} = ({raw} ^ {half:#x}) - {half:#x}"
+    return f"self.{field_attr(f.name)} = {raw}"
 
 
 def _field_bits(f: ir.StructField, ref: str) -> str:
@@ -277,6 +294,6 @@ def _pack_fields(fields: list[ir.StructField], total: int) -> str:
     for f in fields:
         w = bit_width(f.type)
         shift -= w
-        bits = _field_bits(f, "self." + f.name)
+        bits = _field_bits(f, "self." + field_attr(f.name))
         parts.append(f"({bits} << {shift})" if shift else bits)
     return " | ".join(parts) if parts else "0"

@@ -1,0 +1,260 @@
+"""Calls: header and stack methods, actions, functions and sub-block applies,
+with copy-in/copy-out of out and inout arguments (also when ``exit`` leaves)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netweft.emulation.p4 import ir
+from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.types import bit_width, field_attr, is_aggregate, unsupported
+
+
+class CallLowering:
+    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
+
+    # attributes provided by Lowering
+    types: Any
+    prog: Any
+
+    def call(self, c: ir.MethodCallExpression, body: Body, as_statement: bool = False) -> str:
+        kind = c.kind
+        args = list(c.bound_args or [])
+        if kind == ir.CALL_HEADER:
+            return self._call_header(c, body)
+        if kind == ir.CALL_STACK:
+            inst = self.expr(c.instance, body)
+            n = self.expr(args[0], body) if args else "1"
+            return f"{inst}.{c.method_name}({n})"
+        if kind == ir.CALL_PACKET:
+            return self._call_packet(c, args, body)
+        if kind == ir.CALL_TABLE_APPLY:
+            fname = self.lower_table(c.target, body)
+            return f"{fname}(F)"
+        if kind == ir.CALL_ACTION:
+            return self._call_action(c, args, body, as_statement)
+        if kind == ir.CALL_FUNCTION:
+            return self._call_function(c, args, body, as_statement)
+        if kind == ir.CALL_APPLY_INSTANCE:
+            return self._call_sub_block(c, args, body)
+        if kind == ir.CALL_EXTERN_FUNCTION:
+            from netweft.emulation.pipeline.externs import lower_extern_function
+            return lower_extern_function(self, c, args, body)
+        if kind == ir.CALL_EXTERN_METHOD:
+            from netweft.emulation.pipeline.externs import lower_extern_method
+            return lower_extern_method(self, c, args, body)
+        if kind == ir.CALL_BUILTIN:
+            return self._call_builtin(c, body)
+        raise unsupported(f"the call {c.method_name or ''} ({kind})", c)
+
+    def _call_builtin(self, c: ir.MethodCallExpression, body: Body) -> str:
+        inst = c.instance
+        t = getattr(inst, "typename", None) or getattr(inst, "type", None)
+        if t is None:
+            raise unsupported(f"{c.method_name} here", c)
+        if isinstance(t, ir.Type_Name) and t.decl is not None:
+            t = t.decl
+        if c.method_name in ("minSizeInBits", "maxSizeInBits", "sizeInBits"):
+            return str(bit_width(t))
+        if c.method_name in ("minSizeInBytes", "maxSizeInBytes", "sizeInBytes"):
+            return str((bit_width(t) + 7) // 8)
+        raise unsupported(f"the method {c.method_name}", c)
+
+    def _call_header(self, c: ir.MethodCallExpression, body: Body) -> str:
+        inst = c.instance
+        obj = self.expr(inst, body)
+        m = c.method_name
+        if isinstance(inst.type, ir.Type_HeaderUnion):
+            if m == "isValid":
+                return f"union_is_valid({obj})"
+            raise unsupported(f"{m} on a header union", c)
+        if m == "isValid":
+            return f"{obj}._v"
+        parent = inst.expr if isinstance(inst, ir.Member) else None
+        if m == "setValid":
+            if parent is not None and isinstance(parent.type, ir.Type_HeaderUnion):
+                return f"union_set_valid({self.expr(parent, body)}, {field_attr(inst.member)!r})"
+            return f"{obj}._v = True"
+        if m == "setInvalid":
+            return f"{obj}._v = False"
+        raise unsupported(f"the header method {m}", c)
+
+    def lower_action(self, a: ir.P4Action, owner: ir.P4Control | None) -> str:
+        key = id(a)
+        if key in self.action_funcs:
+            return self.action_funcs[key]
+        fname = "A_" + python_identifier(a.fqn or a.name) + f"_{self._next()}"
+        self.action_funcs[key] = fname
+        body = Body()
+        if owner is not None:
+            self._alias_prologue(owner, body)
+        pnames = []
+        for p in a.params:
+            name = "x_" + python_identifier(p.name)
+            pnames.append(name)
+            body.scope[id(p)] = name
+            if p.direction in ("out", "inout") and not is_aggregate(p.type):
+                body.outs.append(name)
+            if p.direction == "out" and not is_aggregate(p.type):
+                body.emit(f"{name} = {self.types.new_expr(p.type)}")
+        if body.outs:
+            # exit inside the action still copies the out/inout parameters out
+            body.emit("try:")
+            body.indent += 1
+            self.stmt(a.body, body)
+            body.emit("pass")
+            body.indent -= 1
+            body.emit("except ExitBlock as _x:")
+            body.emit("    _x.outs = (" + ", ".join(body.outs) + ",)")
+            body.emit("    raise")
+            body.emit("return (" + ", ".join(body.outs) + ",)")
+        else:
+            self.stmt(a.body, body)
+        params = ", ".join(["F"] + pnames)
+        self.chunks.append(f"def {fname}({params}):\n" + "\n".join(body.lines or ["    pass"])
+                           + "\n")
+        return fname
+
+    def _owner_of_action(self, a: ir.P4Action) -> ir.P4Control | None:
+        return self._action_owner.get(id(a))
+
+    def _call_with_outs(self, fname: str, params: list[ir.Parameter], args: list[Any],
+                        body: Body, lead: list[str], has_retval: bool = False,
+                        tail: list[str] | None = None) -> str:
+        pass_args = list(lead)
+        outs: list[tuple[str, Any]] = []
+        for p, a in zip(params, args, strict=False):
+            if a is None or isinstance(a, ir.DefaultExpression) and a.dontcare:
+                if p.direction in ("out", "inout") and not is_aggregate(p.type):
+                    pass_args.append(self.types.new_expr(p.type))
+                    outs.append(("_", p))
+                else:
+                    pass_args.append(self.types.new_expr(p.type))
+                continue
+            if is_aggregate(p.type):
+                if p.direction == "in" or p.direction == "":
+                    tmp = self.tmp("c")
+                    body.emit(f"{tmp} = {self.types.new_expr(p.type)}")
+                    self.assign_to(tmp, p.type, a, body)
+                    pass_args.append(tmp)
+                else:
+                    target = self.lvalue(a, body)
+                    if p.direction == "out":  # an out value starts uninitialised: invalid
+                        body.emit(f"{target}._assign({self.types.new_expr(p.type)})")
+                    pass_args.append(target)
+                continue
+            if p.direction == "out":
+                pass_args.append(self.types.new_expr(p.type))
+                outs.append((a, p))
+            elif p.direction == "inout":
+                pass_args.append(self.expr(a, body))
+                outs.append((a, p))
+            else:
+                pass_args.append(self.expr(a, body))
+        pass_args += tail or []
+        call = f"{fname}({', '.join(pass_args)})"
+        if not outs:
+            return call
+        r = self.tmp("r")
+        base = 1 if has_retval else 0
+        if has_retval:
+            body.emit(f"{r} = {call}")
+        else:
+            body.emit("try:")
+            body.emit(f"    {r} = {call}")
+            body.emit("except ExitBlock as _x:")
+            body.indent += 1
+            self._assign_outs(outs, "_x.outs", 0, body)
+            body.emit("raise")
+            body.indent -= 1
+        self._assign_outs(outs, r, base, body)
+        return f"{r}[0]" if has_retval else ""
+
+    def _assign_outs(self, outs: list[tuple[Any, Any]], source: str, base: int,
+                     body: Body) -> None:
+        for i, (a, _p) in enumerate(outs):
+            if a == "_":
+                continue
+            self.assign_raw(a, f"{source}[{base + i}]", body)
+
+    def _call_action(self, c: ir.MethodCallExpression, args: list[Any], body: Body,
+                     as_statement: bool) -> str:
+        a = c.target
+        fname = self.lower_action(a, self._owner_of_action(a))
+        return self._call_with_outs(fname, a.params, args, body, ["F"])
+
+    def _call_function(self, c: ir.MethodCallExpression, args: list[Any], body: Body,
+                       as_statement: bool) -> str:
+        fn = c.target
+        fname = self.lower_function(fn)
+        void = isinstance(fn.return_type, ir.Type_Void)
+        r = self._call_with_outs(fname, fn.params, args, body, [], has_retval=not void)
+        return r
+
+    def lower_function(self, fn: ir.Function) -> str:
+        key = id(fn)
+        if key in self.function_funcs:
+            return self.function_funcs[key]
+        fname = "P_" + python_identifier(fn.name) + f"_{self._next()}"
+        self.function_funcs[key] = fname
+        body = Body()
+        body.has_retval = not isinstance(fn.return_type, ir.Type_Void)
+        pnames = []
+        for p in fn.params:
+            name = "x_" + python_identifier(p.name)
+            pnames.append(name)
+            body.scope[id(p)] = name
+            if p.direction in ("out", "inout") and not is_aggregate(p.type):
+                body.outs.append(name)
+        self.stmt(fn.body, body)
+        if body.outs:
+            lead = ["None"] if body.has_retval else []
+            body.emit("return (" + ", ".join(lead + body.outs) + ",)")
+        self.chunks.append(f"def {fname}({', '.join(pnames)}):\n"
+                           + "\n".join(body.lines or ["    pass"]) + "\n")
+        return fname
+
+    def _call_sub_block(self, c: ir.MethodCallExpression, args: list[Any], body: Body) -> str:
+        callee = c.target
+        if isinstance(callee, ir.Declaration_Instance):
+            callee = callee.instantiated
+        fname = self.lower_block(callee)
+        cname, slot_of, _ = self.frame_of(callee)
+        fr = self.tmp("fr")
+        body.emit(f"{fr} = {cname}()")
+        outs = []
+        for p, a in zip(callee.params, args, strict=False):
+            slot = slot_of[id(p)]
+            if a is None:
+                body.emit(f"{fr}.{slot} = {self.types.new_expr(p.type)}")
+                continue
+            if is_aggregate(p.type) or isinstance(p.type, ir.Type_ExternInstance):
+                if is_aggregate(p.type) and p.direction in ("in", ""):
+                    tmp = self.tmp("c")
+                    body.emit(f"{tmp} = {self.types.new_expr(p.type)}")
+                    self.assign_to(tmp, p.type, a, body)
+                    body.emit(f"{fr}.{slot} = {tmp}")
+                else:
+                    target = self.lvalue(a, body)
+                    if is_aggregate(p.type) and p.direction == "out":
+                        body.emit(f"{target}._assign({self.types.new_expr(p.type)})")
+                    body.emit(f"{fr}.{slot} = {target}")
+                continue
+            if p.direction == "out":
+                body.emit(f"{fr}.{slot} = {self.types.new_expr(p.type)}")
+                outs.append((a, slot))
+            else:
+                body.emit(f"{fr}.{slot} = {self.expr(a, body)}")
+                if p.direction == "inout":
+                    outs.append((a, slot))
+        if not outs:
+            body.emit(f"{fname}({fr})")
+            return ""
+        body.emit("try:")  # copy-out also when exit leaves the sub-control
+        body.emit(f"    {fname}({fr})")
+        body.emit("finally:")
+        body.indent += 1
+        for a, slot in outs:
+            self.assign_raw(a, f"{fr}.{slot}", body)
+        body.indent -= 1
+        return ""

@@ -1,0 +1,203 @@
+"""Parser states, select transitions and the packet_in/packet_out methods."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netweft.emulation.p4 import ir
+from netweft.emulation.p4.errors import P4Error
+from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.types import bit_width, field_attr, is_signed, unsupported
+
+PARSER_STEP_LIMIT = 4096  # state transitions per parse before error.ParserTimeout
+
+
+class ParserLowering:
+    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
+
+    # attributes provided by Lowering
+    types: Any
+    prog: Any
+
+    def _parser_states(self, decl: ir.P4Parser, body: Body) -> None:
+        states = [s for s in decl.states if not s.builtin]
+        index = {id(s): i for i, s in enumerate(states)}
+        start = decl.state("start")
+        if start is None:
+            raise P4Error(f"parser {decl.name} has no start state", decl.loc)
+        order = [start] + [s for s in states if s is not start]
+        body.emit(f"s = {index[id(start)]}")
+        body.emit(f"steps = {PARSER_STEP_LIMIT}")
+        body.emit("while True:")
+        body.indent += 1
+        # a parser that loops without consuming input must not hang the switch
+        body.emit("steps -= 1")
+        body.emit("if steps < 0:")
+        body.emit(f"    raise ParserReject({self.ecode('ParserTimeout')})")
+        for n, st in enumerate(order):
+            body.emit(("if" if n == 0 else "elif") + f" s == {index[id(st)]}:  # {st.name}")
+            body.indent += 1
+            for comp in st.components:
+                self.stmt(comp, body)
+            self._transition(st, body, index)
+            body.indent -= 1
+        body.indent -= 1
+
+    def _goto(self, target: Any, body: Body, index: dict[int, int]) -> None:
+        if isinstance(target, ir.ParserState) and target.builtin or target is None:
+            name = getattr(target, "name", "accept")
+            if name == "accept":
+                body.emit("return")
+            else:
+                body.emit("raise ParserReject(None)")
+            return
+        if not isinstance(target, ir.ParserState):
+            raise unsupported("a transition to something that is not a state", target)
+        body.emit(f"s = {index[id(target)]}")
+        body.emit("continue")
+
+    def _transition(self, st: ir.ParserState, body: Body, index: dict[int, int]) -> None:
+        sel = st.select_expression
+        if sel is None:
+            body.emit("raise ParserReject(None)")
+            return
+        if isinstance(sel, ir.PathExpression):
+            self._goto(sel.decl, body, index)
+            return
+        if not isinstance(sel, ir.SelectExpression):
+            raise unsupported("this transition form", sel)
+        keys = []
+        for comp in sel.select.components:
+            k = self.tmp("k")
+            body.emit(f"{k} = {self.expr(comp, body)}")
+            keys.append((k, comp.type))
+        first = True
+        for case in sel.cases:
+            cond = self._keyset_test(case.keyset, keys, body)
+            if cond == "True":
+                if first:
+                    self._goto(case.state.decl, body, index)
+                    return
+                body.emit("else:")
+            else:
+                body.emit(("if " if first else "elif ") + cond + ":")
+            body.indent += 1
+            self._goto(case.state.decl, body, index)
+            body.indent -= 1
+            first = False
+            if cond == "True":
+                return
+        if not first:
+            body.emit("else:")
+            body.indent += 1
+        body.emit(f"raise ParserReject({self.ecode('NoMatch')})")
+        if not first:
+            body.indent -= 1
+
+    def _keyset_test(self, ks: ir.Expression, keys: list[tuple[str, Any]], body: Body) -> str:
+        if isinstance(ks, ir.DefaultExpression):
+            return "True"
+        if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
+            # a value set over several keys matches their concatenation
+            var = self.value_set_vars.get(id(ks.decl)) or self._value_set_var(ks.decl)
+            concat = "0"
+            for k, t in keys:
+                w = bit_width(t) if not isinstance(t, ir.Type_Boolean) else 1
+                concat = f"(({concat} << {w}) | {self._unsigned(k, t)})"
+            return f"{var}.match(({concat},))"
+        if len(keys) > 1:
+            comps = ks.components if isinstance(ks, ir.ListExpression) else None
+            if comps is None or len(comps) != len(keys):
+                raise unsupported("a select keyset of the wrong arity", ks)
+            tests = [self._keyset_one(c, k, t, body) for c, (k, t) in zip(comps, keys,
+                                                                          strict=True)]
+            tests = [t for t in tests if t != "True"]
+            return " and ".join(tests) if tests else "True"
+        if isinstance(ks, ir.ListExpression) and len(ks.components) == 1:
+            ks = ks.components[0]
+        return self._keyset_one(ks, keys[0][0], keys[0][1], body)
+
+    def _value_set_var(self, vs: ir.P4ValueSet) -> str:
+        var = "VS_" + python_identifier(vs.fqn or vs.name)
+        self.value_set_vars[id(vs)] = var
+        self.value_sets[var] = vs
+        return var
+
+    def _keyset_one(self, ks: ir.Expression, k: str, t: Any, body: Body) -> str:
+        if isinstance(ks, ir.DefaultExpression):
+            return "True"
+        if isinstance(ks, ir.Binary) and ks.op == "&&&":
+            v = self.expr(ks.left, body)
+            m = self.expr(ks.right, body)
+            return f"({self._unsigned(k, t)} & {m}) == ({v} & {m})"
+        if isinstance(ks, ir.Binary) and ks.op == "..":
+            return f"{self.expr(ks.left, body)} <= {k} <= {self.expr(ks.right, body)}"
+        if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
+            var = self.value_set_vars.get(id(ks.decl)) or self._value_set_var(ks.decl)
+            return f"{var}.match(({self._unsigned(k, t)},))"
+        return f"{k} == {self.expr(ks, body)}"
+
+    def _call_packet(self, c: ir.MethodCallExpression, args: list[Any], body: Body) -> str:
+        cur = self.expr(c.instance, body)
+        m = c.method_name
+        short = self.ecode("PacketTooShort")
+        if m == "extract":
+            target_e = args[0]
+            if isinstance(target_e, ir.Member) and target_e.member == "next" and isinstance(
+                    target_e.expr.type, ir.Type_Stack):
+                h = self.tmp("h")
+                stack = self.expr(target_e.expr, body)
+                body.emit(f"{h} = {stack}.next_for_extract({self.ecode('StackOutOfBounds')})")
+            else:
+                h = self.expr(target_e, body)
+            if len(args) > 1 and args[1] is not None:
+                vlen = self.expr(args[1], body)
+                body.emit(f"{h}._extract({cur}, {short}, {vlen}, "
+                          f"{self.ecode('HeaderTooShort')})")
+            else:
+                body.emit(f"{h}._extract({cur}, {short})")
+            if isinstance(target_e, ir.Member) and isinstance(target_e.expr.type,
+                                                              ir.Type_HeaderUnion):
+                body.emit(f"union_set_valid({self.expr(target_e.expr, body)}, "
+                          f"{field_attr(target_e.member)!r})")
+            return ""
+        if m == "lookahead":
+            t = (c.type_args_resolved or [c.type])[0]
+            if isinstance(t, ir.Type_Name) and t.decl is not None:
+                t = t.decl
+            w = bit_width(t)
+            if isinstance(t, ir.Type_Header):
+                h = self.tmp("la")
+                body.emit(f"{h} = {self.types.class_name(t)}()")
+                body.emit(f"{h}._extract(PacketCursor({cur}.data[{cur}.pos:]), {short})")
+                return h
+            v = f"{cur}.peek_bits({w}, {short})"
+            if isinstance(t, ir.Type_Boolean):
+                return f"({v} != 0)"
+            if is_signed(t):
+                return f"({self._to_signed(v, w)})"
+            return v
+        if m == "advance":
+            return f"{cur}.advance_bits({self.expr(args[0], body)}, {short})"
+        if m == "length":
+            return f"{cur}.len"
+        if m == "emit":
+            self._emit_value(cur, args[0], args[0].type, body)
+            return ""
+        raise unsupported(f"packet method {m}", c)
+
+    def _emit_value(self, out: str, e: Any, t: Any, body: Body, ref: str | None = None) -> None:
+        ref = ref if ref is not None else self.expr(e, body)
+        if isinstance(t, ir.Type_Header):
+            body.emit(f"{ref}._emit({out})")
+        elif isinstance(t, ir.Type_HeaderUnion):
+            body.emit(f"union_emit({ref}, {out})")
+        elif isinstance(t, ir.Type_Stack):
+            body.emit(f"for _eh in {ref}.e:")
+            body.emit(f"    _eh._emit({out})")
+        elif isinstance(t, ir.Type_Struct):
+            for f in t.fields:
+                self._emit_value(out, None, f.type, body, f"{ref}.{field_attr(f.name)}")
+        else:
+            raise unsupported("emit of a value that is not a header, union, stack or struct",
+                              e if e is not None else t)

@@ -1,0 +1,179 @@
+"""Statements and assignments (scalars, slices and aggregate copies)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netweft.emulation.p4 import ir
+from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.types import (
+    bit_width,
+    field_attr,
+    is_aggregate,
+    is_signed,
+    unsupported,
+)
+
+
+class StatementLowering:
+    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
+
+    # attributes provided by Lowering
+    types: Any
+    prog: Any
+
+    def stmt(self, s: ir.Node, body: Body) -> None:
+        if isinstance(s, ir.BlockStatement):
+            if not s.components:
+                body.emit("pass")
+            for c in s.components:
+                self.stmt(c, body)
+        elif isinstance(s, ir.AssignmentStatement):
+            self.assign(s.left, s.right, body)
+        elif isinstance(s, ir.MethodCallStatement):
+            code = self.call(s.call, body, as_statement=True)
+            if code:
+                body.emit(code)
+        elif isinstance(s, ir.IfStatement):
+            body.emit(f"if {self.cond(s.condition, body)}:")
+            body.indent += 1
+            self.stmt(s.if_true, body)
+            body.emit("pass")
+            body.indent -= 1
+            if s.if_false is not None:
+                body.emit("else:")
+                body.indent += 1
+                self.stmt(s.if_false, body)
+                body.emit("pass")
+                body.indent -= 1
+        elif isinstance(s, ir.Declaration_Variable):
+            name = f"l_{python_identifier(s.name)}_{self._next()}"
+            init = self._initial(s, body)
+            body.emit(f"{name} = {init}")
+            body.scope[id(s)] = name
+        elif isinstance(s, ir.Declaration_Constant):
+            pass
+        elif isinstance(s, ir.EmptyStatement):
+            body.emit("pass")
+        elif isinstance(s, ir.ExitStatement):
+            body.emit("raise ExitBlock()")
+        elif isinstance(s, ir.ReturnStatement):
+            self._return(s, body)
+        elif isinstance(s, ir.SwitchStatement):
+            self._switch(s, body)
+        elif isinstance(s, ir.Declaration_Instance):
+            pass  # extern instances are module globals
+        else:
+            raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def _return(self, s: ir.ReturnStatement, body: Body) -> None:
+        parts = []
+        if s.expression is not None:
+            parts.append(self.expr(s.expression, body))
+        parts += body.outs
+        if not parts:
+            body.emit("return")
+        elif body.outs or (body.has_retval and len(parts) > 1):
+            body.emit("return (" + ", ".join(parts) + ",)")
+        else:
+            body.emit(f"return {parts[0]}")
+
+    def _switch(self, s: ir.SwitchStatement, body: Body) -> None:
+        sw = self.tmp("sw")
+        e = s.expression
+        action_run = isinstance(e, ir.Member) and e.member == "action_run"
+        body.emit(f"{sw} = {self.expr(e, body)}")
+        first = True
+        pending: list[str] = []
+        for case in s.cases:
+            if isinstance(case.label, ir.DefaultExpression):
+                label = None
+            elif action_run:
+                act = case.label.decl
+                label = repr(act.fqn or act.name)
+            else:
+                label = self.expr(case.label, body)
+            if case.statement is None:
+                if label is not None:
+                    pending.append(label)
+                continue
+            if label is None:
+                if first:
+                    body.emit("if True:")
+                else:
+                    body.emit("else:")
+            else:
+                labels = pending + [label]
+                cond = " or ".join(f"{sw} == {lb}" for lb in labels)
+                body.emit(("if " if first else "elif ") + cond + ":")
+            pending = []
+            body.indent += 1
+            self.stmt(case.statement, body)
+            body.emit("pass")
+            body.indent -= 1
+            first = False
+
+    def assign(self, left: ir.Expression, right: ir.Expression, body: Body) -> None:
+        t = left.type
+        if isinstance(left, ir.SliceExpr):
+            base = self.lvalue(left.expr, body)
+            bt = left.expr.type
+            lo, hi = left.lo_value, left.hi_value
+            m = ((1 << (hi - lo + 1)) - 1) << lo
+            v = self.expr(right, body)
+            new = f"(({base} & {~m & ((1 << bit_width(bt)) - 1):#x}) | (({v} << {lo}) & {m:#x}))"
+            if is_signed(bt):
+                new = self._to_signed(new, bt.width)
+            body.emit(f"{base} = {new}")
+            return
+        if is_aggregate(t):
+            target = self.lvalue(left, body)
+            self.assign_to(target, t, right, body)
+            return
+        if isinstance(t, ir.Type_Tuple):
+            body.emit(f"{self.lvalue(left, body)} = list({self.expr(right, body)})")
+            return
+        value = self.expr(right, body)
+        body.emit(f"{self.lvalue(left, body)} = {value}")
+
+    def assign_to(self, target: str, t: Any, right: ir.Expression, body: Body) -> None:
+        """Copy an aggregate value into the object ``target``."""
+        if isinstance(right, ir.InvalidHeader):
+            body.emit(f"{target}._v = False")
+            return
+        if isinstance(right, (ir.ListExpression, ir.StructExpression)) and isinstance(
+                t, ir.Type_StructLike):
+            comps = right.components
+            if isinstance(right, ir.StructExpression):
+                by_name = {c.name: c.expr for c in comps}
+                values = [by_name.get(f.name) for f in t.fields]
+            else:
+                values = list(comps)
+            if isinstance(t, ir.Type_Header):
+                body.emit(f"{target}._v = True")
+            for f, v in zip(t.fields, values, strict=False):
+                if v is None:
+                    continue
+                if is_aggregate(f.type):
+                    self.assign_to(f"{target}.{field_attr(f.name)}", f.type, v, body)
+                else:
+                    body.emit(f"{target}.{field_attr(f.name)} = {self.expr(v, body)}")
+            return
+        body.emit(f"{target}._assign({self.expr(right, body)})")
+
+    def lvalue(self, e: ir.Expression, body: Body) -> str:
+        return self.expr(e, body)
+
+    def assign_raw(self, left: ir.Expression, value: str, body: Body) -> None:
+        """Assign an already-lowered scalar value to an lvalue expression."""
+        if isinstance(left, ir.SliceExpr):
+            base = self.lvalue(left.expr, body)
+            bt = left.expr.type
+            lo, hi = left.lo_value, left.hi_value
+            m = ((1 << (hi - lo + 1)) - 1) << lo
+            new = f"(({base} & {~m & ((1 << bit_width(bt)) - 1):#x}) | (({value} << {lo}) & {m:#x}))"
+            if is_signed(bt):
+                new = self._to_signed(new, bt.width)
+            body.emit(f"{base} = {new}")
+            return
+        body.emit(f"{self.lvalue(left, body)} = {value}")
