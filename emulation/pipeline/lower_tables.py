@@ -38,7 +38,7 @@ class TableLowering:
             return self.table_funcs[key]
         owner = self._table_owner.get(key)
         fqn = t.fqn or t.name
-        var = "T_" + python_identifier(fqn)
+        var = "TBL_" + python_identifier(fqn)
         fname = "TA_" + python_identifier(fqn) + f"_{self._next()}"
         self.table_funcs[key] = fname
         tb = Body()
