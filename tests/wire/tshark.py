@@ -38,6 +38,7 @@ def decode_pcap(pcap: Path, *options: str) -> list[dict]:
         capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0, run.stderr
     assert "Lua: Error" not in run.stderr, run.stderr
+    assert "Lua Error" not in run.stdout, "the dissector raised an error on some packet"
     frames = json.loads(run.stdout, object_pairs_hook=list)
     decoded = []
     for frame in frames:

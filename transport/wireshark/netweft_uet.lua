@@ -288,6 +288,7 @@ end
 -- ---- the dissector ---------------------------------------------------------
 -- A short Info-column summary of the PDS header (its length is already checked).
 local function info_summary(tvb, t, nibble)
+    if not (is_request(t) or (t >= 7 and t <= 12)) then return "" end  -- no PSN, no PDC
     local pdc = " pdc=" .. tvb(8, 2):uint()
     if is_request(t) or t == 11 then
         local ctl = t == 11 and (" " .. CTRL_TYPES[nibble]) or ""
