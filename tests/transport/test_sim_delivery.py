@@ -231,3 +231,17 @@ def test_a_receiver_answers_the_sender_it_learned_from_a_completion():
     back = a.post_recv(bytearray(100))
     b.cq.wait_for(sender.send(b"pong"), timeout=10).check()
     assert bytes(a.cq.wait_for(back, timeout=10).check().data) == b"pong"
+
+
+def test_heavy_loss_of_acknowledgements_only():
+    from netweft.transport import Impairments, Simulation
+
+    sim = Simulation(seed=26)
+    a = sim.endpoint()
+    b = sim.endpoint(impairments=Impairments(loss=0.3, duplicate=0.1))  # b sends only ACKs
+    src = a.register(pattern(2 << 20, 7))
+    dst = b.register(np.zeros(2 << 20, dtype=np.uint8))
+    a.cq.wait_for(a.connect(b.address).write(src, dst.remote()), timeout=60).check()
+    assert np.array_equal(dst.buffer, src.buffer)
+    assert b.stats()["placed_bytes"] == 2 << 20
+    assert sim.path_counters()["lost"] > 0 and a.stats()["acks_in"] > 0
