@@ -114,3 +114,23 @@ def test_egress_clone_session_truncation(make_switch):
         (2, packet(2, 0, 0, 0xAB, 0xCD, 0x22, LENGTH, LENGTH, 2)),
         (CLONE_PORT, packet(2, 0, 2, 0xAB, 0, 0x22, LENGTH, LENGTH, CLONE_PORT)[:16]),
     ])
+
+
+port_parser_switch = switch_factory("port_parser")
+
+
+def test_parser_sees_the_ingress_port_and_clones_are_reparsed_with_it(port_parser_switch):
+    sw = port_parser_switch()
+    sw.clone_session_set(5, 4)
+    eth = bytes.fromhex("0a0000000001" "0a00000000ff" "0800") + b"data"
+
+    def with_flag(frame: bytes, flag: int) -> bytes:
+        return frame[:11] + bytes([flag]) + frame[12:]
+
+    # from the CPU port: the CPU header (port 3, mirror) is stripped; the clone
+    # is the received packet parsed again from port 7, CPU header included
+    cpu = bytes([(3 << 1) | 1])
+    out = sw.process(7, cpu + eth)
+    assert_outputs(out, [(3, with_flag(eth, 0)), (4, cpu + with_flag(eth, 1))])
+    # from any other port the first byte is Ethernet, and the packet goes to the CPU
+    assert_outputs(sw.process(2, eth), [(7, with_flag(eth, 0))])
