@@ -99,3 +99,16 @@ def test_block_scopes_and_shadowing(make_scopes_switch, x):
     inner = 9 if x != 0 else 0xEE
     expected = ETH + b"\x88\xc6" + bytes([x, inner, x, 42, (2 * x) % 256, x])
     assert_outputs(make_scopes_switch().process(0, frame), [(1, expected)])
+
+
+make_field_names_switch = switch_factory("field_names")
+
+
+def test_field_names_an_implementation_might_use_itself(make_field_names_switch):
+    fields = list(range(1, 13))  # valid size name width fields copy value data bits F X type
+    frame = ETH + b"\x88\x88" + bytes(fields)
+    valid, _, _, width, count, _, value, data, _, f, x, kind = fields
+    expected = [valid, valid + 1, width + count, width, count, value ^ data, value, data,
+                f + x + kind, f, x, kind]
+    assert_outputs(make_field_names_switch().process(0, frame),
+                   [(1, ETH + b"\x88\x88" + bytes(expected))])
