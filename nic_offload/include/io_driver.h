@@ -68,7 +68,10 @@ void nw_io_config_default(nw_io_config_t *cfg);
 /* Starts the thread. On failure returns NULL and stores a NW_E* code in *err
  * (NW_EPERM for raw sockets without privilege, NW_ESYS with errno otherwise). */
 nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err);
-/* Stops and joins the thread; frees the driver (not the engine, not rx_fd). */
+/* Stops and joins the thread; frees the driver (not the engine, not rx_fd).
+ * No other thread may be inside an nw_io_* call (e.g. nw_io_wait_cq) then.
+ * Afterwards the engine may be used directly again (e.g. to poll the CQ);
+ * buffers posted to it must stay valid until it is freed. */
 int32_t nw_io_stop(nw_io_t *io);
 int32_t nw_io_event_fd(const nw_io_t *io);
 /* errno of the last failed system call in the driver thread (0 if none). */
