@@ -252,11 +252,12 @@ class SoftSwitch:
         except (TypeError, ValueError) as err:
             raise SwitchError(str(err)) from None
 
-    def clone_session_set(self, session_id: int, port: int, truncate: int | None = None
-                          ) -> None:
-        """Mirror clones of session ``session_id`` to ``port`` (truncated to bytes)."""
+    def clone_session_set(self, session_id: int, port: int | None,
+                          truncate: int | None = None, mc_group: int | None = None) -> None:
+        """Mirror clones of session ``session_id`` to ``port`` and/or to the copies of
+        multicast group ``mc_group``, truncated to ``truncate`` bytes if given."""
         try:
-            self.clone_sessions.set(session_id, port, truncate)
+            self.clone_sessions.set(session_id, port, truncate, mc_group)
         except ValueError as err:
             raise SwitchError(str(err)) from None
 

@@ -36,10 +36,13 @@ class PacketReplicationEngine:
 
 @dataclass(frozen=True)
 class CloneSession:
-    """A mirroring session: destination port and optional truncation length in bytes."""
+    """A mirroring session: a destination port and/or a multicast group, and an
+    optional truncation length in bytes (simple_switch ``mirroring_add`` /
+    ``mirroring_add_mc``)."""
 
-    port: int
+    port: int | None
     truncate: int | None = None
+    mc_group: int | None = None
 
 
 class CloneSessions:
@@ -48,15 +51,21 @@ class CloneSessions:
     def __init__(self) -> None:
         self.sessions: dict[int, CloneSession] = {}
 
-    def set(self, session_id: int, port: int, truncate: int | None = None) -> None:
-        """Create or replace a session."""
+    def set(self, session_id: int, port: int | None, truncate: int | None = None,
+            mc_group: int | None = None) -> None:
+        """Create or replace a session (a port, a multicast group, or both)."""
         if not 0 <= session_id < (1 << 15):
             raise ValueError(f"clone session id {session_id} outside 0..32767")
-        if not 0 <= port < 512:
+        if port is None and mc_group is None:
+            raise ValueError(f"clone session {session_id}: give a port or a multicast group")
+        if port is not None and not 0 <= port < 512:
             raise ValueError(f"clone session {session_id}: port {port} outside 0..511")
+        if mc_group is not None and not 0 < mc_group < (1 << 16):
+            raise ValueError(f"clone session {session_id}: multicast group {mc_group} "
+                             "outside 1..65535")
         if truncate is not None and truncate < 0:
             raise ValueError(f"clone session {session_id}: negative truncation length")
-        self.sessions[session_id] = CloneSession(port, truncate)
+        self.sessions[session_id] = CloneSession(port, truncate, mc_group)
 
     def get(self, session_id: int) -> CloneSession | None:
         """The session, or None when it is not configured (the clone is then dropped)."""

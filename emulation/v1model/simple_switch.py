@@ -147,8 +147,8 @@ class V1ModelDriver:
                 c_sm._assign(self._new_sm())
                 self._copy_field_list((meta, sm), (c_meta, c_sm), clone_fl)
                 c_sm.instance_type = INGRESS_CLONE
-                work.append(_EgressPass(c_hdr, c_meta, c_sm, data[c_cur.pos:], session.port,
-                                        len(data), session.truncate))
+                self._send_clone(session, _EgressPass(c_hdr, c_meta, c_sm, data[c_cur.pos:], 0,
+                                                      len(data), session.truncate), work)
         if resubmit is not None:
             # metadata (ingress_port included) is reset, as simple_switch does
             work.append(_IngressPass(data, 0, RESUBMIT, (meta, sm), resubmit[0]))
@@ -193,8 +193,8 @@ class V1ModelDriver:
                 c_sm = self._new_sm()
                 self._copy_field_list((meta, sm), (c_meta, c_sm), x.clone_field_list)
                 c_sm.instance_type = EGRESS_CLONE
-                work.append(_EgressPass(hdr._copy(), c_meta, c_sm, job.payload, session.port,
-                                        job.ilen, session.truncate))
+                self._send_clone(session, _EgressPass(hdr._copy(), c_meta, c_sm, job.payload,
+                                                      0, job.ilen, session.truncate), work)
         if sm.egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
@@ -212,6 +212,18 @@ class V1ModelDriver:
         if truncate is not None and truncate < len(packet):
             packet = packet[:truncate]
         outputs.append((job.port, packet))
+
+    def _send_clone(self, session: Any, clone: _EgressPass, work: deque) -> None:
+        """Queue a clone to the session's multicast group copies, then to its port."""
+        if session.mc_group is not None:
+            for port, rid in self.pre.replicate(session.mc_group):
+                sm = clone.sm._copy()
+                sm.egress_rid = rid
+                work.append(_EgressPass(clone.hdr._copy(), clone.meta._copy(), sm,
+                                        clone.payload, port, clone.ilen, clone.truncate))
+        if session.port is not None:
+            clone.port = session.port
+            work.append(clone)
 
     # ------------------------------------------------------------------ field lists
 

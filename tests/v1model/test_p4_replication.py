@@ -118,3 +118,14 @@ def test_arbitrary_bytes_never_crash_the_switch(data, port):
 
 
 _FUZZ_SWITCH = switch("replication")
+
+
+def test_clone_session_to_a_multicast_group():
+    sw = switch("replication")
+    sw.mc_group_set(9, [(5, 50), (6, 60)])
+    sw.clone_session_set(3, None, mc_group=9)
+    out = sw.process(1, ctl(2))
+    # the I2E clone goes to each group copy with its rid; no port for the session itself
+    assert sorted(out) == sorted([(2, ctl(2, 1, 0, 0, 0, 0x5A)),
+                                  (5, ctl(2, 0, 50, 0, 1, 0x5A)),
+                                  (6, ctl(2, 0, 60, 0, 1, 0x5A))])
