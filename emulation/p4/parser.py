@@ -11,7 +11,7 @@ the offending token.
 from __future__ import annotations
 
 from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error, SourceLoc
+from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.p4.lexer import EOF, IDENT, INTEGER, KEYWORD, OP, STRING, Token
 
 BUILTIN_TYPE_KEYWORDS = ("bit", "int", "varbit", "bool", "error", "string", "void",
@@ -745,7 +745,6 @@ class Parser:
     def parse_typed_declaration(self, annotations: list[ir.Annotation],
                                 top_level: bool) -> ir.Node:
         """``T x [= e];``, ``T(args) x [= {...}];``, or (top level) a function."""
-        loc = self.peek().loc
         typ = self.parse_type()
         if self.at_op("("):
             args = self.parse_arguments()
@@ -771,7 +770,6 @@ class Parser:
         if self.accept_op("="):
             init = self.parse_expression()
         self.expect_op(";", "after variable declaration")
-        del loc
         return ir.Declaration_Variable(name=name.text, type=typ, initializer=init,
                                        annotations=annotations, loc=name.loc)
 
@@ -1213,7 +1211,3 @@ class Parser:
 def parse_tokens(tokens: list[Token]) -> ir.P4Program:
     """Parse a token list (from :func:`lexer.tokenize`) into a program."""
     return Parser(tokens).parse_program()
-
-
-def loc_of(tok: Token) -> SourceLoc:
-    return tok.loc

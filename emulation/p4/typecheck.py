@@ -300,9 +300,6 @@ class TypeChecker:
 
     # ------------------------------------------------------------ top level
     def check(self) -> None:
-        core_errors = ("NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",
-                       "HeaderTooShort", "ParserTimeout", "ParserInvalidArgument")
-        del core_errors
         for obj in self.ast.objects:
             self.node_stack.append(obj)
             try:
@@ -901,9 +898,6 @@ class TypeChecker:
         if partial:
             directional = [p for p in d.params if p.direction != ""]
             if isinstance(e, ir.MethodCallExpression) or directional:
-                if len(args) > len(directional) and not all(
-                        a.name is None for a in args[len(directional):]):
-                    pass
                 if len(args) != len(directional):
                     raise self.err(f"action '{d.name}' in a table needs arguments for its "
                                    f"{len(directional)} directional parameters, got {len(args)}",
@@ -1078,7 +1072,6 @@ class TypeChecker:
         e = self.expr(st.expression, scope)
         st.expression = e
         et = e.type
-        seen_default = False
         labels: set = set()
         for i, case in enumerate(st.cases):
             self.node_stack.append(case)
@@ -1087,7 +1080,6 @@ class TypeChecker:
                 if isinstance(lab, ir.DefaultExpression):
                     if i != len(st.cases) - 1:
                         raise self.err("'default' must be the last switch label", lab)
-                    seen_default = True
                     lab.type = ir.Type_Dontcare()
                 elif isinstance(et, ir.Type_ActionEnum):
                     if not isinstance(lab, ir.PathExpression):
@@ -1116,7 +1108,6 @@ class TypeChecker:
                     raise self.err("the last switch case needs a block", case)
             finally:
                 self.node_stack.pop()
-        del seen_default
         return st
 
     def require_lvalue(self, e: ir.Expression, what: str) -> None:
@@ -1520,13 +1511,11 @@ class TypeChecker:
             e.left, e.right = left, right
             e.type = b
             return e
+        # integer-literal results take the expected width at the use site
         num_expected = expected if isinstance(expected, ir.Type_Bits) and op in ARITH_OPS \
             else None
         left = self.expr(e.left, scope, None)
         right = self.expr(e.right, scope, None)
-        if num_expected is not None:
-            if isinstance(left.type, ir.Type_InfInt) and isinstance(right.type, ir.Type_InfInt):
-                pass  # fold as int, convert at the use site
         if op == "++":
             lt, rt = left.type, right.type
             if isinstance(lt, ir.Type_SerEnum):
@@ -1878,7 +1867,7 @@ class TypeChecker:
                 cands = [x for x in found if isinstance(x, ir.Method)]
                 meth = self.pick_overload(cands, e.args, f"'{m.name}'", e)
                 m.decl = meth
-                return self._finish_method(e, meth, [], targs, scope, ir.CALL_EXTERN_FUNCTION,
+                return self._finish_method(e, meth, targs, scope, ir.CALL_EXTERN_FUNCTION,
                                            None, {})
             if isinstance(d, ir.Function):
                 cands = [x for x in found if isinstance(x, ir.Function)]
@@ -1983,7 +1972,7 @@ class TypeChecker:
             bindings = {tp.name: ta for tp, ta in zip(ext.type_params, t.type_args,
                                                       strict=False)}
             kind = ir.CALL_PACKET if ext.name in PACKET_EXTERNS else ir.CALL_EXTERN_METHOD
-            return self._finish_method(e, meth, [], targs, scope, kind, obj, bindings)
+            return self._finish_method(e, meth, targs, scope, kind, obj, bindings)
         if isinstance(t, (ir.P4Control, ir.P4Parser)) and name == "apply":
             e.kind = ir.CALL_APPLY_INSTANCE
             e.target = t
@@ -1993,7 +1982,7 @@ class TypeChecker:
             return e
         raise self.err(f"a value of type {type_str(t)} has no method '{name}'", m)
 
-    def _finish_method(self, e: ir.MethodCallExpression, meth: ir.Method, _unused,
+    def _finish_method(self, e: ir.MethodCallExpression, meth: ir.Method,
                        targs: list[ir.Type], scope: Scope, kind: str, instance,
                        bindings: dict[str, ir.Type]):
         bindings = dict(bindings)
