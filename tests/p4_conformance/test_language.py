@@ -77,11 +77,6 @@ def test_dot_names_named_arguments_and_defaults(make_names_switch, x):
 make_keyword_switch = switch_factory("keyword_names")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: P4 identifiers that are Python keywords (class, from, global, lambda, def, "
-           "None, True, pass, import, yield) make the generated pipeline code invalid "
-           "(P4Error 'internal error in the generated pipeline code: invalid syntax')")
 def test_identifiers_that_are_keywords_elsewhere(make_keyword_switch):
     sw = make_keyword_switch()
     sw.table_add("KIngress.import", {"hdr.w.class": 3}, "KIngress.pass", {"print": 0x77})
