@@ -177,6 +177,15 @@ class Parser:
                 raise self.error(f"expected an annotation name but found {name_tok.describe()}")
             self.advance()
             ann = ir.Annotation(name=name_tok.text, loc=at.loc)
+            if name_tok.text == "pragma":
+                # unstructured: the rest of the source line is the body
+                while self.peek().kind != EOF and self.peek().loc.line == name_tok.loc.line \
+                        and self.peek().loc.file == name_tok.loc.file:
+                    ann.body.append(self.advance().text)
+                if ann.body:
+                    ann.name = ann.body.pop(0)
+                result.append(ann)
+                continue
             if self.at_op("(") and name_tok.adjacent_next:
                 ann.body, ann.args = self.parse_annotation_body("(", ")")
             elif self.at_op("[") and name_tok.adjacent_next:

@@ -152,3 +152,23 @@ def test_syntax_errors_point_at_the_offending_token(src, line, col, message):
     with pytest.raises(P4Error) as info:
         compile_p4_source(text, "bad.p4")
     assert str(info.value) == f"bad.p4:{line}:{col}: {message}"
+
+
+def test_annotations_plain_structured_and_pragma():
+    src = """#include <core.p4>
+@pragma netronome_entries 100
+@structured[k = "v", n = 1 + 1] @listed[1, "two"] @plain @args("x", 3)
+const bit<8> A = 1;
+"""
+    with pytest.raises(P4Error, match="no 'main'"):
+        compile_p4_source(src, "a.p4")
+    p = Parser(tokenize(preprocess_text(src)))
+    prog = p.parse_program()
+    const = prog.objects[-1]
+    anns = {a.name: a for a in const.annotations}
+    assert anns["netronome_entries"].body == ["100"]
+    assert set(anns["structured"].kv) == {"k", "n"}
+    assert anns["structured"].kv["k"].value == "v"
+    assert [expression_text(a) for a in anns["listed"].args] == ['1', '"two"']
+    assert anns["plain"].args == [] and anns["plain"].body == []
+    assert [expression_text(a) for a in anns["args"].args] == ['"x"', "3"]
