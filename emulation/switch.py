@@ -70,7 +70,8 @@ class SoftSwitch:
         self.meters: dict[str, MeterArray] = {}
         self.profiles: dict[str, ActionProfile] = {}
         self.value_sets: dict[str, ValueSet] = {}
-        self._direct_meter_tables: set[str] = set()
+        self._direct_meter_types: dict[str, str] = {}   # table -> "packets" | "bytes"
+        self._extern_objects: dict[str, Any] = {}
         self._const_entry_tables: set[str] = set()
         objects: dict[str, Any] = {}
         self._create_externs(objects)
@@ -175,14 +176,14 @@ class SoftSwitch:
                                rates: Sequence[tuple[float, int]]) -> None:
         """Configure the direct meter of an entry: ``[(CIR, CBS), (PIR, PBS)]`` per µs."""
         t = self._table(table)
-        if t.name not in self._direct_meter_tables:
+        if t.name not in self._direct_meter_types:
             raise SwitchError(f"table {t.name} has no direct meter")
         self._attach_direct_meter(t, entry)
         entry.meter.set_rates(rates)
 
     def _attach_direct_meter(self, t: MatchTable, entry: TableEntry) -> None:
-        if t.name in self._direct_meter_tables and entry.meter is None:
-            entry.meter = Meter(getattr(t, "meter_type", "bytes"))
+        if t.name in self._direct_meter_types and entry.meter is None:
+            entry.meter = Meter(self._direct_meter_types[t.name])
 
     # -- action profiles and selectors
 
@@ -196,9 +197,7 @@ class SoftSwitch:
         """Create a member (action + arguments) of a table's action profile; returns its id."""
         t = self._table(table)
         prof = self._profile(t.name)
-        spec = t._action(action)
-        args = t._args(spec, params)
-        return prof.add_member(spec.name, args, t._bind(spec.name, args))
+        return prof.add_member(*t.bind_action(action, params))
 
     def act_prof_create_group(self, table: str, members: Iterable[int]) -> int:
         """Create a group of members (action selectors only); returns its id."""
@@ -353,7 +352,6 @@ class SoftSwitch:
             else:
                 raise P4Error(f"unsupported by the netweft back end: the extern {kind}", loc)
             objects[var] = obj
-            self._extern_objects = getattr(self, "_extern_objects", {})
             self._extern_objects[inst.name] = obj
 
     def _build_table(self, fqn: str, info: Any) -> MatchTable:
@@ -372,14 +370,14 @@ class SoftSwitch:
         table = MatchTable(fqn, keys, actions, bind, decl.size)
         impl = decl.implementation_instance
         if impl is not None:
-            prof = getattr(self, "_extern_objects", {}).get(impl.fqn)
+            prof = self._extern_objects.get(impl.fqn)
             if not isinstance(prof, ActionProfile):
                 prof = ActionProfile(impl.fqn or fqn, None, 0)
             self.profiles[fqn] = prof
         if decl.meters is not None:
-            self._direct_meter_tables.add(fqn)
             inst = self.program.externs.get(decl.meters.fqn)
-            table.meter_type = _enum_name(inst.args[0], METER_TYPES) if inst else "bytes"
+            self._direct_meter_types[fqn] = (_enum_name(inst.args[0], METER_TYPES) if inst
+                                             else "bytes")
         if decl.entries_const:
             self._const_entry_tables.add(fqn)
         try:

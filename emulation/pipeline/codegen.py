@@ -88,7 +88,6 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
             for loc in decl.locals:
                 self._block_local(loc, body, decl)
             self._parser_states(decl, body)
-        self._finish_outs(body, decl.params)
         self.chunks.append(f"def {fname}(F):\n" + "\n".join(body.lines or ["    pass"]) + "\n")
         return fname
 
@@ -168,9 +167,6 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
             self.assign_to(tmp, t, var.initializer, body)
             return tmp
         return self.expr(var.initializer, body)
-
-    def _finish_outs(self, body: Body, params: list[ir.Parameter]) -> None:
-        pass  # blocks keep out values in their frame; the caller reads them back
 
     def _next(self) -> int:
         self._n += 1

@@ -23,7 +23,6 @@ class Body:
     scope: dict[int, str] = field(default_factory=dict)
     outs: list[str] = field(default_factory=list)
     has_retval: bool = False
-    frame: str = "F"
 
     def emit(self, line: str) -> None:
         """Append one line at the current indentation."""

@@ -110,6 +110,13 @@ class MatchTable:
         self.default_bound = self._bind(spec.name, args)
         self.default_const = const
 
+    def bind_action(self, action: str, params: Mapping[str, object] | Sequence[object] = ()
+                    ) -> tuple[str, tuple[int, ...], Any]:
+        """``(fq action name, argument tuple, bound)`` for an action of this table."""
+        spec = self._action(action)
+        args = self._args(spec, params)
+        return spec.name, args, self._bind(spec.name, args)
+
     def add(self, match: Mapping[str, object] | Sequence[object], action: str,
             params: Mapping[str, object] | Sequence[object] = (),
             priority: int | None = None) -> TableEntry:
