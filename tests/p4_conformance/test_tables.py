@@ -205,3 +205,17 @@ def test_duplicate_entry_is_rejected_and_the_first_kept(make_switch):
     with pytest.raises(Exception):  # noqa: B017
         sw.table_add("t_exact", {"hdr.keys.e": 3}, "set_result", {"id": 2})
     assert result_of(sw, 1, e=3)[0] == 1
+
+
+def test_match_values_as_int_bytes_and_strings(make_switch):
+    """The contract's value forms: int, bytes (big-endian), and IPv4 strings."""
+    sw = make_switch()
+    sw.table_add("t_exact", {"hdr.keys.e": b"\x07"}, "set_result", {"id": 1})
+    sw.table_add("t_lpm", {"hdr.keys.l": (b"\x0a\x01\x00\x00", 16)}, "set_result", {"id": 2})
+    sw.table_add("t_lpm", {"hdr.keys.l": ("10.2.0.0", 16)}, "set_result", {"id": 3})
+    sw.table_add("t_ternary", {"hdr.keys.t": (b"\x12\x00", b"\xff\x00")}, "set_result",
+                 {"id": 4}, priority=1)
+    assert result_of(sw, 1, e=7)[0] == 1
+    assert result_of(sw, 5, lk=0x0A01FFFF)[0] == 2
+    assert result_of(sw, 5, lk=0x0A020304)[0] == 3
+    assert result_of(sw, 2, t=0x12AB)[0] == 4
