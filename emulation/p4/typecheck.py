@@ -684,9 +684,11 @@ class TypeChecker:
         k.decl = d
         et = d.element_type
         if isinstance(et, ir.Type_Struct):
+            # a struct element matches the select keys field by field (one key: one field)
             comps = [f.type for f in et.fields]
-            ok = isinstance(kt, ir.Type_Tuple) and len(comps) == len(kt.components) and all(
-                same_type(a, b) for a, b in zip(comps, kt.components, strict=True))
+            keys = kt.components if isinstance(kt, ir.Type_Tuple) else [kt]
+            ok = len(comps) == len(keys) and all(
+                same_type(a, b) for a, b in zip(comps, keys, strict=True))
         else:
             ok = same_type(et, kt)
         if not ok:

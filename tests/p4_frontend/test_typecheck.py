@@ -368,3 +368,23 @@ def test_generic_control_instances_bind_their_type_parameters():
 def test_priority_annotation_on_entries_is_honoured():
     entries = ["(1, 1 &&& 1) : a(1) @priority(30);", "(2, 2) : a(2);"]
     assert entry_priorities("", entries) == [30, 29]
+
+
+def test_value_sets_of_scalars_and_structs_match_select_keys():
+    src = SKELETON.format(top="struct one_t { bit<8> f; } struct two_t { bit<8> a; bit<16> b; }",
+                          locals="", body="")
+    src = src.replace(
+        "state start { pkt.extract(hdr.h); transition accept; }",
+        """value_set<bit<8>>(2) plain; value_set<one_t>(4) one; value_set<two_t>(8) two;
+    state start { pkt.extract(hdr.h); transition select(hdr.h.a) {
+        plain: s2; one: s2; default: accept; } }
+    state s2 { transition select(hdr.h.a, hdr.h.b) { two: accept; default: reject; } }""")
+    prog = compile_p4_source(src, "t.p4")
+    assert [(v.fqn, v.size) for v in prog.value_sets.values()] == [
+        ("P.plain", 2), ("P.one", 4), ("P.two", 8)]
+    cases = prog.parser.decl.state("start").select_expression.cases
+    assert [c.keyset.decl.name for c in cases[:2]] == ["plain", "one"]
+    bad = src.replace("plain: s2; one: s2;", "two: s2;")
+    with pytest.raises(P4Error, match="value_set 'two' has type two_t but the select key "
+                                      "has type bit<8>"):
+        compile_p4_source(bad, "t.p4")
