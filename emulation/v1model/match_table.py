@@ -137,9 +137,8 @@ class MatchTable:
             prio = 0 if priority is None else int(priority)
         else:
             prio = 0
-        for old in self._entries:
-            if old.match == norm and (not self._uses_priority or old.priority == prio):
-                raise TableError(f"table {self.name}: an entry with this match already exists")
+        if self._exists(norm, prio):
+            raise TableError(f"table {self.name}: an entry with this match already exists")
         entry = TableEntry(norm, action, args, prio, self._seq, bound)
         self._seq += 1
         self._entries.append(entry)
@@ -249,6 +248,15 @@ class MatchTable:
                                                                             strict=True))
         except BadValueError as err:
             raise TableError(str(err)) from None
+
+    def _exists(self, norm: tuple[Any, ...], prio: int) -> bool:
+        if self._all_exact:
+            return tuple(m[0] for m in norm) in self._exact
+        if self._lpm_index is not None:
+            plen = norm[self._lpm_index][1]
+            key = tuple(m[0] for m in norm)
+            return any(lp == plen and key in level for lp, _m, level in self._lpm_levels)
+        return any(e.match == norm and e.priority == prio for e in self._ordered)
 
     def _index(self, entry: TableEntry) -> None:
         if self._all_exact:

@@ -116,3 +116,27 @@ def test_modify_and_delete_entries():
     assert t.lookup((5,)) is None
     with pytest.raises(TableError, match="no such entry"):
         t.modify(e, "drop")
+
+
+def test_duplicate_matches_are_refused():
+    t = table(("hdr.ipv4.dstAddr", "lpm", 32))
+    t.add({"dstAddr": ("10.0.0.0", 8)}, "forward", {"port": 1})
+    with pytest.raises(TableError, match="already exists"):
+        t.add({"dstAddr": ("10.1.0.0", 8)}, "forward", {"port": 2})  # same /8 after masking
+    t.add({"dstAddr": ("10.0.0.0", 16)}, "forward", {"port": 2})
+    x = table(("meta.k", "exact", 8))
+    x.add([1], "drop")
+    with pytest.raises(TableError, match="already exists"):
+        x.add([1], "forward", [3])
+    tern = table(("meta.k", "ternary", 8))
+    tern.add([(1, 0xFF)], "drop", priority=1)
+    tern.add([(1, 0xFF)], "drop", priority=2)  # another priority: a different entry
+    with pytest.raises(TableError, match="already exists"):
+        tern.add([(1, 0xFF)], "drop", priority=2)
+
+
+def test_many_exact_entries_install_quickly():
+    t = table(("meta.k", "exact", 32))
+    for i in range(20000):
+        t.add([i], "forward", [i % 512])
+    assert port_of(t.lookup((12345,))) == 12345 % 512
