@@ -14,6 +14,7 @@ returns that bound object.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -274,8 +275,7 @@ class MatchTable:
             self._lpm_levels.append((plen, mask, {k: entry}))
             self._lpm_levels.sort(key=lambda t: -t[0])
         else:
-            self._ordered.append(entry)
-            self._ordered.sort(key=lambda e: (-e.priority, e.seq))
+            insort(self._ordered, entry, key=_order_key)
 
     def _rebuild(self) -> None:
         self._exact = {}
@@ -283,6 +283,11 @@ class MatchTable:
         self._ordered = []
         for entry in self._entries:
             self._index(entry)
+
+
+def _order_key(entry: TableEntry) -> tuple[int, int]:
+    """Scan order of prioritised entries: larger priority first, then insertion order."""
+    return (-entry.priority, entry.seq)
 
 
 def _normalise_one(key: KeySpec, value: object, table: str) -> tuple[Any, ...] | None:
