@@ -110,7 +110,9 @@ def _match_block(decl, param: ir.Parameter, bindings: dict[str, ir.Type], pkg: s
                       f"{len(proto.params)} for '{param.name}' ({proto.name})", loc)
     sub = {tp.name: ta for tp, ta in zip(proto.type_params, targs, strict=False)}
     for mine, theirs in zip(decl.params, proto.params, strict=True):
-        if mine.direction != theirs.direction:
+        # p4c accepts an `in` parameter where the architecture says `inout`
+        relaxed = mine.direction == "in" and theirs.direction == "inout"
+        if mine.direction != theirs.direction and not relaxed:
             raise P4Error(f"parameter '{mine.name}' of '{decl.name}' must be "
                           f"'{theirs.direction or 'directionless'}' to match {proto.name}",
                           mine.loc)

@@ -643,6 +643,9 @@ class Parser:
         self.expect_kw("table")
         name = self.expect_name("a table name")
         table = ir.P4Table(name=name.text, annotations=annotations, loc=name.loc)
+        if self.at_op("(") and self.at_op(")", 1):  # legacy `table t() { ... }`
+            self.advance()
+            self.advance()
         self.expect_op("{")
         while not self.at_op("}"):
             if self.peek().kind == EOF:

@@ -388,3 +388,15 @@ def test_value_sets_of_scalars_and_structs_match_select_keys():
     with pytest.raises(P4Error, match="value_set 'two' has type two_t but the select key "
                                       "has type bit<8>"):
         compile_p4_source(bad, "t.p4")
+
+
+def test_legacy_table_parentheses_and_in_for_inout_block_parameters():
+    src = SKELETON.format(top="", locals="action a() { } table t() { actions = { a; } }",
+                          body="t.apply();")
+    src = src.replace("control VC(inout headers hdr, inout meta_t meta)",
+                      "control VC(in headers hdr, inout meta_t meta)")
+    prog = compile_p4_source(src, "t.p4")
+    assert "I.t" in prog.tables and prog.verify_checksum.params[0].direction == "in"
+    with pytest.raises(P4Error, match="parameter 'meta' of 'VC' must be 'inout'"):
+        compile_p4_source(src.replace("control VC(in headers hdr, inout meta_t meta)",
+                                      "control VC(in headers hdr, out meta_t meta)"), "t.p4")
