@@ -72,14 +72,14 @@ def _check(out: str, raw: dict, loss: bool) -> None:
 
 @pytest.mark.slow
 def test_pair_over_loopback_prints_ratios(tmp_path):
-    out, raw = _pair("loopback", tmp_path, "--loss", "0.01")
+    out, raw = _pair("loopback", tmp_path, "--loss", "0.05")
     _check(out, raw, loss=True)
 
 
 @pytest.mark.slow
 @pytest.mark.netns
 def test_pair_over_veth_between_namespaces(tmp_path):
-    out, raw = _pair("veth", tmp_path, "--loss", "0.01", "--mtu", "9000")
+    out, raw = _pair("veth", tmp_path, "--loss", "0.05", "--mtu", "9000")
     spaces = re.search(r"veth pair between namespaces (\S+) and (\S+),", out)
     assert spaces
     _check(out, raw, loss=True)
