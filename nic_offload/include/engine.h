@@ -94,7 +94,9 @@ typedef struct {
     uint32_t local_ip;        /* our IPv4 address (informational; 0 = any) */
     uint16_t local_port;      /* UDP port we listen on (default 4793) */
     uint16_t dst_port;        /* default UDP port of peers (default 4793) */
-    uint32_t mtu;             /* max UDP payload bytes per packet, headers included (default 1472) */
+    uint32_t mtu;             /* max UDP payload bytes per packet, headers included (default 1472;
+                                 8972 for a 9000-byte IP MTU); larger datagrams are
+                                 dropped as oversized, so peers must agree */
     uint16_t entropy_base;    /* first UDP source port used as entropy (default 49152) */
     uint16_t entropy_count;   /* number of entropy values, >= 1 (default 64) */
     uint32_t entropy_burst;   /* consecutive packets per entropy value (default 1 = per packet) */
