@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import socket
 import time
+import weakref
 from typing import Any
 
 from netweft.nic_offload import ffi, lib
@@ -79,6 +80,9 @@ class UdpNic:
         except BaseException:
             self._sock.close()
             raise
+        # Stop the C thread before any buffer it points into can be freed: on close(),
+        # when the endpoint is garbage-collected, and at interpreter exit.
+        self._shutdown = weakref.finalize(self, _shutdown, io, engine, self._sock)
         self.mtu = int(cfg.mtu)
         self._cq = ffi.new("nw_completion_t[]", 256)
         self._ready: list[_RawCompletion] = []
@@ -169,11 +173,16 @@ class UdpNic:
     def close(self) -> None:
         """Stop the I/O thread, free the engine, close the socket (idempotent)."""
         if self._io is not None:
-            io, self._io = self._io, None
-            lib.nw_io_stop(io)
-            lib.nw_engine_free(self._engine)
+            self._io = None
+            self._shutdown()
             self._engine = None
-            self._sock.close()
+
+
+def _shutdown(io: Any, engine: Any, sock: socket.socket) -> None:
+    """Stop the I/O thread, free the engine, close the socket (runs once)."""
+    lib.nw_io_stop(io)
+    lib.nw_engine_free(engine)
+    sock.close()
 
 
 def udp_endpoint(bind: tuple[str, int] = ("127.0.0.1", 0), **options: Any) -> Endpoint:

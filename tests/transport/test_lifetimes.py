@@ -74,3 +74,28 @@ def test_regions_used_by_sends_and_receives_are_busy_too():
     assert bytes(b.cq.wait_for(rid, timeout=10).check().data) == b"m" * 5000
     out.deregister()
     inbox.deregister()
+
+
+def test_udp_endpoints_left_open_stop_cleanly_at_exit_and_on_collection():
+    code = textwrap.dedent("""
+        import gc
+        import numpy as np
+        from netweft.transport import udp_endpoint
+        def start(ip_a, ip_b):
+            a, b = udp_endpoint((ip_a, 0), mtu=8972), udp_endpoint((ip_b, 0), mtu=8972)
+            src = a.register(np.ones(8 << 20, np.uint8))
+            dst = b.register(np.zeros(8 << 20, np.uint8))
+            b.connect(a.address)
+            for _ in range(4):
+                a.connect(b.address).write(src, dst.remote())  # left in flight
+            return a, b
+        start("127.61.0.1", "127.61.0.2")  # dropped at once: collected mid-flight
+        gc.collect()
+        junk = [np.full(1 << 20, 7, np.uint8) for _ in range(32)]  # reuse freed memory
+        keep = start("127.61.0.3", "127.61.0.4")  # still open at exit
+        print("ok")
+    """)
+    for _ in range(3):
+        res = subprocess.run([sys.executable, "-X", "faulthandler", "-c", code],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0 and res.stdout.strip() == "ok", res.stderr
