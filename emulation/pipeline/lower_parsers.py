@@ -189,7 +189,15 @@ class ParserLowering:
     def _emit_value(self, out: str, e: Any, t: Any, body: Body, ref: str | None = None) -> None:
         ref = ref if ref is not None else self.expr(e, body)
         if isinstance(t, ir.Type_Header):
-            body.emit(f"{ref}._emit({out})")
+            fixed = not any(isinstance(f.type, ir.Type_Varbits) for f in t.fields)
+            nbytes = bit_width(t) // 8 if fixed else 0
+            if fixed and nbytes:  # inline: no call for the (many) invalid headers
+                h = self.tmp("eh")
+                body.emit(f"{h} = {ref}")
+                body.emit(f"if {h}._v:")
+                body.emit(f"    {out}.append({h}._bits().to_bytes({nbytes}, 'big'))")
+            else:
+                body.emit(f"{ref}._emit({out})")
         elif isinstance(t, ir.Type_HeaderUnion):
             body.emit(f"union_emit({ref}, {out})")
         elif isinstance(t, ir.Type_Stack):
