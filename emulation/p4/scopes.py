@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 from netweft.emulation.p4 import ir
 from netweft.emulation.p4.errors import P4Error
 
@@ -43,8 +46,23 @@ class Scope:
         found = self.lookup_all(name)
         return found[0] if found else None
 
+    def visible_names(self) -> set[str]:
+        """Every name visible from this scope (for "did you mean" hints)."""
+        names: set[str] = set()
+        scope: Scope | None = self
+        while scope is not None:
+            names.update(scope.names)
+            scope = scope.parent
+        return names
+
     def root(self) -> Scope:
         scope = self
         while scope.parent is not None:
             scope = scope.parent
         return scope
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidate, or an empty string."""
+    close = difflib.get_close_matches(name, sorted(set(candidates) - {name}), n=1, cutoff=0.75)
+    return f" (did you mean '{close[0]}'?)" if close else ""

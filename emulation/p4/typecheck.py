@@ -17,7 +17,7 @@ from netweft.emulation.p4 import arith, ir
 from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.p4.naming import expression_text, qualified_name
 from netweft.emulation.p4.program import ExternInstance, Program
-from netweft.emulation.p4.scopes import Scope
+from netweft.emulation.p4.scopes import Scope, did_you_mean
 from netweft.emulation.p4.typesys import (
     bit_width,
     contains_type_var,
@@ -99,7 +99,8 @@ class TypeChecker:
     def lookup_type_decl(self, name: str, scope: Scope, node: ir.Node) -> ir.Node:
         d = scope.lookup(name)
         if d is None:
-            raise self.err(f"unknown type '{name}'", node)
+            raise self.err(f"unknown type '{name}'"
+                           f"{did_you_mean(name, scope.visible_names())}", node)
         return d
 
     # ------------------------------------------------------------ types
@@ -620,7 +621,8 @@ class TypeChecker:
         if isinstance(e, ir.PathExpression):
             st = states.get(e.name)
             if st is None:
-                raise self.err(f"unknown parser state '{e.name}'", e)
+                raise self.err(f"unknown parser state '{e.name}'"
+                               f"{did_you_mean(e.name, states)}", e)
             e.decl = st
             e.type = ir.Type_State()
             return e
@@ -639,7 +641,8 @@ class TypeChecker:
                 case.keyset = self.keyset(case.keyset, key_types, scope, "select case")
                 st = states.get(case.state.name)
                 if st is None:
-                    raise self.err(f"unknown parser state '{case.state.name}'", case.state)
+                    raise self.err(f"unknown parser state '{case.state.name}'"
+                                   f"{did_you_mean(case.state.name, states)}", case.state)
                 case.state.decl = st
                 case.state.type = ir.Type_State()
             finally:
@@ -770,7 +773,8 @@ class TypeChecker:
                     k.expression = self.expr(k.expression, scope)
                     kt = k.expression.type
                     if k.match_kind not in self.match_kinds:
-                        raise self.err(f"unknown match kind '{k.match_kind}'", k)
+                        raise self.err(f"unknown match kind '{k.match_kind}'"
+                                       f"{did_you_mean(k.match_kind, self.match_kinds)}", k)
                     if k.match_kind != "selector" and not isinstance(
                             kt, (ir.Type_Bits, ir.Type_Boolean, ir.Type_SerEnum, ir.Type_Error,
                                  ir.Type_Enum)):
@@ -892,7 +896,8 @@ class TypeChecker:
         d = self.globals.lookup(path.name) if path.top_level else scope.lookup(path.name)
         if not isinstance(d, ir.P4Action):
             if d is None:
-                raise self.err(f"unknown action '{path.name}'", path)
+                raise self.err(f"unknown action '{path.name}'"
+                               f"{did_you_mean(path.name, scope.visible_names())}", path)
             raise self.err(f"'{path.name}' is not an action", path)
         path.decl = d
         path.type = ir.Type_Action(action=d)
@@ -1274,7 +1279,8 @@ class TypeChecker:
     def _e_PathExpression(self, e: ir.PathExpression, scope: Scope, expected):
         found = self.globals.lookup_all(e.name) if e.top_level else scope.lookup_all(e.name)
         if not found:
-            raise self.err(f"undeclared name '{e.name}'", e)
+            raise self.err(f"undeclared name '{e.name}'"
+                           f"{did_you_mean(e.name, scope.visible_names())}", e)
         d = found[0]
         e.decl = d
         if isinstance(d, ir.Declaration_Constant):
@@ -1339,7 +1345,8 @@ class TypeChecker:
                 if isinstance(t, ir.Type_Error):
                     m = self.errors.get(e.member)
                     if m is None:
-                        raise self.err(f"unknown error '{e.member}'", e)
+                        raise self.err(f"unknown error '{e.member}'"
+                                       f"{did_you_mean(e.member, self.errors)}", e)
                     e.decl = m
                     e.type = ir.Type_Error()
                     return e
@@ -1349,14 +1356,16 @@ class TypeChecker:
                             e.decl = m
                             e.type = t
                             return e
-                    raise self.err(f"enum '{t.name}' has no member '{e.member}'", e)
+                    raise self.err(f"enum '{t.name}' has no member '{e.member}'"
+                                   f"{did_you_mean(e.member, [x.name for x in t.members])}", e)
                 if isinstance(t, ir.Type_SerEnum):
                     for sm in t.members:
                         if sm.name == e.member:
                             e.decl = sm
                             e.type = t
                             return e
-                    raise self.err(f"enum '{t.name}' has no member '{e.member}'", e)
+                    raise self.err(f"enum '{t.name}' has no member '{e.member}'"
+                                   f"{did_you_mean(e.member, [x.name for x in t.members])}", e)
                 raise self.err(f"type {type_str(t)} has no member '{e.member}'", e)
         obj = self.expr(e.expr, scope)
         e.expr = obj
@@ -1368,7 +1377,8 @@ class TypeChecker:
                 if isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion)) and \
                         name in HEADER_METHODS:
                     raise self.err(f"'{name}' is a method; call it as {name}()", e)
-                raise self.err(f"'{type_str(t)}' has no field '{name}'", e)
+                raise self.err(f"'{type_str(t)}' has no field '{name}'"
+                               f"{did_you_mean(name, [x.name for x in t.fields])}", e)
             e.type = f.type
             return e
         if isinstance(t, ir.Type_Stack):
@@ -1862,7 +1872,8 @@ class TypeChecker:
         if isinstance(m, ir.PathExpression):
             found = self.globals.lookup_all(m.name) if m.top_level else scope.lookup_all(m.name)
             if not found:
-                raise self.err(f"undeclared name '{m.name}'", m)
+                raise self.err(f"undeclared name '{m.name}'"
+                               f"{did_you_mean(m.name, scope.visible_names())}", m)
             d = found[0]
             m.decl = d
             if isinstance(d, ir.Method):
@@ -1969,7 +1980,8 @@ class TypeChecker:
             ext = t.extern
             cands = [x for x in ext.methods if x.name == name and x.name != ext.name]
             if not cands:
-                raise self.err(f"extern '{ext.name}' has no method '{name}'", m)
+                raise self.err(f"extern '{ext.name}' has no method '{name}'"
+                               f"{did_you_mean(name, [x.name for x in ext.methods])}", m)
             meth = self.pick_overload(cands, e.args, f"'{ext.name}.{name}'", e)
             bindings = {tp.name: ta for tp, ta in zip(ext.type_params, t.type_args,
                                                       strict=False)}

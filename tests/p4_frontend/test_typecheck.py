@@ -400,3 +400,22 @@ def test_legacy_table_parentheses_and_in_for_inout_block_parameters():
     with pytest.raises(P4Error, match="parameter 'meta' of 'VC' must be 'inout'"):
         compile_p4_source(src.replace("control VC(in headers hdr, inout meta_t meta)",
                                       "control VC(in headers hdr, out meta_t meta)"), "t.p4")
+
+
+@pytest.mark.parametrize("body, locals_, message", [
+    ("sm.egres_spec = 1;", "",
+     "'standard_metadata_t' has no field 'egres_spec' (did you mean 'egress_spec'?)"),
+    ("hdr.h.a = hdrr.h.a;", "", "undeclared name 'hdrr' (did you mean 'hdr'?)"),
+    ("mark_to_dro(sm);", "", "undeclared name 'mark_to_dro' (did you mean 'mark_to_drop'?)"),
+    ("", "action fwd() { } table t { key = { hdr.h.a: exakt; } actions = { fwd; } }",
+     "unknown match kind 'exakt' (did you mean 'exact'?)"),
+    ("", "action fwd() { } table t { key = { hdr.h.a: exact; } actions = { fwdd; } }",
+     "unknown action 'fwdd' (did you mean 'fwd'?)"),
+    ("sm.parser_error = error.NoMach;", "", "unknown error 'NoMach' (did you mean 'NoMatch'?)"),
+    ("", "register<bit<8>>(4) r; action a() { r.wirte(0, 1); }",
+     "extern 'register' has no method 'wirte' (did you mean 'write'?)"),
+])
+def test_unknown_names_suggest_the_closest_one(body, locals_, message):
+    with pytest.raises(P4Error) as info:
+        in_ingress(body, locals_)
+    assert str(info.value).split(": ", 1)[1] == message
