@@ -13,6 +13,7 @@ from __future__ import annotations
 from netweft.emulation.p4 import ir
 from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.p4.lexer import EOF, IDENT, INTEGER, KEYWORD, OP, STRING, Token
+from netweft.emulation.p4.scopes import did_you_mean
 
 BUILTIN_TYPE_KEYWORDS = ("bit", "int", "varbit", "bool", "error", "string", "void",
                          "match_kind", "tuple")
@@ -103,6 +104,11 @@ class Parser:
         if name in self.type_names:
             return True
         return any(name in s for s in self.type_var_scopes)
+
+    def unknown_type(self, name: str) -> str:
+        known = set(self.type_names).union(*self.type_var_scopes) if self.type_var_scopes \
+            else self.type_names
+        return f"unknown type '{name}'{did_you_mean(name, known)}"
 
     def enter(self) -> None:
         self.depth += 1
@@ -628,7 +634,7 @@ class Parser:
         t = self.peek()
         if t.kind == IDENT and (self.is_name_token(self.peek(1)) or self.at_op("(", 1)
                                 or self.at_op("<", 1)):
-            raise self.error(f"unknown type '{t.text}'")
+            raise self.error(self.unknown_type(t.text))
         raise self.error(f"expected a declaration but found {t.describe()}")
 
     def parse_action(self, annotations: list[ir.Annotation]) -> ir.P4Action:
@@ -881,7 +887,7 @@ class Parser:
                 return ir.Type_Specialized(base=base, args=self.parse_type_args(), loc=loc)
             return base
         if t.kind == IDENT:
-            raise self.error(f"unknown type '{t.text}'")
+            raise self.error(self.unknown_type(t.text))
         raise self.error(f"expected a type but found {t.describe()}")
 
     def parse_type_args(self) -> list[ir.Type]:
@@ -962,7 +968,7 @@ class Parser:
             self.expect_op(";", "after method call")
             return ir.MethodCallStatement(call=left, loc=loc)
         if isinstance(left, ir.PathExpression) and self.is_name_token(self.peek()):
-            raise P4Error(f"unknown type '{left.name}'", left.loc)
+            raise P4Error(self.unknown_type(left.name), left.loc)
         if isinstance(left, ir.Binary) and left.op == "==" and not self.speculating:
             raise P4Error("expected '=' (assignment) but found '=='", left.loc)
         raise self.error(f"expected '=' or a method call but found {self.peek().describe()}")

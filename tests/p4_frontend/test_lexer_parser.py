@@ -172,3 +172,11 @@ const bit<8> A = 1;
     assert [expression_text(a) for a in anns["listed"].args] == ['1', '"two"']
     assert anns["plain"].args == [] and anns["plain"].body == []
     assert [expression_text(a) for a in anns["args"].args] == ['"x"', "3"]
+
+
+def test_unknown_type_suggests_a_declared_one():
+    src = ("#include <core.p4>\n#include <v1model.p4>\nheader eth_t { bit<8> a; }\n"
+           "struct s { ethh_t e; }\n")
+    with pytest.raises(P4Error) as info:
+        compile_p4_source(src, "u.p4")
+    assert str(info.value) == "u.p4:4:12: unknown type 'ethh_t' (did you mean 'eth_t'?)"
