@@ -8,7 +8,7 @@ from p4_switch import switch
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from netweft.emulation.v1model.hash_algorithms import CRC_CCITT, HashAlgorithms
+from netweft.emulation.v1model.hash_algorithms import CRC_CCITT, HashAlgorithms, csum16
 
 DST = bytes.fromhex("0a0000000001")
 SRC = bytes.fromhex("0a0000000002")
@@ -163,3 +163,9 @@ def test_only_the_last_digest_of_a_pass_is_sent():
     sw = switch("externs")
     one(sw, ctl(11), port=4)
     assert sw.digests == [(2, {"src": int.from_bytes(DST, "big"), "port": 4})]
+
+
+def test_deprecated_checksum16_extern():
+    sw = switch("externs")
+    value = 0x45000073
+    assert fields(one(sw, ctl(12, value=value))[1])[4] == csum16(struct.pack("!I", value))

@@ -84,6 +84,13 @@ def test_update_checksum_with_payload():
     assert struct.unpack(CTL, data[14:24])[7] == csum16(bytes([8]) + PAYLOAD)
 
 
+def test_verify_checksum_with_payload_sets_checksum_error():
+    sw = switch("replication")
+    good = csum16(bytes([12]) + PAYLOAD)
+    assert sw.process(1, ctl(12, csum=good)) == [(2, ctl(12, 1, 0, 0, 0, 0x5A, 0, good))]
+    assert sw.process(1, ctl(12, csum=good ^ 1)) == [(2, ctl(12, 1, 0, 0, 0, 0x5A, 1, good ^ 1))]
+
+
 def test_a_recirculation_loop_is_cut_by_the_pass_limit():
     sw = switch("replication", max_passes=5)
     sw.mc_group_set(7, [(3, 1)])

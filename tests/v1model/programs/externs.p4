@@ -59,6 +59,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     action_selector(HashAlgorithm.crc16, 16, 16) sel;
     direct_meter<bit<8>>(MeterType.packets) dmtr;
     AddConst(100) add100;
+    Checksum16() ck16;
 
     action set_port(bit<9> port) { sm.egress_spec = port; }
     action counted(bit<9> port) { sm.egress_spec = port; dctr.count(); }
@@ -132,6 +133,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         } else if (hdr.ctl.op == 11) {  /* two digests in one pass: the last one is sent */
             digest<learn_t>(1, { hdr.eth.src, sm.ingress_port });
             digest<learn_t>(2, { hdr.eth.dst, sm.ingress_port });
+        } else if (hdr.ctl.op == 12) {  /* the deprecated Checksum16 extern */
+            hdr.ctl.out2 = ck16.get({ hdr.ctl.value });
         } else if (hdr.ctl.op == 8) {   /* assert */
             assert(hdr.ctl.value == 0);
         }

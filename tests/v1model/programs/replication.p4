@@ -32,7 +32,12 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t meta,
     }
 }
 
-control V(inout headers_t hdr, inout meta_t meta) { apply { } }
+control V(inout headers_t hdr, inout meta_t meta) {
+    apply {
+        verify_checksum_with_payload(hdr.ctl.op == 12, { hdr.ctl.op }, hdr.ctl.csum,
+                                     HashAlgorithm.csum16);
+    }
+}
 
 control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) {
     apply {
@@ -54,6 +59,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             clone3(CloneType.I2E, 32w3, { meta.kept, sm.ingress_port });
         } else if (hdr.ctl.op == 10 && meta.passes < 2) {
             resubmit({ meta.passes });
+        } else if (hdr.ctl.op == 12) {
+            hdr.ctl.rnd = (bit<8>) sm.checksum_error;
         } else if (hdr.ctl.op == 6) {
             random(hdr.ctl.rnd, 8w10, 8w20);
             log_msg("random gave {}", { hdr.ctl.rnd });
