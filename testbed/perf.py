@@ -266,12 +266,12 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                 inflight += 1
             if inflight == 0:
                 break
-            c = ep.cq.wait(timeout=30.0)
-            inflight -= 1
-            if c.ok:
-                done += 1
-            else:
-                failed += 1
+            for c in ep.cq.poll(depth) or [ep.cq.wait(timeout=30.0)]:
+                inflight -= 1
+                if c.ok:
+                    done += 1
+                else:
+                    failed += 1
         elapsed = time.monotonic() - t0
         cpu = _cpu_seconds() - cpu0
         ctl.send({"op": "finish", "msg_size": msg_size, "slots": min(slots, done),
