@@ -37,6 +37,8 @@ from scapy.layers.inet import UDP
 from scapy.packet import Packet, Raw, bind_bottom_up, bind_layers, bind_top_down
 
 UET_UDP_PORT = 4793
+# Source port of packets built with these layers unless given: the engine's default entropy base.
+DEFAULT_ENTROPY_PORT = 49152
 
 PDS_TYPES = {
     0: "RESERVED", 1: "ENC", 2: "RUD", 3: "ROD", 4: "RUDI_REQ", 5: "RUDI_RESP", 6: "UUD",
@@ -369,8 +371,8 @@ def bind_port(port: int = UET_UDP_PORT) -> None:
 
 bind_port(UET_UDP_PORT)
 for _pds in {cls for cls in PDS_CLASSES.values() if cls is not UETCtrl}:
-    bind_top_down(UDP, _pds, dport=UET_UDP_PORT)
+    bind_top_down(UDP, _pds, sport=DEFAULT_ENTROPY_PORT, dport=UET_UDP_PORT)
     for _nh, _ses in SES_CLASSES.items():
         if _pds not in RESPONSE_ONLY or _ses in (SESRsp, SESRspData, SESRspDataSmall):
             bind_layers(_pds, _ses, next_hdr=_nh)
-bind_top_down(UDP, UETCtrl, dport=UET_UDP_PORT)
+bind_top_down(UDP, UETCtrl, sport=DEFAULT_ENTROPY_PORT, dport=UET_UDP_PORT)

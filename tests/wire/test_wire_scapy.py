@@ -64,6 +64,7 @@ def test_udp_port_4793_decodes_as_uet_whatever_the_source_port():
 
 
 def test_scapy_fills_payload_lengths_the_c_codec_accepts():
+    assert bytes(UDP() / layers.UETCtrl())[:4] == bytes.fromhex("c00012b9")  # 49152 -> 4793
     pkt = (UDP(sport=50000) / layers.UETRequest(psn=3, dpdcid=9)
            / layers.SESStd(opcode="WRITE", flags="EOM", message_offset=100) / (b"z" * 300))
     raw = bytes(pkt)[8:]
