@@ -40,7 +40,9 @@ from netweft.emulation.v1model.meters import METER_TYPES, Meter, MeterArray
 from netweft.emulation.v1model.names import resolve_name
 from netweft.emulation.v1model.registers import RegisterArray
 from netweft.emulation.v1model.replication import CloneSessions, PacketReplicationEngine
-from netweft.emulation.v1model.simple_switch import V1ModelDriver
+from netweft.emulation.v1model.simple_switch import QueuedPacket, QueueMetadata, V1ModelDriver
+
+__all__ = ["SoftSwitch", "SwitchError", "QueuedPacket", "QueueMetadata"]
 from netweft.emulation.v1model.value_sets import ValueSet
 
 
@@ -93,11 +95,34 @@ class SoftSwitch:
 
     def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
         """Run one packet received on ``port``; returns every ``(port, bytes)`` sent."""
+        self._check_packet(port, data)
+        return self.driver.process(port, bytes(data))
+
+    def ingress(self, port: int, data: bytes) -> list[QueuedPacket]:
+        """The ingress half only: the packets bound for egress queues (for a traffic manager).
+
+        Each :class:`QueuedPacket` has ``port``, ``priority`` and ``length``;
+        pass it to :meth:`egress` when the traffic manager dequeues it.
+        """
+        self._check_packet(port, data)
+        return self.driver.ingress(port, bytes(data))
+
+    def egress(self, packet: QueuedPacket, queue: QueueMetadata | None = None
+               ) -> tuple[list[tuple[int, bytes]], list[QueuedPacket]]:
+        """The egress half for a dequeued packet, with the measured queueing metadata.
+
+        Returns ``(sent, queued)``: the ``(port, bytes)`` sent, and new packets for
+        the queues (egress clones, and what recirculated packets' ingress produced).
+        """
+        if not isinstance(packet, QueuedPacket):
+            raise SwitchError("egress() takes a QueuedPacket returned by ingress()")
+        return self.driver.egress(packet, queue)
+
+    def _check_packet(self, port: object, data: object) -> None:
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 512:
             raise SwitchError(f"ingress port {port!r} is not an integer in 0..511")
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise SwitchError(f"the packet must be bytes, not {type(data).__name__}")
-        return self.driver.process(port, bytes(data))
 
     @property
     def digests(self) -> list[tuple[int, Any]]:

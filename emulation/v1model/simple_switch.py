@@ -1,11 +1,19 @@
-"""The v1model architecture driver: BMv2 ``simple_switch``'s packet flow, queues bypassed.
+"""The v1model architecture driver: BMv2 ``simple_switch``'s packet flow.
 
-One received packet runs to completion: parser -> verify checksum ->
-ingress -> (I2E clone, resubmit, multicast through the PRE, unicast or
-drop) -> egress per copy -> (E2E clone, drop, compute checksum, deparser,
-recirculate) -> outputs.  The order of work follows simple_switch's
-ingress and egress threads (see its ``ingress_thread``/``egress_thread``)
-with one FIFO of pending passes, so outputs come in a deterministic order.
+:meth:`V1ModelDriver.process` runs one received packet to completion with
+the queues bypassed: parser -> verify checksum -> ingress -> (I2E clone,
+resubmit, multicast through the PRE, unicast or drop) -> egress per copy ->
+(E2E clone, drop, compute checksum, deparser, recirculate) -> outputs.  The
+order of work follows simple_switch's ingress and egress threads (see its
+``ingress_thread``/``egress_thread``) with one FIFO of pending passes, so
+outputs come in a deterministic order.
+
+For a traffic manager between the two halves, :meth:`V1ModelDriver.ingress`
+returns the :class:`QueuedPacket` s bound for egress queues and
+:meth:`V1ModelDriver.egress` runs one of them with the queueing metadata the
+traffic manager measured.  Every packet carries its number of pipeline
+passes; a chain of resubmits, recirculations or clones longer than
+``max_passes`` is dropped (and counted), so no program can loop forever.
 """
 
 from __future__ import annotations
@@ -30,10 +38,18 @@ class _IngressPass:
     instance_type: int
     preserved: Any = None          # (meta, standard_metadata) to copy a field list from
     field_list: int | None = None
+    passes: int = 0                # pipeline passes before this one
 
 
 @dataclass
-class _EgressPass:
+class QueuedPacket:
+    """A packet between ingress and egress: what a traffic manager queues.
+
+    ``port`` is the egress port; :attr:`priority` the queue (simple_switch's
+    ``--priority-queues`` use ``standard_metadata.priority``); :attr:`length`
+    the bytes it will occupy.  The rest is the pipeline's state.
+    """
+
     hdr: Any
     meta: Any
     sm: Any
@@ -41,6 +57,29 @@ class _EgressPass:
     port: int
     ilen: int
     truncate: int | None
+    passes: int = 0
+
+    @property
+    def priority(self) -> int:
+        """The queue priority set by ingress (0 if the program never set it)."""
+        return int(getattr(self.sm, "priority", 0))
+
+    @property
+    def length(self) -> int:
+        """Packet length in bytes as received by ingress."""
+        return self.ilen
+
+
+@dataclass
+class QueueMetadata:
+    """What the traffic manager measured for one packet (microseconds, packets)."""
+
+    enq_timestamp: int | None = None   # None: the egress time (no queueing)
+    enq_qdepth: int = 0
+    deq_timedelta: int = 0
+    deq_qdepth: int = 0
+
+
 
 
 class V1ModelDriver:
@@ -72,32 +111,60 @@ class V1ModelDriver:
     # ------------------------------------------------------------------ entry
 
     def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        """All packets out for one packet in, in a deterministic order."""
+        """All packets out for one packet in (queues bypassed), in a deterministic order."""
         self.stats["received"] += 1
         outputs: list[tuple[int, bytes]] = []
-        work: deque[_IngressPass | _EgressPass] = deque([_IngressPass(bytes(data), port, NORMAL)])
-        passes = 0
-        while work:
-            job = work.popleft()
-            passes += 1
-            if passes > self.max_passes:
-                self.stats["pass_limit"] += 1
-                LOG.warning("packet from port %d exceeded %d pipeline passes; dropped",
-                            port, self.max_passes)
-                break
-            try:
-                if isinstance(job, _IngressPass):
-                    self._run_ingress(job, work)
-                else:
-                    self._run_egress(job, work, outputs)
-            except AssertionFailed as err:
-                self.stats["assert_failed"] += 1
-                LOG.error("%s; packet dropped", err)
-            except Exception:  # a back-end bug must not take the switch down
-                self.stats["internal_error"] += 1
-                LOG.exception("internal error while processing a packet; packet dropped")
+        self._drain(deque([_IngressPass(bytes(data), port, NORMAL)]), outputs, None)
         self.stats["sent"] += len(outputs)
         return outputs
+
+    def ingress(self, port: int, data: bytes) -> list[QueuedPacket]:
+        """Run the ingress half for a received packet; returns the packets bound for egress."""
+        self.stats["received"] += 1
+        queued: list[QueuedPacket] = []
+        self._drain(deque([_IngressPass(bytes(data), port, NORMAL)]), [], queued)
+        return queued
+
+    def egress(self, packet: QueuedPacket, queue: QueueMetadata | None = None
+               ) -> tuple[list[tuple[int, bytes]], list[QueuedPacket]]:
+        """Run the egress half for a dequeued packet.
+
+        Returns the packets sent and new packets for the queues (egress clones,
+        and what recirculated packets' ingress produced).
+        """
+        outputs: list[tuple[int, bytes]] = []
+        queued: list[QueuedPacket] = []
+        work: deque[_IngressPass | QueuedPacket] = deque()
+        self._guarded(lambda: self._run_egress(packet, work, outputs, queue))
+        self._drain(work, outputs, queued)
+        self.stats["sent"] += len(outputs)
+        return outputs, queued
+
+    def _drain(self, work: deque, outputs: list[tuple[int, bytes]],
+               queued: list[QueuedPacket] | None) -> None:
+        """Run pending passes; egress passes go to ``queued`` when it is given."""
+        while work:
+            job = work.popleft()
+            if job.passes >= self.max_passes:
+                self.stats["pass_limit"] += 1
+                LOG.warning("a packet exceeded %d pipeline passes; dropped", self.max_passes)
+                continue
+            if isinstance(job, _IngressPass):
+                self._guarded(lambda job=job: self._run_ingress(job, work))
+            elif queued is not None:
+                queued.append(job)
+            else:
+                self._guarded(lambda job=job: self._run_egress(job, work, outputs, None))
+
+    def _guarded(self, run: Callable[[], None]) -> None:
+        try:
+            run()
+        except AssertionFailed as err:
+            self.stats["assert_failed"] += 1
+            LOG.error("%s; packet dropped", err)
+        except Exception:  # a back-end bug must not take the switch down
+            self.stats["internal_error"] += 1
+            LOG.exception("internal error while processing a packet; packet dropped")
 
     # ------------------------------------------------------------------ ingress
 
@@ -121,6 +188,7 @@ class V1ModelDriver:
     def _run_ingress(self, job: _IngressPass, work: deque) -> None:
         x = self.x
         now = self.clock()
+        nxt = job.passes + 1
         data = job.data
         hdr, meta, sm, cur = self._parse_into(data, job.port, job.instance_type, now)
         if job.preserved is not None:
@@ -147,41 +215,47 @@ class V1ModelDriver:
                 c_sm._assign(self._new_sm())
                 self._copy_field_list((meta, sm), (c_meta, c_sm), clone_fl)
                 c_sm.instance_type = INGRESS_CLONE
-                self._send_clone(session, _EgressPass(c_hdr, c_meta, c_sm, data[c_cur.pos:], 0,
-                                                      len(data), session.truncate), work)
+                self._send_clone(session, QueuedPacket(c_hdr, c_meta, c_sm, data[c_cur.pos:], 0,
+                                                       len(data), session.truncate, nxt), work)
         if resubmit is not None:
             # metadata (ingress_port included) is reset, as simple_switch does
-            work.append(_IngressPass(data, 0, RESUBMIT, (meta, sm), resubmit[0]))
+            work.append(_IngressPass(data, 0, RESUBMIT, (meta, sm), resubmit[0], nxt))
             return
         payload = data[cur.pos:]
         if mgid != 0:
             sm.instance_type = REPLICATION
             for port, rid in self.pre.replicate(mgid):
                 sm.egress_rid = rid
-                work.append(_EgressPass(hdr._copy(), meta._copy(), sm._copy(), payload, port,
-                                        len(data), truncate))
+                work.append(QueuedPacket(hdr._copy(), meta._copy(), sm._copy(), payload, port,
+                                         len(data), truncate, nxt))
             return
         if egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
         sm.instance_type = NORMAL
-        work.append(_EgressPass(hdr, meta, sm, payload, egress_spec, len(data), truncate))
+        work.append(QueuedPacket(hdr, meta, sm, payload, egress_spec, len(data), truncate, nxt))
 
     # ------------------------------------------------------------------ egress
 
-    def _run_egress(self, job: _EgressPass, work: deque, outputs: list[tuple[int, bytes]]
-                    ) -> None:
+    def _run_egress(self, job: QueuedPacket, work: deque, outputs: list[tuple[int, bytes]],
+                    queue: QueueMetadata | None) -> None:
         x = self.x
         now = self.clock()
+        nxt = job.passes + 1
         hdr, meta, sm = job.hdr, job.meta, job.sm
         sm.egress_port = job.port
         sm.egress_spec = 0  # BMv2 writes drop_port + 1 into the 9-bit field
         sm.packet_length = job.ilen
         sm.egress_global_timestamp = now & 0xFFFFFFFFFFFF
-        sm.enq_timestamp = now & 0xFFFFFFFF
-        sm.deq_timedelta = 0
-        sm.enq_qdepth = 0
-        sm.deq_qdepth = 0
+        if queue is None:
+            sm.enq_timestamp = now & 0xFFFFFFFF
+            sm.deq_timedelta = sm.enq_qdepth = sm.deq_qdepth = 0
+        else:
+            enq = now if queue.enq_timestamp is None else queue.enq_timestamp
+            sm.enq_timestamp = enq & 0xFFFFFFFF
+            sm.enq_qdepth = queue.enq_qdepth & 0x7FFFF
+            sm.deq_timedelta = queue.deq_timedelta & 0xFFFFFFFF
+            sm.deq_qdepth = queue.deq_qdepth & 0x7FFFF
         x.start_pass(sm, now, job.ilen)
         x.truncate = job.truncate
         x.payload = job.payload
@@ -193,8 +267,8 @@ class V1ModelDriver:
                 c_sm = self._new_sm()
                 self._copy_field_list((meta, sm), (c_meta, c_sm), x.clone_field_list)
                 c_sm.instance_type = EGRESS_CLONE
-                self._send_clone(session, _EgressPass(hdr._copy(), c_meta, c_sm, job.payload,
-                                                      0, job.ilen, session.truncate), work)
+                self._send_clone(session, QueuedPacket(hdr._copy(), c_meta, c_sm, job.payload,
+                                                       0, job.ilen, session.truncate, nxt), work)
         if sm.egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
             return
@@ -207,20 +281,21 @@ class V1ModelDriver:
         out.append(job.payload)
         packet = b"".join(out)
         if recirculate is not None:
-            work.append(_IngressPass(packet, 0, RECIRC, (meta, sm), recirculate[0]))
+            work.append(_IngressPass(packet, 0, RECIRC, (meta, sm), recirculate[0], nxt))
             return
         if truncate is not None and truncate < len(packet):
             packet = packet[:truncate]
         outputs.append((job.port, packet))
 
-    def _send_clone(self, session: Any, clone: _EgressPass, work: deque) -> None:
+    def _send_clone(self, session: Any, clone: QueuedPacket, work: deque) -> None:
         """Queue a clone to the session's multicast group copies, then to its port."""
         if session.mc_group is not None:
             for port, rid in self.pre.replicate(session.mc_group):
                 sm = clone.sm._copy()
                 sm.egress_rid = rid
-                work.append(_EgressPass(clone.hdr._copy(), clone.meta._copy(), sm,
-                                        clone.payload, port, clone.ilen, clone.truncate))
+                work.append(QueuedPacket(clone.hdr._copy(), clone.meta._copy(), sm,
+                                         clone.payload, port, clone.ilen, clone.truncate,
+                                         clone.passes))
         if session.port is not None:
             clone.port = session.port
             work.append(clone)

@@ -113,6 +113,36 @@ def test_deprecated_forms_preserve_the_fields_of_their_data_argument():
     assert sw.process(1, ctl(10)) == [(2, ctl(10, 2, 0, 6, 0, 0x5A))]
 
 
+def test_split_ingress_and_egress_for_a_traffic_manager():
+    from netweft.emulation.switch import QueueMetadata
+
+    sw = switch("replication")
+    queued = sw.ingress(1, ctl(13))
+    assert [(q.port, q.priority, q.length) for q in queued] == [(2, 5, len(ctl(13)))]
+    sent, more = sw.egress(queued[0], QueueMetadata(enq_qdepth=7, deq_timedelta=300))
+    assert more == []
+    assert sent == [(2, ctl(13, 1, 7, 0, 0, 0x5A, 0, 300))]
+
+
+def test_split_halves_carry_multicast_copies_and_recirculation():
+    sw = switch("replication")
+    sw.mc_group_set(7, [(3, 10), (4, 11)])
+    queued = sw.ingress(1, ctl(1))
+    assert [q.port for q in queued] == [3, 4]
+    assert [sw.egress(q)[0] for q in queued] == [[(3, ctl(1, 1, 10, 0, 5, 0x5A))],
+                                                   [(4, ctl(1, 1, 11, 0, 5, 0x5A))]]
+    first = sw.ingress(1, ctl(4))        # egress of pass 1 recirculates
+    sent, again = sw.egress(first[0])
+    assert sent == [] and len(again) == 1  # the recirculated packet's ingress ran
+    assert sw.egress(again[0]) == ([(2, ctl(4, 2, 0, 4, 0, 0x5A))], [])
+
+
+def test_big_multicast_groups_are_not_cut_by_the_pass_limit():
+    sw = switch("replication", max_passes=8)
+    sw.mc_group_set(7, [(p, p) for p in range(100)])
+    assert len(sw.process(1, ctl(1))) == 100
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.binary(max_size=40), st.integers(0, 511))
 def test_arbitrary_bytes_never_crash_the_switch(data, port):

@@ -61,6 +61,8 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
             resubmit({ meta.passes });
         } else if (hdr.ctl.op == 12) {
             hdr.ctl.rnd = (bit<8>) sm.checksum_error;
+        } else if (hdr.ctl.op == 13) {
+            sm.priority = 5;
         } else if (hdr.ctl.op == 6) {
             random(hdr.ctl.rnd, 8w10, 8w20);
             log_msg("random gave {}", { hdr.ctl.rnd });
@@ -72,6 +74,10 @@ control E(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
     apply {
         hdr.ctl.rid = sm.egress_rid;
         if (hdr.ctl.op == 9) { hdr.ctl.rid = (bit<16>) sm.ingress_port; }
+        if (hdr.ctl.op == 13) {
+            hdr.ctl.rid = (bit<16>) sm.enq_qdepth;
+            hdr.ctl.csum = (bit<16>) sm.deq_timedelta;
+        }
         hdr.ctl.eg_type = (bit<8>) sm.instance_type;
         hdr.ctl.kept = meta.kept;
         if (hdr.ctl.op == 4 && meta.passes < 2) {
