@@ -76,8 +76,10 @@ class CompletionQueue:
 
     def __init__(self, fetch: Callable[[int], list[Completion]],
                  progress: Callable[[float | None], bool], clock: Callable[[], float],
-                 is_closed: Callable[[], bool]) -> None:
+                 is_closed: Callable[[], bool],
+                 in_flight: Callable[[int], bool] = lambda wr_id: True) -> None:
         self._fetch = fetch
+        self._in_flight = in_flight
         self._progress = progress
         self._clock = clock
         self._is_closed = is_closed
@@ -104,11 +106,13 @@ class CompletionQueue:
 
     def wait_for(self, wr_id: int, timeout: float | None = None) -> Completion:
         """The completion of work request ``wr_id``; others are kept for later polls."""
+        self._check_known([wr_id])
         return self._wait_matching(lambda c: c.wr_id == wr_id, timeout,
                                    f"the completion of wr_id={wr_id}")
 
     def wait_all(self, wr_ids: list[int], timeout: float | None = None) -> list[Completion]:
         """The completions of every id in ``wr_ids``, in that order."""
+        self._check_known(wr_ids)
         deadline = None if timeout is None else self._clock() + timeout
         found: dict[int, Completion] = {}
         wanted = set(wr_ids)
@@ -118,6 +122,13 @@ class CompletionQueue:
                                     f"{len(wanted - found.keys())} completions")
             found[c.wr_id] = c
         return [found[w] for w in wr_ids]
+
+    def _check_known(self, wr_ids: list[int]) -> None:
+        stashed = {c.wr_id for c in self._pending}
+        unknown = [w for w in wr_ids if w not in stashed and not self._in_flight(w)]
+        if unknown:
+            raise InvalidArgumentError(f"no work request in flight or completed-but-unpolled "
+                                       f"with wr_id {unknown[0]!r} (already polled?)")
 
     def _wait_matching(self, match: Callable[[Completion], bool], timeout: float | None,
                        what: str) -> Completion:

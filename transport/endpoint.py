@@ -111,7 +111,8 @@ class Endpoint:
         self._inflight: dict[int, tuple[Opcode, Any, memoryview | None, Any]] = {}
         self._regions: dict[int, MemoryRegion] = {}
         self._peers: dict[tuple[str, int, Mode], Peer] = {}
-        self.cq = CompletionQueue(self._fetch, port.progress, port.clock, lambda: self._closed)
+        self.cq = CompletionQueue(self._fetch, port.progress, port.clock, lambda: self._closed,
+                                  lambda wr_id: wr_id in self._inflight)
 
     # ---- state ----
     @property

@@ -161,3 +161,13 @@ def test_simulated_addresses_are_checked():
         sim.endpoint("10.1.1.2", port=70000)
     with pytest.raises(InvalidArgumentError, match="IPv4"):
         sim.endpoint("host.example")
+
+
+def test_waiting_for_an_unknown_or_already_polled_request_is_an_error(ends):
+    sim, a, b, src, dst, peer = ends
+    wr = peer.write(src, dst.remote(), length=10)
+    assert a.cq.wait_for(wr, timeout=5).ok
+    with pytest.raises(InvalidArgumentError, match="already polled"):
+        a.cq.wait_for(wr, timeout=5)
+    with pytest.raises(InvalidArgumentError, match="wr_id 999"):
+        a.cq.wait_all([999], timeout=5)
