@@ -149,12 +149,20 @@ class V1ModelDriver:
                 self.stats["pass_limit"] += 1
                 LOG.warning("a packet exceeded %d pipeline passes; dropped", self.max_passes)
                 continue
-            if isinstance(job, _IngressPass):
-                self._guarded(lambda job=job: self._run_ingress(job, work))
-            elif queued is not None:
+            if queued is not None and not isinstance(job, _IngressPass):
                 queued.append(job)
-            else:
-                self._guarded(lambda job=job: self._run_egress(job, work, outputs, None))
+                continue
+            try:
+                if isinstance(job, _IngressPass):
+                    self._run_ingress(job, work)
+                else:
+                    self._run_egress(job, work, outputs, None)
+            except AssertionFailed as err:
+                self.stats["assert_failed"] += 1
+                LOG.error("%s; packet dropped", err)
+            except Exception:  # a back-end bug must not take the switch down
+                self.stats["internal_error"] += 1
+                LOG.exception("internal error while processing a packet; packet dropped")
 
     def _guarded(self, run: Callable[[], None]) -> None:
         try:
