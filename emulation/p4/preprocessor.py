@@ -132,6 +132,7 @@ class Preprocessor:
         self.out_lines: list[str] = []
         self.origins: list[SourceLoc] = []
         self._depth = 0
+        self._expansions = 0  # macro expansions so far (guards against exponential macros)
 
     # ---------------------------------------------------------------- driver
     def run_file(self, path: str | os.PathLike) -> PreprocessedSource:
@@ -304,7 +305,8 @@ class Preprocessor:
                 i += 1
                 continue
             budget[0] -= 1
-            if budget[0] < 0:
+            self._expansions += 1
+            if budget[0] < 0 or self._expansions > _MAX_EXPANSION:
                 raise P4Error("macro expansion too large", loc)
             if macro.params is None:
                 out.append(self.expand(macro.body, loc, hide | {tok}))

@@ -124,3 +124,9 @@ def test_recursive_include_is_an_error(tmp_path):
     (tmp_path / "loop.p4").write_text('#include "loop.p4"\n')
     with pytest.raises(P4Error, match="nested too deeply"):
         preprocess_file(tmp_path / "loop.p4")
+
+
+def test_exponential_macros_are_stopped():
+    chain = "".join(f"#define M{i} M{i + 1} M{i + 1}\n" for i in range(40))
+    with pytest.raises(P4Error, match="macro expansion too large"):
+        preprocess_text(chain + "M0\n", "x.p4")
