@@ -14,9 +14,14 @@ class ArithError(ValueError):
     """An operation that P4 leaves undefined at compile time (e.g. x / 0)."""
 
 
+MAX_INT_BITS = 1 << 16  # compile-time ``int`` values beyond this are rejected
+
+
 def wrap(value: int, width: int | None, signed: bool) -> int:
     """Reduce ``value`` into the range of bit<width>/int<width>."""
     if width is None:
+        if value.bit_length() > MAX_INT_BITS:
+            raise ArithError(f"integer constant larger than {MAX_INT_BITS} bits")
         return value
     if width == 0:
         return 0
@@ -78,9 +83,9 @@ def shift_left(a: int, amount: int, width: int | None, signed: bool) -> int:
     if amount < 0:
         raise ArithError("negative shift amount")
     if width is None:
-        if amount > 1 << 16:
+        if amount > MAX_INT_BITS:
             raise ArithError("shift amount too large")
-        return a << amount
+        return wrap(a << amount, None, True)
     if amount >= width:
         return 0
     return wrap(a << amount, width, signed)

@@ -189,3 +189,8 @@ def test_mixed_widths_are_rejected_by_folding_too():
 def test_untyped_integer_arithmetic_is_exact():
     r = fold("const int R = (1 << 100) - 1;")
     assert r.value == (1 << 100) - 1 and isinstance(r.type, ir.Type_InfInt)
+
+
+def test_huge_untyped_constants_are_rejected_not_computed_forever():
+    with pytest.raises(P4Error, match="integer constant larger than 65536 bits"):
+        fold("const int A = 1 << 60000; const int B = A * A; const int R = B * B;")
