@@ -216,7 +216,8 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
             root_t = getattr(node, "type", None)
             if not isinstance(node, ir.PathExpression) or not path:
                 raise unsupported("a preserved field that is not a metadata field", c)
-            if root_t is user_meta:
+            if root_t is user_meta or (isinstance(root_t, ir.Type_Struct)
+                                       and getattr(user_meta, "name", None) == root_t.name):
                 paths.append(tuple(path))
             elif getattr(root_t, "name", "") == "standard_metadata_t":
                 paths.append(("@sm", *path))
