@@ -120,9 +120,9 @@ def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
 
     from netweft.transport import udp_endpoint
 
+    settings = {"window_pkts": req["window_pkts"], **req.get("engine", {})}
     ep = udp_endpoint((local_ip, 0), mtu=req["mtu"], loss=req["loss"], tx=req["tx"],
-                      gro=req.get("gro", True), window_pkts=req["window_pkts"],
-                      **req.get("engine", {}))
+                      gro=req.get("gro", True), **settings)
     try:
         buf = np.zeros(req["buffer"], dtype=np.uint8)
         mr = ep.register(buf)
@@ -239,8 +239,11 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
 
     payload = mtu - IP_UDP_HEADERS
     engine = engine or {}
+    if "mtu" in engine:
+        raise PerfError("set the packet size with --mtu (the path MTU), not --engine mtu=")
+    settings = {"window_pkts": window_pkts, **engine}  # --engine window_pkts=N wins
     ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
-                      gro=gro, window_pkts=window_pkts, **engine)
+                      gro=gro, **settings)
     try:
         src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
         mr = ep.register(src)

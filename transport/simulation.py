@@ -223,10 +223,13 @@ class Simulation:
             raise InvalidArgumentError(f"port must be in 1..65535, got {port!r}")
         if (ip, port) in self._nics:
             raise InvalidArgumentError(f"address {ip}:{port} is already in use")
-        settings = {"mtu": self.mtu, "dst_port": DEFAULT_PORT, **self.engine_settings,
-                    **engine_settings}
-        cfg = make_config(local_ip=ip_to_int(ip), local_port=port,
-                          seed=self.rng.getrandbits(63), **settings)
+        settings = {"mtu": self.mtu, "dst_port": DEFAULT_PORT,
+                    "seed": self.rng.getrandbits(63), **self.engine_settings, **engine_settings}
+        for name in ("local_ip", "local_port"):
+            if name in settings:
+                raise InvalidArgumentError(f"{name} comes from the endpoint's address; "
+                                           "pass ip= and port= instead")
+        cfg = make_config(local_ip=ip_to_int(ip), local_port=port, **settings)
         path = Path(link or self.link, impairments or self.impairments,
                     random.Random(self.rng.getrandbits(64)))
         nic = SimulatedNic(self, ip, port, path, cfg)

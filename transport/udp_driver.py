@@ -43,6 +43,10 @@ class UdpNic:
     def __init__(self, bind: tuple[str, int], *, tx: str = "ports", gso: bool = True,
                  gro: bool = True, batch: int = 64, loss: float = 0.0,
                  **engine_settings: int) -> None:
+        for name in ("local_ip", "local_port"):
+            if name in engine_settings:
+                raise InvalidArgumentError(f"{name} comes from the bind address; "
+                                           "pass bind=(ip, port) instead")
         if tx not in TX_MODES:
             raise InvalidArgumentError(f"tx must be one of {', '.join(TX_MODES)}, got {tx!r}")
         ip, port = bind

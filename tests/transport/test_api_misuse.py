@@ -161,6 +161,8 @@ def test_simulated_addresses_are_checked():
         sim.endpoint("10.1.1.2", port=70000)
     with pytest.raises(InvalidArgumentError, match="IPv4"):
         sim.endpoint("host.example")
+    with pytest.raises(InvalidArgumentError, match="pass ip= and port="):
+        sim.endpoint(local_port=5)
 
 
 def test_waiting_for_an_unknown_or_already_polled_request_is_an_error(ends):

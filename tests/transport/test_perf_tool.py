@@ -98,3 +98,15 @@ def test_perf_sim_prints_the_loss_ratio_in_virtual_time():
     assert int(lossy[-2]) > 0 and int(lossy[-1]) > 0
     ratio = _parse(res.stdout)["netweft 2% loss / netweft loss-free goodput"]
     assert ratio == pytest.approx(float(lossy[3]) / float(clean[1]), rel=0.01)
+
+
+@pytest.mark.netns
+def test_pair_over_veth_cleans_up_when_the_client_fails():
+    res = subprocess.run([*PERF, "pair", "--path", "veth", "--time", "0.2", "--engine",
+                          "window_pkts=3"], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 1
+    assert "window_pkts" in res.stderr and "Traceback" not in res.stderr
+    spaces = re.search(r"veth pair between namespaces (\S+) and (\S+),", res.stdout)
+    assert spaces
+    left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    assert spaces.group(1) not in left and spaces.group(2) not in left

@@ -126,8 +126,6 @@ def test_rod_writes_are_placed_in_order_and_intact():
     assert b.stats()["placed_bytes"] == 64 * mp
 
 
-@pytest.mark.xfail(strict=False, reason="ENGINE: when one ACK covers several ROD work requests "
-                   "their completions are not queued in post order")
 def test_rod_write_completions_come_in_post_order():
     sim, a, b = pair("mix", seed=14)
     mp = a.max_payload
