@@ -173,3 +173,19 @@ def test_waiting_for_an_unknown_or_already_polled_request_is_an_error(ends):
         a.cq.wait_for(wr, timeout=5)
     with pytest.raises(InvalidArgumentError, match="wr_id 999"):
         a.cq.wait_all([999], timeout=5)
+
+
+def test_too_many_outstanding_requests_raise_queue_full_then_recover():
+    from netweft.transport import QueueFullError
+
+    sim = Simulation(seed=8)
+    a, b = sim.endpoint(max_wrs=4), sim.endpoint()
+    src = a.register(bytearray(1000))
+    dst = b.register(bytearray(1000))
+    peer = a.connect(b.address)
+    ids = [peer.write(src, dst.remote(), length=10) for _ in range(4)]
+    with pytest.raises(QueueFullError, match="retry"):
+        peer.write(src, dst.remote(), length=10)
+    assert a.outstanding == 4  # the refused post left nothing behind
+    assert all(c.ok for c in a.cq.wait_all(ids, timeout=5))
+    assert a.cq.wait_for(peer.write(src, dst.remote(), length=10), timeout=5).ok
