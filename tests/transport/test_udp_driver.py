@@ -8,6 +8,7 @@ import select
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -168,3 +169,31 @@ def test_hostile_datagrams_are_counted_dropped_and_harmless(loop_pair):
     assert dropped == len(hostile)
     assert after["drop_oversized"] > before["drop_oversized"]
     assert after["drop_truncated"] > before["drop_truncated"]
+
+
+def test_rod_order_and_uud_loss_reports_on_real_sockets():
+    ip_a, ip_b = _loopback_ips()
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05) as b:
+        b.connect(a.address, mode="rod")
+        b.connect(a.address, mode="uud")
+        mp = a.max_payload
+        msgs = [bytes([i]) * (1 + (i * 7919) % (3 * mp)) for i in range(60)]
+        rids = [b.post_recv(bytearray(3 * mp)) for _ in msgs]
+        rod = a.connect(b.address, mode="rod")
+        a.cq.wait_all([rod.send(m) for m in msgs], timeout=60)
+        got = [bytes(c.check().data) for c in b.cq.wait_all(rids, timeout=60)]
+        assert got == msgs  # every message, intact, in the order sent
+        uud = a.connect(b.address, mode="uud")
+        big = [bytes([i]) * (4 * mp) for i in range(40)]
+        rids = [b.post_recv(bytearray(4 * mp)) for _ in big]
+        assert all(c.ok for c in a.cq.wait_all([uud.send(m) for m in big], timeout=30))
+        deadline = time.monotonic() + 5
+        seen = []
+        while time.monotonic() < deadline and len(seen) < len(big):
+            seen += b.cq.poll()
+            time.sleep(0.01)
+        lost = [c for c in seen if c.status == -10]  # NW_ELOST
+        assert lost and all(c.data is None for c in lost)
+        assert all(bytes(c.data) in big for c in seen if c.ok)
+        assert len(seen) <= len(rids)
