@@ -32,6 +32,14 @@ def enum_member_name(e: Any) -> str | None:
     return None
 
 
+def _algorithm(e: Any) -> str:
+    """The HashAlgorithm member named by a constant argument."""
+    name = enum_member_name(e)
+    if name is None:
+        raise unsupported("a hash algorithm that is not a HashAlgorithm constant", e)
+    return name
+
+
 def field_list(lw: Lowering, e: Any, body: Body) -> str:
     """A Python expression for the ``[(value, width), ...]`` list of a data argument.
 
@@ -158,7 +166,7 @@ def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[A
         body.emit(f"    raise ParserReject({code})")
         return ""
     if name == "hash":
-        algo = enum_member_name(args[1])
+        algo = _algorithm(args[1])
         acc, nbits = field_bits(lw, args[3], body)
         base = lw.expr(args[2], body)
         mx = lw.expr(args[4], body)
@@ -174,14 +182,14 @@ def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[A
         cond = lw.expr(args[0], body)
         acc, nbits = field_bits(lw, args[1], body)
         value = lw.expr(args[2], body)
-        algo = enum_member_name(args[3])
+        algo = _algorithm(args[3])
         payload = name.endswith("_with_payload")
         body.emit(f"if {cond} and X.checksum_bits({algo!r}, {acc}, {nbits}, {payload}) != {value}:")
         body.emit("    X.checksum_error = 1")
         return ""
     if name in ("update_checksum", "update_checksum_with_payload"):
         cond = lw.expr(args[0], body)
-        algo = enum_member_name(args[3])
+        algo = _algorithm(args[3])
         payload = name.endswith("_with_payload")
         body.emit(f"if {cond}:")
         body.indent += 1

@@ -11,7 +11,7 @@ header tag_a_t { bit<8> kind; bit<8> a; }
 header tag_b_t { bit<8> kind; bit<16> b; }
 header_union tag_t { tag_a_t a; tag_b_t b; }
 header result_t {
-    bit<8> depth;        /* mpls.lastIndex + 1 */
+    bit<8> depth;        /* mpls.lastIndex + 1, taken in the parser */
     bit<8> which;        /* 1: tag.a valid, 2: tag.b valid, 0: none */
     bit<8> optlen;       /* opt.len when opt is valid */
     bit<8> special;      /* 1 when the ethertype hit the value set */
@@ -26,7 +26,7 @@ struct headers_t {
     tag_t      tag;
     opt_t      opt;
 }
-struct meta_t { bit<8> special; }
+struct meta_t { bit<8> special; bit<8> depth; }
 
 parser P(packet_in pkt, out headers_t hdr, inout meta_t meta,
          inout standard_metadata_t sm) {
@@ -52,6 +52,7 @@ parser P(packet_in pkt, out headers_t hdr, inout meta_t meta,
         }
     }
     state after_mpls {
+        meta.depth = (bit<8>) (hdr.mpls.lastIndex + 1);
         transition select(pkt.lookahead<bit<8>>()) {
             0x0A: parse_a;
             0x0B: parse_b;
@@ -79,7 +80,7 @@ control I(inout headers_t hdr, inout meta_t meta, inout standard_metadata_t sm) 
         hdr.eth.etherType = 0x88B5;
         hdr.res.special = meta.special;
         if (hdr.mpls[0].isValid()) {
-            hdr.res.depth = (bit<8>) (hdr.mpls.lastIndex + 1);
+            hdr.res.depth = meta.depth;
             hdr.mpls.pop_front(1);
             hdr.res.top_label = (bit<32>) hdr.mpls[0].label;
         }
