@@ -138,7 +138,10 @@ static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
     else if (s->fast)
         spurious_mark(e, p);
     s->state = NW_TX_ACKED;
-    if (s->tx_seq > p->max_acked_seq)
+    /* Karn: an ACK of a resent packet may be for its first transmission, so
+     * only never-resent packets move the loss-detection horizon (otherwise a
+     * spurious resend would declare everything sent before it lost). */
+    if (s->retx == 0 && s->tx_seq > p->max_acked_seq)
         p->max_acked_seq = s->tx_seq;
     nw_wr_t *w = &e->wrs[s->wr];
     w->pkts_acked++;
