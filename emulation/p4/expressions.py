@@ -257,6 +257,8 @@ class ExpressionChecker:
             e.type = f.type
             return e
         if isinstance(t, ir.Type_Stack):
+            if name in ("next", "last", "lastIndex") and not self.current_parser_states:
+                raise self.err(f"'{name}' of a header stack may only be used in a parser", e)
             if name in ("next", "last"):
                 e.type = t.element
                 return e

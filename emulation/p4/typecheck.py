@@ -769,6 +769,9 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             return st
         if isinstance(st, ir.SwitchStatement):
             return self.switch(st, scope)
+        if isinstance(st, (ir.ExitStatement, ir.ReturnStatement)) and self.in_parser_state():
+            word = "exit" if isinstance(st, ir.ExitStatement) else "return"
+            raise self.err(f"'{word}' is not allowed in a parser (use a transition)", st)
         if isinstance(st, (ir.ExitStatement, ir.EmptyStatement)):
             return st
         if isinstance(st, ir.ReturnStatement):
@@ -791,6 +794,11 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         if isinstance(st, ir.Declaration_Instance):
             raise self.err("instantiations are not allowed inside blocks", st)
         raise self.err(f"unsupported statement {type(st).__name__}", st)
+
+    def in_parser_state(self) -> bool:
+        """True while checking statements of a parser state (not a function body)."""
+        return bool(self.current_parser_states) and self.return_types[-1:] == [None] \
+            and self.action_depth == 0
 
     def switch(self, st: ir.SwitchStatement, scope: Scope) -> ir.SwitchStatement:
         e = self.expr(st.expression, scope)

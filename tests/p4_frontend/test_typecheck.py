@@ -145,16 +145,27 @@ def test_table_properties_are_resolved():
 def test_header_stack_operations_and_unions():
     decls = ("header e_t { bit<8> v; } header_union u_t { h_t h; e_t e; }\n"
              "struct headers { h_t h; e_t[3] st; u_t u; }")
-    body = ("hdr.st.push_front(2); hdr.st[0].v = hdr.st.last.v;"
-            " meta.y = (bit<16>) hdr.st.lastIndex; if (hdr.u.isValid()) { hdr.u.e.v = 1; }")
+    body = ("hdr.st.push_front(2); hdr.st[0].v = hdr.st[2].v;"
+            " if (hdr.u.isValid()) { hdr.u.e.v = 1; }")
     src = SKELETON.format(top="", locals="", body=body).replace(
-        "struct headers { h_t h; }", decls)
+        "struct headers { h_t h; }", decls).replace(
+        "pkt.extract(hdr.h); transition accept;",
+        "pkt.extract(hdr.st.next); meta.y = (bit<16>) hdr.st.lastIndex;"
+        " transition select(hdr.st.last.v) { 0: accept; default: start; }")
     prog = compile_p4_source(src, "t.p4")
-    push, assign, last_index, if_ = ingress_body(prog)
+    push, assign, if_ = ingress_body(prog)
     assert push.call.kind == ir.CALL_STACK and push.call.bound_args[0].value == 2
     assert type_str(assign.right.type) == "bit<8>"
-    assert type_str(last_index.right.expr.type) == "bit<32>"
     assert if_.condition.kind == ir.CALL_HEADER
+    start = prog.parser.decl.state("start")
+    assert start.components[0].call.bound_args[0].member == "next"
+    assert type_str(start.components[1].right.expr.type) == "bit<32>"
+    assert start.select_expression.select.components[0].expr.member == "last"
+    for bad in ("hdr.st.last.v = 1;", "meta.y = (bit<16>) hdr.st.lastIndex;"):
+        with pytest.raises(P4Error, match="of a header stack may only be used in a parser"):
+            compile_p4_source(src.replace("hdr.st.push_front(2);", bad), "t.p4")
+    with pytest.raises(P4Error, match="'exit' is not allowed in a parser"):
+        compile_p4_source(src.replace("meta.y = (bit<16>)", "exit; meta.y = (bit<16>)"), "t.p4")
 
 
 def checked_roots(prog):
