@@ -454,7 +454,7 @@ def format_diff(pattern: str | None, data: bytes | None, per_row: int = 16) -> s
         lines.append(f"  {start:04x} expected: {' '.join(e_row)}")
         lines.append(f"  {start:04x} actual:   {' '.join(a_row)}")
         if any(m.strip() for m in marks):
-            lines.append(f"  {'':4}           {' '.join(marks)}")
+            lines.append(f"  {'':4}           {' '.join(marks)}".rstrip())
     return "\n".join(lines)
 
 

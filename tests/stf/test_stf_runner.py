@@ -248,3 +248,15 @@ def test_zero_length_packet_is_not_sent(tagged):
     frame = "000000000002 000000000001 0800"
     assert run(tagged, f"setdefault by_dst fwd(port:2)\npacket 1 {frame}\n"
                        f"expect 2 {frame}$\n").passed
+
+
+@pytest.mark.parametrize(("program", "stf", "passed"), [
+    (REPO / "p4" / "basic_forward.p4", HERE / "programs" / "basic_forward.stf", 2),
+    (HERE / "programs" / "tagged_switch.p4", HERE / "programs" / "tagged_switch.stf", 4),
+])
+def test_stf_files_shipped_with_the_tests(program, stf, passed):
+    from netweft.emulation.stf import run_stf_files
+
+    result = run_stf_files(program, stf)
+    assert result.errors == []
+    assert [v.ok for v in result.verdicts] == [True] * passed
