@@ -46,6 +46,7 @@ typedef struct {
     uint32_t reorder_pkts;
     uint32_t ack_every_pkts;
     uint64_t ack_delay_ns;
+    uint32_t ooo_ack_every_pkts;
     uint64_t uud_timeout_ns;
     uint32_t max_peers;
     uint32_t max_mrs;

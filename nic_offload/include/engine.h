@@ -108,6 +108,8 @@ typedef struct {
                                  transmissions later is acknowledged (default 8) */
     uint32_t ack_every_pkts;  /* receiver ACKs at least every N in-order packets (default 4) */
     uint64_t ack_delay_ns;    /* ... or after this delay (default 20 us) */
+    uint32_t ooo_ack_every_pkts; /* while a hole is open: ACK every N packets, 1..32
+                                    (each ACK's SACK bitmap covers 64 PSNs; default 16) */
     uint64_t uud_timeout_ns;  /* UUD: a partial message completes as NW_ELOST after this (default 5 ms) */
     uint32_t max_peers;       /* peer/PDC table size (default 64) */
     uint32_t max_mrs;         /* memory region table size (default 256) */

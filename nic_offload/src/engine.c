@@ -28,6 +28,7 @@ void nw_config_default(nw_config_t *c)
     c->reorder_pkts = 8;
     c->ack_every_pkts = 4;
     c->ack_delay_ns = 20000ull;
+    c->ooo_ack_every_pkts = 16;
     c->uud_timeout_ns = 5000000ull;
     c->max_peers = 64;
     c->max_mrs = 256;
@@ -58,6 +59,8 @@ const char *nw_config_check(const nw_config_t *c)
         return "max_wrs/max_recvs: must be between 1 and 2^24";
     if (c->ack_every_pkts == 0 || c->reorder_pkts == 0)
         return "ack_every_pkts/reorder_pkts: must be >= 1";
+    if (c->ooo_ack_every_pkts == 0 || c->ooo_ack_every_pkts > 32)
+        return "ooo_ack_every_pkts: must be between 1 and 32";
     if (c->uud_timeout_ns == 0)
         return "uud_timeout_ns: must be > 0";
     return NULL;
@@ -481,11 +484,11 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     int contiguous = h->psn == p->last_rx_psn + 1;
     p->last_rx_psn = h->psn;
     if (!in_order || w->count > 0) {
-        /* Out of order: ACK at least every ack_every_pkts packets (each ACK's
+        /* Out of order: ACK at least every ooo_ack_every_pkts packets (each ACK's
          * SACK bitmap covers the 64 PSNs up to its trigger), and at once after
          * a jump, so that the sender sees every arrival around a hole. */
         if (contiguous && !(h->flags & NW_PDS_F_AR) &&
-            p->ack_pending < e->cfg.ack_every_pkts && e->cfg.ack_every_pkts <= 32) {
+            p->ack_pending < e->cfg.ooo_ack_every_pkts) {
             if (p->ack_deadline == 0)
                 p->ack_deadline = now + e->cfg.ack_delay_ns;
         } else {
