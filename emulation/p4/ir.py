@@ -62,6 +62,11 @@ Changes after the first commit are additive and listed here:
   rules including ``priority_delta``.
 * Tables without ``default_action`` get ``NoAction`` as default and, as the
   specification requires, ``NoAction`` joins ``action_refs`` (``@defaultonly``).
+* A header field may be a ``Type_Struct`` whose fields are bits/bool/serializable
+  enums (recursively), as p4c accepts; its bits are in declaration order.
+* Generic controls/parsers instantiated as ``C<bit<8>>(...)`` are specialised
+  with the type arguments bound (parameter types are then concrete).
+* A block parameter may be ``in`` where V1Switch declares ``inout`` (p4c accepts it).
 """
 
 from __future__ import annotations
