@@ -8,8 +8,9 @@ expressions and ``defined``, ``#error``; ``#line``, ``#pragma`` and
 unterminated ``/*`` is reported where it starts).
 
 The output is one text plus, for each output line, the original
-:class:`SourceLoc` (file and line) it came from, so the lexer can report
-positions in the user's files.
+:class:`SourceLoc` (file and line) it came from and, for lines where macros
+were expanded, the original column of every output column, so the lexer can
+report positions in the user's files.
 """
 
 from __future__ import annotations
@@ -47,11 +48,15 @@ class PreprocessedSource:
     text: str
     line_origins: list[SourceLoc] = field(default_factory=list)
     defines: dict[str, Macro] = field(default_factory=dict)
+    column_maps: dict[int, list[int]] = field(default_factory=dict)  # lines with macros
 
     def origin(self, line: int, col: int) -> SourceLoc:
         """Map a 1-based output line/column to the original file location."""
         if 1 <= line <= len(self.line_origins):
             o = self.line_origins[line - 1]
+            cmap = self.column_maps.get(line)
+            if cmap:
+                col = cmap[min(col, len(cmap)) - 1] if col >= 1 else col
             return SourceLoc(o.file, o.line, col)
         last = self.line_origins[-1] if self.line_origins else SourceLoc("<unknown>", 1, 1)
         return SourceLoc(last.file, last.line, col)
@@ -131,6 +136,7 @@ class Preprocessor:
         self.macros: dict[str, Macro] = {}
         self.out_lines: list[str] = []
         self.origins: list[SourceLoc] = []
+        self.column_maps: dict[int, list[int]] = {}
         self._depth = 0
         self._expansions = 0  # macro expansions so far (guards against exponential macros)
 
@@ -146,11 +152,14 @@ class Preprocessor:
 
     def run_text(self, text: str, filename: str) -> PreprocessedSource:
         self._process(text, filename)
-        return PreprocessedSource("\n".join(self.out_lines) + "\n", self.origins, self.macros)
+        return PreprocessedSource("\n".join(self.out_lines) + "\n", self.origins, self.macros,
+                                  self.column_maps)
 
-    def _emit(self, text: str, loc: SourceLoc) -> None:
+    def _emit(self, text: str, loc: SourceLoc, column_map: list[int] | None = None) -> None:
         self.out_lines.append(text)
         self.origins.append(loc)
+        if column_map is not None:
+            self.column_maps[len(self.out_lines)] = column_map
 
     def _process(self, text: str, filename: str) -> None:
         self._depth += 1
@@ -227,8 +236,9 @@ class Preprocessor:
                 self._emit("", loc)
                 continue
             if active:
-                self._emit(self.expand(line, SourceLoc(file_label, loc_line, 1)),
-                           SourceLoc(file_label, loc_line, 1))
+                where = SourceLoc(file_label, loc_line, 1)
+                text, column_map = self.expand_line(line, where)
+                self._emit(text, where, column_map)
             else:
                 self._emit("", SourceLoc(file_label, loc_line, 1))
         if cond:
@@ -291,38 +301,60 @@ class Preprocessor:
     # ---------------------------------------------------------------- expansion
     def expand(self, line: str, loc: SourceLoc, hide: frozenset[str] = frozenset()) -> str:
         """Macro-expand one line of text."""
+        return self._expand(line, loc, hide, track=False)[0]
+
+    def expand_line(self, line: str, loc: SourceLoc) -> tuple[str, list[int] | None]:
+        """Expand a source line; also map each output column to its original column
+        (None when nothing was expanded, i.e. columns are unchanged)."""
+        return self._expand(line, loc, frozenset(), track=True)
+
+    def _expand(self, line: str, loc: SourceLoc, hide: frozenset[str],
+                track: bool) -> tuple[str, list[int] | None]:
         if not self.macros:
-            return line
-        tokens = _TOKEN_RE.findall(line)
+            return line, None
+        matches = list(_TOKEN_RE.finditer(line))
+        tokens = [m.group(0) for m in matches]
         out: list[str] = []
+        cols: list[int] = []
+        changed = False
+
+        def put(text: str, index: int, same_columns: bool) -> None:
+            out.append(text)
+            if track:
+                start = matches[index].start() + 1
+                cols.extend(range(start, start + len(text)) if same_columns
+                            else [start] * len(text))
+
         i = 0
-        budget = [_MAX_EXPANSION]
+        budget = _MAX_EXPANSION
         while i < len(tokens):
             tok = tokens[i]
             macro = self.macros.get(tok)
             if macro is None or tok in hide:
-                out.append(tok)
+                put(tok, i, True)
                 i += 1
                 continue
-            budget[0] -= 1
+            budget -= 1
             self._expansions += 1
-            if budget[0] < 0 or self._expansions > _MAX_EXPANSION:
+            if budget < 0 or self._expansions > _MAX_EXPANSION:
                 raise P4Error("macro expansion too large", loc)
             if macro.params is None:
-                out.append(self.expand(macro.body, loc, hide | {tok}))
+                put(self.expand(macro.body, loc, hide | {tok}), i, False)
+                changed = True
                 i += 1
                 continue
             j = i + 1
             while j < len(tokens) and tokens[j].isspace():
                 j += 1
             if j >= len(tokens) or tokens[j] != "(":
-                out.append(tok)
+                put(tok, i, True)
                 i += 1
                 continue
             args, end = _split_args(tokens, j, loc, tok)
-            out.append(self._apply(macro, args, loc, hide | {tok}))
+            put(self._apply(macro, args, loc, hide | {tok}), i, False)
+            changed = True
             i = end
-        return "".join(out)
+        return "".join(out), (cols if track and changed else None)
 
     def _apply(self, macro: Macro, args: list[str], loc: SourceLoc, hide: frozenset[str]) -> str:
         params = macro.params or []

@@ -130,3 +130,12 @@ def test_exponential_macros_are_stopped():
     chain = "".join(f"#define M{i} M{i + 1} M{i + 1}\n" for i in range(40))
     with pytest.raises(P4Error, match="macro expansion too large"):
         preprocess_text(chain + "M0\n", "x.p4")
+
+
+def test_columns_after_macro_expansion_point_into_the_original_line():
+    from netweft.emulation.p4 import compile_p4_source
+    src = ("#define LONG_NAME_FOR_ONE 1\n#define ADD(a, b) ((a) + (b))\n"
+           "const bit<8> A = ADD(LONG_NAME_FOR_ONE, 2) + nope;\n")
+    with pytest.raises(P4Error) as info:
+        compile_p4_source(src, "m.p4")
+    assert str(info.value) == "m.p4:3:46: undeclared name 'nope'"
