@@ -139,3 +139,14 @@ def test_range_key_const_entry_with_a_single_value():
                               "packet 0 03 00\nexpect 1 03 00 $\n"
                               "packet 0 08 00\nexpect 9 08 00 $\n")
     assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/pipeline (assignment lowering): assigning "
+                                       "to a slice of a slice generates invalid Python "
+                                       "('cannot assign to expression'), reported at "
+                                       "<unknown>:0:0")
+def test_assignment_to_a_nested_slice():
+    ingress = ("apply { bit<8> n = 8w0xff; n[7:4][3:0][1:0] = 2w0; hdr.h.a = n; "
+               "sm.egress_spec = 1; }")
+    result = run("", ingress, "packet 0 00 00\nexpect 1 cf 00 $\n")
+    assert result.passed
