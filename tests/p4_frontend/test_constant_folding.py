@@ -194,3 +194,69 @@ def test_untyped_integer_arithmetic_is_exact():
 def test_huge_untyped_constants_are_rejected_not_computed_forever():
     with pytest.raises(P4Error, match="integer constant larger than 65536 bits"):
         fold("const int A = 1 << 60000; const int B = A * A; const int R = B * B;")
+
+
+# ---------------------------------------------------------------- nested expressions
+@st.composite
+def typed_expression(draw, w: int, signed: bool, depth: int = 0):
+    """(P4 text, model value) of a random expression of type bit<w>/int<w>."""
+    lo, hi = (-(1 << (w - 1)), (1 << (w - 1)) - 1) if signed else (0, (1 << w) - 1)
+    t = tname(w, signed)
+    kinds = ["leaf"] if depth >= 3 else ["leaf", "arith", "shift", "cast", "unary", "mux",
+                                         "slice", "concat"]
+    kind = draw(st.sampled_from(kinds))
+    if kind == "leaf":
+        v = draw(st.integers(lo, hi))
+        return (f"{w}w{v}" if not signed else f"({t})({v})"), v
+    if kind == "arith":
+        op = draw(st.sampled_from(["+", "-", "*", "|+|", "|-|", "&", "|", "^"]))
+        a, va = draw(typed_expression(w, signed, depth + 1))
+        b, vb = draw(typed_expression(w, signed, depth + 1))
+        return f"({a} {op} {b})", model_binary(op, va, vb, w, signed)
+    if kind == "shift":
+        a, va = draw(typed_expression(w, signed, depth + 1))
+        k = draw(st.integers(0, w + 2))
+        op = draw(st.sampled_from(["<<", ">>"]))
+        if op == "<<":
+            v = 0 if k >= w else model_wrap(va << k, w, signed)
+        else:
+            v = va >> k if signed else (0 if k >= w else va >> k)
+        return f"({a} {op} 8w{k})", v
+    if kind == "cast":
+        w2, s2 = draw(st.integers(1, 40)), draw(st.booleans())
+        a, va = draw(typed_expression(w2, s2, depth + 1))
+        return f"(({t})({a}))", model_wrap(va, w, signed)
+    if kind == "unary":
+        a, va = draw(typed_expression(w, signed, depth + 1))
+        if draw(st.booleans()):
+            return f"(-({a}))", model_wrap(-va, w, signed)
+        return f"(~({a}))", from_pattern(to_pattern(va, w) ^ ((1 << w) - 1), w, signed)
+    if kind == "mux":
+        a, va = draw(typed_expression(w, signed, depth + 1))
+        b, vb = draw(typed_expression(w, signed, depth + 1))
+        c1, vc1 = draw(typed_expression(8, False, depth + 1))
+        c2, vc2 = draw(typed_expression(8, False, depth + 1))
+        return f"(({c1} < {c2}) ? {a} : {b})", va if vc1 < vc2 else vb
+    if kind == "slice" and not signed:
+        extra = draw(st.integers(0, 8))
+        w2, s2 = w + extra, draw(st.booleans())
+        a, va = draw(typed_expression(w2, s2, depth + 1))
+        low = draw(st.integers(0, extra))
+        return f"({a})[{low + w - 1}:{low}]", (to_pattern(va, w2) >> low) % (1 << w)
+    if kind == "concat" and w >= 2:
+        w1 = draw(st.integers(1, w - 1))
+        a, va = draw(typed_expression(w1, signed, depth + 1))
+        b, vb = draw(typed_expression(w - w1, draw(st.booleans()), depth + 1))
+        pattern = (to_pattern(va, w1) << (w - w1)) | to_pattern(vb, w - w1)
+        return f"({a} ++ {b})", from_pattern(pattern, w, signed)
+    v = draw(st.integers(lo, hi))
+    return f"({t})({v})", v
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(1, 40), st.booleans(), st.data())
+def test_nested_expressions_fold_like_the_model(w, signed, data):
+    text, value = data.draw(typed_expression(w, signed))
+    r = fold(f"const {tname(w, signed)} R = {text};")
+    assert isinstance(r, ir.Constant), text
+    assert r.value == value, text
