@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from netweft.emulation.stf import STFError, parse_stf
 
@@ -95,3 +97,23 @@ def test_malformed_lines_name_file_and_line(text, message):
         parse_stf("# first line\n" + text, "t.stf")
     assert str(info.value) == message
     assert info.value.line == 2
+
+
+KEYWORDS = ["packet", "expect", "add", "setdefault", "mirroring_add", "mc_mgrp_create",
+            "mc_node_create", "mc_node_associate", "register_write", "register_read",
+            "register_reset", "counter_read", "check_counter", "wait", "bogus"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(KEYWORDS),
+                          st.text(alphabet="0123456789abcdefx*$/:.,()&-> \t=_[]#", max_size=40)),
+                max_size=6))
+def test_arbitrary_lines_parse_or_raise_stf_error(lines):
+    text = "\n".join(f"{word} {rest}" for word, rest in lines)
+    try:
+        cmds = parse_stf(text, "fuzz.stf")
+    except STFError as err:
+        assert str(err).startswith("fuzz.stf:")
+        assert 1 <= err.line <= len(lines)
+    else:
+        assert all(c.keyword in KEYWORDS for c in cmds)
