@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netweft.emulation.v1model.key_values import BadValueError, parse_value
+from netweft.emulation.v1model.masked_index import MaskedIndex
 from netweft.emulation.v1model.names import resolve_name
 
 MATCH_KINDS = ("exact", "lpm", "ternary", "range", "optional", "selector")
@@ -92,9 +93,11 @@ class MatchTable:
         self._lpm_index = kinds.index("lpm") if kinds.count("lpm") == 1 and all(
             k in ("exact", "lpm") for k in kinds) else None
         self._uses_priority = any(k in ("ternary", "range", "optional") for k in kinds)
+        self._maskable = "range" not in kinds and "selector" not in kinds
         self._exact: dict[tuple[int, ...], TableEntry] = {}
         self._lpm_levels: list[tuple[int, int, dict[tuple[int, ...], TableEntry]]] = []
         self._ordered: list[TableEntry] = []
+        self._masked = MaskedIndex(_order_key)
 
     # -- control plane -------------------------------------------------------------
 
@@ -187,6 +190,8 @@ class MatchTable:
                 if hit is not None:
                     return hit
             return None
+        if self._maskable:
+            return self._masked.lookup(key)
         for entry in self._ordered:
             if _matches(entry.match, key, self.keys):
                 return entry
@@ -257,7 +262,26 @@ class MatchTable:
             plen = norm[self._lpm_index][1]
             key = tuple(m[0] for m in norm)
             return any(lp == plen and key in level for lp, _m, level in self._lpm_levels)
+        if self._maskable:
+            return self._masked.contains(*self._masks_and_values(norm), prio)
         return any(e.match == norm and e.priority == prio for e in self._ordered)
+
+    def _masks_and_values(self, norm: tuple[Any, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        masks, values = [], []
+        for m, spec in zip(norm, self.keys, strict=True):
+            full = (1 << spec.width) - 1
+            kind = spec.match_kind
+            if kind == "ternary":
+                mask, value = m[1], m[0]
+            elif kind == "lpm":
+                mask, value = full ^ ((1 << (spec.width - m[1])) - 1), m[0]
+            elif m is None:  # optional wildcard
+                mask, value = 0, 0
+            else:            # exact, optional value
+                mask, value = full, m[0]
+            masks.append(mask)
+            values.append(value & mask)
+        return tuple(masks), tuple(values)
 
     def _index(self, entry: TableEntry) -> None:
         if self._all_exact:
@@ -274,6 +298,8 @@ class MatchTable:
                     return
             self._lpm_levels.append((plen, mask, {k: entry}))
             self._lpm_levels.sort(key=lambda t: -t[0])
+        elif self._maskable:
+            self._masked.add(*self._masks_and_values(entry.match), entry)
         else:
             insort(self._ordered, entry, key=_order_key)
 
@@ -281,6 +307,7 @@ class MatchTable:
         self._exact = {}
         self._lpm_levels = []
         self._ordered = []
+        self._masked = MaskedIndex(_order_key)
         for entry in self._entries:
             self._index(entry)
 

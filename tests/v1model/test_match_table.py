@@ -1,6 +1,8 @@
 """Match tables: exact, lpm, ternary, range and optional keys with P4Runtime priorities."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from netweft.emulation.v1model.match_table import ActionSpec, KeySpec, MatchTable, TableError
 
@@ -140,3 +142,40 @@ def test_many_exact_entries_install_quickly():
     for i in range(20000):
         t.add([i], "forward", [i % 512])
     assert port_of(t.lookup((12345,))) == 12345 % 512
+
+
+def _brute_force(entries, key, specs):
+    """The reference: scan every entry, larger priority then earlier entry wins."""
+    def hit(entry):
+        for m, v, spec in zip(entry.match, key, specs, strict=True):
+            w = spec.width
+            if spec.match_kind == "ternary" and v & m[1] != m[0]:
+                return False
+            if spec.match_kind == "lpm" and m[1] and v >> (w - m[1]) != m[0] >> (w - m[1]):
+                return False
+            if spec.match_kind in ("exact", "optional") and m is not None and v != m[0]:
+                return False
+        return True
+    hits = [e for e in entries if hit(e)]
+    return min(hits, key=lambda e: (-e.priority, e.seq)) if hits else None
+
+
+ENTRY = st.tuples(st.tuples(st.integers(0, 255), st.integers(0, 255)),   # ternary
+                  st.tuples(st.integers(0, 255), st.integers(0, 8)),     # lpm
+                  st.one_of(st.none(), st.integers(0, 3)),               # optional
+                  st.integers(0, 1),                                     # exact
+                  st.integers(0, 5))                                     # priority
+
+
+@given(st.lists(ENTRY, max_size=25), st.lists(st.tuples(st.integers(0, 255), st.integers(0, 255),
+                                                        st.integers(0, 3), st.integers(0, 1)),
+                                               min_size=1, max_size=20))
+def test_masked_index_agrees_with_a_linear_scan(entries, keys):
+    t = table(("t", "ternary", 8), ("l", "lpm", 8), ("o", "optional", 2), ("e", "exact", 1))
+    for tern, lpm, opt, ex, prio in entries:
+        try:
+            t.add([tern, lpm, opt, ex], "drop", priority=prio)
+        except TableError:
+            pass  # a duplicate match and priority
+    for key in keys:
+        assert t.lookup(key) is _brute_force(t.entries, key, t.keys)
