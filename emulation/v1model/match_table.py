@@ -134,6 +134,8 @@ class MatchTable:
     def add_bound(self, match: Mapping[str, object] | Sequence[object], action: str,
                   args: tuple[int, ...], bound: Any, priority: int | None) -> TableEntry:
         """Install an entry whose action was already bound (action profiles use this)."""
+        if not self.keys:
+            raise TableError(f"table {self.name} has no key: only its default action can be set")
         norm = self._normalise(match)
         if self.size is not None and len(self._entries) >= self.size:
             raise TableError(f"table {self.name}: full ({self.size} entries)")

@@ -179,3 +179,11 @@ def test_masked_index_agrees_with_a_linear_scan(entries, keys):
             pass  # a duplicate match and priority
     for key in keys:
         assert t.lookup(key) is _brute_force(t.entries, key, t.keys)
+
+
+def test_keyless_tables_take_no_entries():
+    t = table()
+    t.set_default("forward", {"port": 3})
+    assert t.lookup(()) is None and t.default_args == (3,)
+    with pytest.raises(TableError, match="no key"):
+        t.add({}, "drop")
