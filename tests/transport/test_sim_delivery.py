@@ -243,3 +243,28 @@ def test_heavy_loss_of_acknowledgements_only():
     assert np.array_equal(dst.buffer, src.buffer)
     assert b.stats()["placed_bytes"] == 2 << 20
     assert sim.path_counters()["lost"] > 0 and a.stats()["acks_in"] > 0
+
+
+def test_all_to_all_among_eight_endpoints_under_mixed_impairments():
+    from netweft.transport import Impairments, Simulation
+
+    sim = Simulation(seed=27, impairments=Impairments.mix(0.02))
+    eps = [sim.endpoint() for _ in range(8)]
+    size = 50_000
+    inboxes = [ep.register(np.zeros(size * 8, dtype=np.uint8)) for ep in eps]
+    sources, waits = {}, []
+    for i, ep in enumerate(eps):
+        for j, other in enumerate(eps):
+            if i == j:
+                continue
+            src = ep.register(pattern(size, 100 * i + j))
+            sources[i, j] = src
+            mode = "rod" if (i + j) % 2 else "rud"
+            wr = ep.connect(other.address, mode=mode).write(
+                src, inboxes[j].remote(), remote_offset=i * size)
+            waits.append((ep, wr))
+    for ep, wr in waits:
+        ep.cq.wait_for(wr, timeout=60).check()
+    for (i, j), src in sources.items():
+        assert np.array_equal(inboxes[j].buffer[i * size:(i + 1) * size], src.buffer)
+    assert all(ep.stats()["pdc_opened"] >= 7 for ep in eps)
