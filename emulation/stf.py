@@ -537,14 +537,16 @@ class STFRunner:
     # -- tables
 
     def _table_spec(self, name: str) -> Any:
-        tables = getattr(self.switch, "tables", None)
-        if not tables:
-            return None
-        from netweft.emulation.v1model.names import resolve_name
-        try:
-            return tables[resolve_name(name, tables, "table")]
-        except LookupError:
-            return None  # table_add will say so in the switch's words
+        """The switch's table ``name`` (full name or unique suffix), for its key kinds.
+
+        ``None`` when unknown or ambiguous: ``table_add`` then says why in the
+        switch's own words.
+        """
+        tables = getattr(self.switch, "tables", None) or {}
+        if name in tables:
+            return tables[name]
+        found = [t for full, t in tables.items() if full.endswith("." + name)]
+        return found[0] if len(found) == 1 else None
 
     def _key_name(self, table: Any, name: str) -> tuple[str, str, int]:
         """``(p4c key name, match kind, width)`` of an STF key name."""
