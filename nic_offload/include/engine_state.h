@@ -140,6 +140,7 @@ typedef struct {
     uint32_t probe_count;
     uint32_t awaiting_rsp;                  /* work requests waiting for a response */
     uint32_t post_seq, done_seq;            /* ROD: completions in posting order */
+    uint32_t held;                          /* ROD: finished, waiting for predecessors */
     nw_rx_msg_t *rx_msgs;           /* msg_id & (W-1) */
     uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
 } nw_pdc_t;

@@ -97,15 +97,22 @@ void nw_wr_finish(nw_engine_t *e, nw_wr_t *w)
         nw_wr_complete(e, w, w->status);
         return;
     }
-    w->ready = 1;
+    if (w->seq != p->done_seq) {
+        w->ready = 1; /* an earlier work request is still open: hold this one */
+        p->held++;
+        return;
+    }
     uint32_t pi = w->pdc;
-    for (int found = 1; found;) {
+    p->done_seq++;
+    nw_wr_complete(e, w, w->status);
+    /* Release held successors in order (rare: only after out-of-order finishes). */
+    for (int found = 1; found && p->held > 0;) {
         found = 0;
         for (uint32_t i = 0; i < e->nwrs; i++) {
             nw_wr_t *x = &e->wrs[i];
-            if (x->in_use && x->pdc == pi && x->ready && x->kind != NW_WR_READ_RESP &&
-                x->seq == p->done_seq) {
+            if (x->in_use && x->pdc == pi && x->ready && x->seq == p->done_seq) {
                 p->done_seq++;
+                p->held--;
                 nw_wr_complete(e, x, x->status);
                 found = 1;
                 break;
@@ -132,4 +139,5 @@ void nw_wr_fail_pdc(nw_engine_t *e, nw_pdc_t *p, int32_t status)
         if (e->wrs[i].in_use && e->wrs[i].pdc == pi)
             nw_wr_complete(e, &e->wrs[i], status);
     p->sq_head = p->sq_tail = NW_NIL;
+    p->held = 0;
 }
