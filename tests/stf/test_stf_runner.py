@@ -260,3 +260,27 @@ def test_stf_files_shipped_with_the_tests(program, stf, passed):
     result = run_stf_files(program, stf)
     assert result.errors == []
     assert [v.ok for v in result.verdicts] == [True] * passed
+
+
+def test_multicast_dissociate_destroy_and_counter_reset(tagged):
+    frame = tag_frame("0000000000ff", 0x02, 0, 0)
+    result = run(tagged, f"""
+add by_dst dst:0x0000000000ff flood(grp:7)
+mc_mgrp_create 7
+mc_node_create 0 3
+mc_node_create 0 4
+mc_node_associate 7 0
+mc_node_associate 7 1
+mc_node_dissociate 7 0
+packet 1 {frame}
+expect 4 {frame}$
+check_counter per_kind(2) packets == 1
+counter_reset per_kind
+check_counter per_kind(2) packets == 0
+mc_mgrp_destroy 7
+packet 1 {frame}
+""")
+    assert result.errors == []
+    # only port 4 ever got a copy: node 0 left the group, then the group was destroyed
+    assert sorted(result.outputs) == [4] and len(result.outputs[4]) == 1
+    assert result.passed
