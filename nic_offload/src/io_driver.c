@@ -670,9 +670,6 @@ int32_t nw_io_poll_cq(nw_io_t *io, nw_completion_t *out, uint32_t max)
         io->cq_signalled = 0;
     }
     pthread_mutex_unlock(&io->mu);
-    /* Credits came back: the thread may be able to post more. */
-    if (n > 0)
-        nw_io_kick(io);
     return n;
 }
 
