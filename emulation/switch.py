@@ -501,4 +501,6 @@ def _keyset_value(k: Any, spec: KeySpec) -> Any:
         raise P4Error("a table entry key is not a constant", getattr(k, "loc", None))
     if v < 0:
         v &= (1 << spec.width) - 1
+    if spec.match_kind == "range":  # a single value on a range key: the range v..v
+        return (v, v)
     return v

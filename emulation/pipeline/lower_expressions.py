@@ -155,11 +155,9 @@ class ExpressionLowering:
         op = e.op
         lt, rt, t = e.left.type, e.right.type, e.type
         a = self.expr(e.left, body)
+        if op in ("&&", "||"):
+            return self._short_circuit(op, a, e.right, body)
         b = self.expr(e.right, body)
-        if op == "&&":
-            return f"({a} and {b})"
-        if op == "||":
-            return f"({a} or {b})"
         if op in ("==", "!="):
             if is_aggregate(lt):
                 r = f"{a}._eq({b})"
@@ -205,9 +203,40 @@ class ExpressionLowering:
             return r
         raise unsupported(f"the operator {op} outside a keyset", e)
 
+    def _lowered_apart(self, e: ir.Expression, body: Body) -> tuple[str, list[str]]:
+        """Lower ``e``; also return (and take back) the statements it emitted."""
+        mark = len(body.lines)
+        value = self.expr(e, body)
+        side = body.lines[mark:]
+        del body.lines[mark:]
+        return value, side
+
+    def _short_circuit(self, op: str, a: str, right: ir.Expression, body: Body) -> str:
+        """``a && right`` / ``a || right``: the right side's statements run only if needed."""
+        b, side = self._lowered_apart(right, body)
+        if not side:
+            return f"({a} and {b})" if op == "&&" else f"({a} or {b})"
+        t = self.tmp("sc")
+        body.emit(f"{t} = {a}")
+        body.emit(f"if {t}:" if op == "&&" else f"if not {t}:")
+        body.lines += ["    " + line for line in side]
+        body.emit(f"    {t} = {b}")
+        return t
+
     def _e_Mux(self, e: ir.Mux, body: Body) -> str:
-        return f"({self.expr(e.e1, body)} if {self.expr(e.cond, body)} else " \
-               f"{self.expr(e.e2, body)})"
+        c = self.expr(e.cond, body)
+        v1, side1 = self._lowered_apart(e.e1, body)
+        v2, side2 = self._lowered_apart(e.e2, body)
+        if not side1 and not side2:
+            return f"({v1} if {c} else {v2})"
+        t = self.tmp("mux")
+        body.emit(f"if {c}:")
+        body.lines += ["    " + line for line in side1]
+        body.emit(f"    {t} = {v1}")
+        body.emit("else:")
+        body.lines += ["    " + line for line in side2]
+        body.emit(f"    {t} = {v2}")
+        return t
 
     def _e_Cast(self, e: ir.Cast, body: Body) -> str:
         dst = e.dest_type

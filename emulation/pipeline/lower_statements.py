@@ -116,15 +116,7 @@ class StatementLowering:
     def assign(self, left: ir.Expression, right: ir.Expression, body: Body) -> None:
         t = left.type
         if isinstance(left, ir.SliceExpr):
-            base = self.lvalue(left.expr, body)
-            bt = left.expr.type
-            lo, hi = left.lo_value, left.hi_value
-            m = ((1 << (hi - lo + 1)) - 1) << lo
-            v = self.expr(right, body)
-            new = f"(({base} & {~m & ((1 << bit_width(bt)) - 1):#x}) | (({v} << {lo}) & {m:#x}))"
-            if is_signed(bt):
-                new = self._to_signed(new, bt.width)
-            body.emit(f"{base} = {new}")
+            self._assign_slice(left, self.expr(right, body), body)
             return
         if is_aggregate(t):
             target = self.lvalue(left, body)
@@ -167,13 +159,22 @@ class StatementLowering:
     def assign_raw(self, left: ir.Expression, value: str, body: Body) -> None:
         """Assign an already-lowered scalar value to an lvalue expression."""
         if isinstance(left, ir.SliceExpr):
-            base = self.lvalue(left.expr, body)
-            bt = left.expr.type
-            lo, hi = left.lo_value, left.hi_value
-            m = ((1 << (hi - lo + 1)) - 1) << lo
-            new = f"(({base} & {~m & ((1 << bit_width(bt)) - 1):#x}) | (({value} << {lo}) & {m:#x}))"
-            if is_signed(bt):
-                new = self._to_signed(new, bt.width)
-            body.emit(f"{base} = {new}")
+            self._assign_slice(left, value, body)
             return
         body.emit(f"{self.lvalue(left, body)} = {value}")
+
+    def _assign_slice(self, left: ir.SliceExpr, value: str, body: Body) -> None:
+        """``x[hi:lo] = value`` (a slice of a slice is a slice of ``x``)."""
+        lo, hi = left.lo_value, left.hi_value
+        base_e = left.expr
+        while isinstance(base_e, ir.SliceExpr):
+            lo, hi = lo + base_e.lo_value, hi + base_e.lo_value
+            base_e = base_e.expr
+        base = self.lvalue(base_e, body)
+        bt = base_e.type
+        m = ((1 << (hi - lo + 1)) - 1) << lo
+        keep = ~m & ((1 << bit_width(bt)) - 1)
+        new = f"(({base} & {keep:#x}) | (({value} << {lo}) & {m:#x}))"
+        if is_signed(bt):
+            new = self._to_signed(new, bt.width)
+        body.emit(f"{base} = {new}")
