@@ -89,7 +89,9 @@ def _lower(program: Program) -> LoweredProgram:
     try:
         code = compile(source, f"<netweft pipeline {program.source_path}>", "exec")
     except SyntaxError as err:  # a back-end bug; say where
-        raise P4Error(f"internal error in the generated pipeline code: {err}") from None
+        raise P4Error(f"internal error in the netweft back end (generated code: {err}); "
+                      "please report it with the program",
+                      program.main.loc if program.main is not None else None) from None
     field_lists = _field_lists(program)
     field_lists.update(lw.data_field_lists)
     lowered = LoweredProgram(program, source, code, lw.tables, lw.externs_by_var,
