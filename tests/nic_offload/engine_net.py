@@ -35,6 +35,7 @@ class Impairments:
     udp_checksum: bool = True
     delay_ns: int = 10_000
     drop_filter: object = None  # callable(bytes) -> bool: drop this packet
+    mutate: object = None  # callable(bytes) -> bytes: rewrite a packet in flight (a switch)
 
 
 @dataclass
@@ -116,6 +117,8 @@ class EngineNet:
             self.sent.append((src_port, dst_ip, data))
         if imp.drop_filter is not None and imp.drop_filter(data):
             return
+        if imp.mutate is not None:
+            data = imp.mutate(data)
         if self.rng.random() < imp.loss:
             return
         copies = 2 if self.rng.random() < imp.dup else 1

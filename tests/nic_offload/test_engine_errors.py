@@ -237,6 +237,34 @@ def test_a_single_hole_is_repaired_by_fast_retransmit_not_by_timeout():
     assert bytes(ffi.buffer(dst, size)) == bytes(ffi.buffer(src, size))
 
 
+def test_trimmed_packet_is_nacked_and_resent_at_once():
+    """A switch trims a data packet to 64 bytes and sets the T flag (docs/wire.md):
+    the receiver NACKs it (TRIMMED) and the sender resends it without waiting
+    for a timeout."""
+    net, a, b = pair()
+    trimmed = []
+
+    def trim_third_data_packet(pkt):
+        if pkt[0] >> 3 == lib.NW_PDS_RUD and len(pkt) > 64 and not (pkt[1] & 0x10):
+            trimmed.append(pkt)
+            if len(trimmed) == 3:
+                return bytes([pkt[0], pkt[1] | 0x40]) + pkt[2:64]
+        return pkt
+
+    net.imp.mutate = trim_third_data_packet
+    size = 20 * 1416
+    src, _ = net.register(a, size, lib.NW_ACCESS_LOCAL, os.urandom(size))
+    dst, rkey = net.register(b, size, RW)
+    p = net.peer(a, b)
+    assert lib.nw_post_write(a.engine, p, 1, src, size, rkey, 0) == 0
+    net.run(until=lambda: a.completions)
+    assert a.completions[0][:2] == (1, 0)
+    assert bytes(ffi.buffer(dst, size)) == bytes(ffi.buffer(src, size))
+    assert b.stats()["nacks_out"] == 1 and a.stats()["nacks_in"] == 1
+    assert a.stats()["rto_fired"] == 0 and a.stats()["retransmits"] == 1
+    assert b.stats()["placed_bytes"] == size
+
+
 # ------------------------------------------------------------ hostile packets
 
 
