@@ -384,7 +384,8 @@ def format_report(results: list[PerfResult], header: str) -> str:
 # ---- pair: server and client together, over loopback or a veth pair ----
 def _client_argv(args: argparse.Namespace, host: str, control_port: int,
                  bind: str | None = None) -> list[str]:
-    argv = [sys.executable, "-m", "netweft.testbed.cli", "perf", "client", host,
+    argv = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.cli", "perf", "client",
+            host,
             "--control-port", str(control_port), "--proto", args.proto, "--time", str(args.time),
             "--msg-size", str(args.msg_size), "--loss", str(args.loss), "--mtu", str(args.mtu),
             "--depth", str(args.depth), "--tx", args.tx, "--window", str(args.window),
@@ -411,15 +412,16 @@ def _start_server(argv: list[str]) -> subprocess.Popen:
 
 def run_pair(args: argparse.Namespace) -> int:
     """Start a server, run the client against it, stop the server; return the exit code."""
-    server_cmd = [sys.executable, "-m", "netweft.testbed.cli", "perf", "server", "--once"]
+    server_cmd = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.cli", "perf",
+                  "server", "--once"]
     if args.path == "loopback":
         port = _free_tcp_port()
         server = _start_server([*server_cmd, "--bind", "127.0.0.1", "--control-port",
                                 str(port)])
         try:
             # The client takes 127.0.0.2, so the two engines' entropy ports never collide.
-            return subprocess.run(_client_argv(args, "127.0.0.1", port, bind="127.0.0.2"),
-                                  check=False).returncode
+            return _client_status(subprocess.run(
+                _client_argv(args, "127.0.0.1", port, bind="127.0.0.2"), check=False).returncode)
         finally:
             _stop(server)
     if os.geteuid() != 0:
@@ -442,14 +444,22 @@ def run_pair(args: argparse.Namespace) -> int:
             try:
                 print(f"veth pair between namespaces {h1.netns} and {h2.netns}, MTU {args.mtu}, "
                       f"checksum/TSO/GSO/GRO offloads {args.offloads}", flush=True)
-                return subprocess.run(["ip", "netns", "exec", h2.netns,
-                                       *_client_argv(args, "10.0.0.1", CONTROL_PORT)],
-                                      check=False).returncode
+                return _client_status(subprocess.run(
+                    ["ip", "netns", "exec", h2.netns,
+                     *_client_argv(args, "10.0.0.1", CONTROL_PORT)], check=False).returncode)
             finally:
                 _stop(server)
     except NetworkError as exc:
         print(f"netweft perf pair: {exc}", file=sys.stderr)
         return 1
+
+
+def _client_status(code: int) -> int:
+    """The client's exit code; a death by signal is said out loud, never silent."""
+    if code < 0:
+        print(f"netweft perf pair: the client was killed by signal {-code}", file=sys.stderr)
+        return 1
+    return code
 
 
 def _free_tcp_port() -> int:
@@ -461,7 +471,10 @@ def _free_tcp_port() -> int:
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
+    code = proc.poll()
+    if code is not None and code < 0:
+        print(f"netweft perf pair: the server was killed by signal {-code}", file=sys.stderr)
+    if code is None:
         proc.terminate()
         try:
             proc.wait(timeout=5)
