@@ -158,6 +158,12 @@ class ExpressionLowering:
         if op in ("&&", "||"):
             return self._short_circuit(op, a, e.right, body)
         b = self.expr(e.right, body)
+        if op in ("==", "!=") and isinstance(lt, ir.Type_Varbits):
+            # varbit values are equal when their current widths and values are
+            if not (isinstance(e.left, ir.Member) and isinstance(e.right, ir.Member)):
+                raise unsupported("== on varbit values that are not header fields", e)
+            r = f"({a} == {b} and {a}__len == {b}__len)"
+            return r if op == "==" else f"(not {r})"
         if op in ("==", "!="):
             if is_aggregate(lt):
                 r = f"{a}._eq({b})"
