@@ -24,9 +24,13 @@ from netweft.emulation.v1model.hash_algorithms import hash_with_offset
 
 @dataclass
 class LoweredProgram:
-    """The generated code of one program and what a switch needs to run it."""
+    """The generated code of one program and what a switch needs to run it.
 
-    program: Program
+    It holds no reference to the :class:`Program` itself, so that the cache
+    (weakly keyed by the program) lets both go together.
+    """
+
+    source_path: str
     source: str
     code: Any
     tables: dict[str, TableInfo]
@@ -94,7 +98,7 @@ def _lower(program: Program) -> LoweredProgram:
                       program.main.loc if program.main is not None else None) from None
     field_lists = _field_lists(program)
     field_lists.update(lw.data_field_lists)
-    lowered = LoweredProgram(program, source, code, lw.tables, lw.externs_by_var,
+    lowered = LoweredProgram(program.source_path, source, code, lw.tables, lw.externs_by_var,
                              lw.value_sets, param_types, field_lists)
     _CACHE[program] = lowered
     return lowered

@@ -80,3 +80,17 @@ def test_multicast_group_and_clone_session_validation():
         sw.mc_group_set(0, [(1, 0)])
     with pytest.raises(SwitchError):
         sw.clone_session_set(1, 900)
+
+
+def test_the_compiled_code_cache_lets_programs_go():
+    import gc
+    import weakref
+
+    from handbuilt_ir import build
+
+    prog = build()
+    SoftSwitch(prog).process(0, frame())
+    ref = weakref.ref(prog)
+    del prog
+    gc.collect()
+    assert ref() is None
