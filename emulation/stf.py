@@ -501,8 +501,16 @@ class STFRunner:
             # p4c's driver writes it to BMv2's pcap input, and BMv2 receives nothing
             self.result.notes.append(f"line {cmd.line}: zero-length packet not sent")
             return
+        before = self._internal_errors()
         for port, data in self.switch.process(cmd.args["port"], cmd.args["data"]):
             self.result.outputs.setdefault(port, []).append(bytes(data))
+        if self._internal_errors() > before:
+            raise _LineError("the switch hit an internal error and dropped the packet "
+                             "(its log has the traceback)")
+
+    def _internal_errors(self) -> int:
+        stats = getattr(self.switch, "stats", None)
+        return stats.get("internal_error", 0) if isinstance(stats, dict) else 0
 
     def _do_expect(self, cmd: Command) -> None:
         if cmd.args["pattern"] is None:

@@ -2,8 +2,9 @@
 
 Each program here is written fresh for netweft (not taken from p4c); it isolates
 one root cause that made p4c's BMv2 samples fail on the embedded switch (see the
-STF section of the README). They are strict xfails: when a fix lands the test
-XPASSes, the suite fails, and the mark must be removed.
+STF section of the README). Open gaps are strict xfails: when a fix lands the test
+XPASSes, the suite fails, and the mark must be removed. Tests without a mark
+reproduce gaps that have since been fixed and now guard against regressions.
 """
 
 from __future__ import annotations
@@ -59,9 +60,6 @@ def test_core_p4_defines_the_p4c_include_guard():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_expressions.py _e_Binary: "
-                                       "a call's copy-out in the right operand of || runs "
-                                       "even when the left operand is true")
 def test_or_does_not_run_the_right_operand_side_effects():
     decls = "bool set_one(inout bit<8> v) { v = 1; return true; }"
     ingress = ("apply { bool x = hdr.h.b == 0 || set_one(hdr.h.a); "
@@ -71,8 +69,6 @@ def test_or_does_not_run_the_right_operand_side_effects():
     assert [v.ok for v in result.verdicts] == [True, True]
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_expressions.py _e_Binary: "
-                                       "same for && with a false left operand")
 def test_and_does_not_run_the_right_operand_side_effects():
     decls = "bool set_one(inout bit<8> v) { v = 1; return true; }"
     ingress = ("apply { bool x = hdr.h.b != 0 && set_one(hdr.h.a); "
@@ -123,8 +119,6 @@ control Twice(inout bit<8> x)(step_t s) { apply { s.apply(x); s.apply(x); } }
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/switch.py _keyset_value: a single value "
-                                       "on a range key in const entries is rejected")
 def test_range_key_const_entry_with_a_single_value():
     ingress = """
     action to(bit<9> p) { sm.egress_spec = p; }
@@ -141,12 +135,39 @@ def test_range_key_const_entry_with_a_single_value():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline (assignment lowering): assigning "
-                                       "to a slice of a slice generates invalid Python "
-                                       "('cannot assign to expression'), reported at "
-                                       "<unknown>:0:0")
 def test_assignment_to_a_nested_slice():
     ingress = ("apply { bit<8> n = 8w0xff; n[7:4][3:0][1:0] = 2w0; hdr.h.a = n; "
                "sm.egress_spec = 1; }")
     result = run("", ingress, "packet 0 00 00\nexpect 1 cf 00 $\n")
+    assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/pipeline: emitting a stack of header "
+                                       "unions fails ('T_U' object has no attribute "
+                                       "'_emit'); the packet is dropped as an internal error")
+def test_emit_a_stack_of_header_unions():
+    prog = """
+#include <core.p4>
+#include <v1model.p4>
+header b_t { bit<8> v; }
+header w_t { bit<16> v; }
+header_union u_t { b_t b; w_t w; }
+header k_t { bit<8> kind; }
+struct hs { k_t k; u_t[2] u; }
+struct m_t { }
+parser P(packet_in p, out hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.k); p.extract(hdr.u[0].b); p.extract(hdr.u[1].w);
+                  transition accept; }
+}
+control V(inout hs hdr, inout m_t m) { apply { } }
+control I(inout hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    apply { hdr.u[1].w.v = 0xabcd; sm.egress_spec = 1; }
+}
+control E(inout hs hdr, inout m_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout m_t m) { apply { } }
+control D(packet_out p, in hs hdr) { apply { p.emit(hdr); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+    sw = SoftSwitch(compile_p4_source(prog, "ustack.p4"))
+    result = run_stf(sw, "packet 0 07 11 0000 99\nexpect 1 07 11 abcd 99 $\n", "u.stf")
     assert result.passed

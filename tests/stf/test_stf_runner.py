@@ -284,3 +284,24 @@ packet 1 {frame}
     # only port 4 ever got a copy: node 0 left the group, then the group was destroyed
     assert sorted(result.outputs) == [4] and len(result.outputs[4]) == 1
     assert result.passed
+
+
+class _CrashingSwitch:
+    """Stands in for a SoftSwitch whose pipeline fails inside process()."""
+
+    def __init__(self) -> None:
+        self.stats = {"internal_error": 0}
+
+    def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
+        if data[:1] == b"\xff":
+            self.stats["internal_error"] += 1
+            return []
+        return [(port, data)]
+
+
+def test_internal_switch_errors_are_reported_at_the_packet_line():
+    result = run_stf(_CrashingSwitch(), "packet 1 00\nexpect 1 00\npacket 1 ff\n", "t.stf")
+    assert [v.ok for v in result.verdicts] == [True]
+    assert result.errors == ["t.stf:3: packet: the switch hit an internal error and dropped "
+                             "the packet (its log has the traceback)"]
+    assert not result.passed
