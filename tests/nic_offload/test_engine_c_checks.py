@@ -10,18 +10,28 @@ HERE = Path(__file__).resolve().parent
 NIC = HERE.parents[1] / "nic_offload"
 
 
-@pytest.mark.parametrize("check,sources", [("sack_window_check.c", ["sack.c"])])
-def test_c_check(tmp_path, check, sources):
+ALL = sorted(p.name for p in (NIC / "src").glob("*.c"))
+
+
+@pytest.mark.parametrize(
+    "check,sources,args",
+    [("sack_window_check.c", ["sack.c"], []),
+     ("io_driver_check.c", ALL, ["socket"]),
+     ("io_driver_check.c", ALL, ["ports"])],
+    ids=["sack_window", "io_driver_socket", "io_driver_ports"],
+)
+def test_c_check(tmp_path, check, sources, args):
     cc = shutil.which("gcc") or shutil.which("cc")
     assert cc, "a C compiler is needed"
     exe = tmp_path / check.removesuffix(".c")
     build = subprocess.run(
-        [cc, "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fsanitize=address,undefined",
+        [cc, "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+         "-fsanitize=address,undefined",
          f"-I{NIC / 'include'}", str(HERE / "c" / check),
-         *(str(NIC / "src" / s) for s in sources), "-o", str(exe)],
+         *(str(NIC / "src" / s) for s in sources), "-lisal", "-pthread", "-o", str(exe)],
         capture_output=True, text=True,
     )
     assert build.returncode == 0, build.stderr
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert "passed" in run.stdout
