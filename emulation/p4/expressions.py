@@ -61,27 +61,36 @@ class ExpressionChecker:
             e.type = target
             return e
         if isinstance(target, ir.Type_Tuple):
-            if not isinstance(e, ir.ListExpression) or len(e.components) != len(
-                    target.components):
+            if isinstance(e, ir.StructExpression) and e.default_rest and not e.components:
+                e = ir.ListExpression(components=[], loc=e.loc, default_rest=True)
+            if not isinstance(e, ir.ListExpression) or not self._list_length_ok(
+                    e, len(target.components)):
                 raise self.err(f"{what}: expected a list of {len(target.components)} values", e)
             e.components = [self.convert(c, t, what)
-                            for c, t in zip(e.components, target.components, strict=True)]
+                            for c, t in zip(e.components, target.components, strict=False)]
+            e.components += [self.default_value(t, e.loc)
+                             for t in target.components[len(e.components):]]
             e.type = target
             return e
         if isinstance(target, ir.Type_Stack):
-            if not isinstance(e, ir.ListExpression) or len(e.components) != target.size:
+            if isinstance(e, ir.StructExpression) and e.default_rest and not e.components:
+                e = ir.ListExpression(components=[], loc=e.loc, default_rest=True)
+            if not isinstance(e, ir.ListExpression) or not self._list_length_ok(e, target.size):
                 raise self.err(f"{what}: expected a list of {target.size} headers", e)
             e.components = [self.convert(c, target.element, what) for c in e.components]
+            e.components += [self.default_value(target.element, e.loc)
+                             for _ in range(target.size - len(e.components))]
             e.type = target
             return e
         assert isinstance(target, ir.Type_StructLike)
         if isinstance(e, ir.ListExpression):
-            if len(e.components) != len(target.fields):
+            if not self._list_length_ok(e, len(target.fields)):
                 raise self.err(f"{what}: '{target.name}' has {len(target.fields)} fields but "
                                f"the list has {len(e.components)} values", e)
             named = [ir.NamedExpression(name=f.name, expr=c, loc=c.loc)
-                     for f, c in zip(target.fields, e.components, strict=True)]
-            e = ir.StructExpression(type_name=None, components=named, loc=e.loc)
+                     for f, c in zip(target.fields, e.components, strict=False)]
+            e = ir.StructExpression(type_name=None, components=named, loc=e.loc,
+                                    default_rest=e.default_rest)
         assert isinstance(e, ir.StructExpression)
         given = {c.name: c for c in e.components}
         for c in e.components:
@@ -90,6 +99,9 @@ class ExpressionChecker:
         ordered = []
         for f in target.fields:
             c = given.get(f.name)
+            if c is None and e.default_rest:
+                c = ir.NamedExpression(name=f.name, expr=self.default_value(f.type, e.loc),
+                                       loc=e.loc)
             if c is None:
                 raise self.err(f"{what}: field '{f.name}' of '{target.name}' is not "
                                "initialised", e)
@@ -100,6 +112,45 @@ class ExpressionChecker:
         e.components = ordered
         e.type = target
         return e
+
+    @staticmethod
+    def _list_length_ok(e: ir.ListExpression, n: int) -> bool:
+        return len(e.components) == n or (e.default_rest and len(e.components) <= n)
+
+    def default_value(self, t: ir.Type, loc) -> ir.Expression:
+        """The P4 default value of type ``t`` as a typed expression (for ``...``)."""
+        if isinstance(t, ir.Type_Bits):
+            return _const(0, t, loc)
+        if isinstance(t, ir.Type_Boolean):
+            return _bool(False, loc)
+        if isinstance(t, (ir.Type_Error, ir.Type_Enum)):
+            tn = ir.TypeNameExpression(typename=t, loc=loc)
+            tn.type = t
+            decl = self.errors["NoError"] if isinstance(t, ir.Type_Error) else t.members[0]
+            m = ir.Member(expr=tn, member=decl.name, loc=loc)
+            m.decl, m.type = decl, t
+            return m
+        if isinstance(t, ir.Type_SerEnum):
+            c = ir.Cast(dest_type=t, expr=_const(0, t.underlying, loc), loc=loc)
+            c.type = t
+            return c
+        if isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion)):
+            h = ir.InvalidHeader(loc=loc)
+            h.type = t
+            return h
+        if isinstance(t, ir.Type_Struct):
+            s = ir.StructExpression(type_name=None, loc=loc, components=[
+                ir.NamedExpression(name=f.name, expr=self.default_value(f.type, loc), loc=loc)
+                for f in t.fields])
+            s.type = t
+            return s
+        if isinstance(t, (ir.Type_Stack, ir.Type_Tuple)):
+            elems = [t.element] * t.size if isinstance(t, ir.Type_Stack) else t.components
+            lst = ir.ListExpression(components=[self.default_value(x, loc) for x in elems],
+                                    loc=loc)
+            lst.type = t
+            return lst
+        raise self.err(f"type {type_str(t)} has no default value for '...'")
 
     # ------------------------------------------------------------ expressions
     def expr(self, e: ir.Expression, scope: Scope,
@@ -580,11 +631,11 @@ class ExpressionChecker:
         """Check a list/struct initializer against an expected aggregate type."""
         if isinstance(target, ir.Type_StructLike):
             if isinstance(e, ir.ListExpression):
-                if len(e.components) != len(target.fields):
+                if not self._list_length_ok(e, len(target.fields)):
                     raise self.err(f"'{target.name}' has {len(target.fields)} fields but the "
                                    f"list has {len(e.components)} values", e)
                 e.components = [self.expr(c, scope, f.type)
-                                for c, f in zip(e.components, target.fields, strict=True)]
+                                for c, f in zip(e.components, target.fields, strict=False)]
             else:
                 for c in e.components:
                     f = target.field_named(c.name)
@@ -594,10 +645,10 @@ class ExpressionChecker:
             e.type = ir.Type_Dontcare()
             return e
         if isinstance(target, ir.Type_Tuple) and isinstance(e, ir.ListExpression):
-            if len(e.components) != len(target.components):
+            if not self._list_length_ok(e, len(target.components)):
                 raise self.err(f"expected a list of {len(target.components)} values", e)
             e.components = [self.expr(c, scope, t)
-                            for c, t in zip(e.components, target.components, strict=True)]
+                            for c, t in zip(e.components, target.components, strict=False)]
             e.type = ir.Type_Dontcare()
             return e
         if isinstance(target, ir.Type_Stack) and isinstance(e, ir.ListExpression):
@@ -610,6 +661,8 @@ class ExpressionChecker:
         if isinstance(expected, (ir.Type_StructLike, ir.Type_Tuple, ir.Type_Stack)):
             e2 = self._initializer_for(e, expected, scope)
             return self.convert(e2, expected, "initializer")
+        if e.default_rest:
+            raise self.err("cannot infer the type of this '...' initializer here", e)
         e.components = [self.expr(c, scope) for c in e.components]
         e.type = ir.Type_Tuple(components=[c.type for c in e.components])
         return e
@@ -621,6 +674,10 @@ class ExpressionChecker:
         if isinstance(target, ir.Type_StructLike):
             e2 = self._initializer_for(e, target, scope)
             return self.convert(e2, target, "initializer")
+        if isinstance(target, (ir.Type_Tuple, ir.Type_Stack)) and e.default_rest \
+                and not e.components:
+            e.type = ir.Type_Dontcare()
+            return self.convert(e, target, "initializer")
         raise self.err("cannot infer the type of this structure initializer "
                        "(write (Type){...})", e)
 

@@ -67,6 +67,9 @@ Changes after the first commit are additive and listed here:
 * Generic controls/parsers instantiated as ``C<bit<8>>(...)`` are specialised
   with the type arguments bound (parameter types are then concrete).
 * A block parameter may be ``in`` where V1Switch declares ``inout`` (p4c accepts it).
+* ``{f = 1, ...}`` / ``{1, ...}`` / ``{...}`` initialisers (P4 1.2.4): the checker
+  fills the missing fields with default values (0, false, error.NoError, the
+  first enum member, invalid headers), so the back end sees complete initialisers.
 """
 
 from __future__ import annotations
@@ -619,9 +622,14 @@ class ConstructorCallExpression(Expression):
 
 @dataclass(eq=False, kw_only=True)
 class ListExpression(Expression):
-    """``{a, b, c}`` (a tuple value, or a struct/header initialiser by position)."""
+    """``{a, b, c}`` (a tuple value, or a struct/header initialiser by position).
+
+    ``default_rest`` records a trailing ``...`` in source; after checking, the
+    missing elements have been filled with default values.
+    """
 
     components: list[Expression] = field(default_factory=list)
+    default_rest: bool = False
 
 
 @dataclass(eq=False, kw_only=True)
@@ -636,6 +644,7 @@ class StructExpression(Expression):
 
     type_name: Type | None
     components: list[NamedExpression] = field(default_factory=list)
+    default_rest: bool = False  # trailing `...`: missing fields get default values
 
 
 @dataclass(eq=False, kw_only=True)

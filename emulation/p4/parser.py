@@ -1153,6 +1153,8 @@ class Parser:
         raise self.error(f"expected an expression but found {t.describe()}")
 
     def parse_brace_expression(self) -> ir.Expression:
+        """``{a, b}``, ``{f = a, ...}``, ``{#}``; a trailing ``...`` (P4 1.2.4) asks for
+        default values of the remaining fields/elements."""
         start = self.expect_op("{")
         if self.at_op("#") and self.at_op("}", 1):
             self.advance()
@@ -1160,9 +1162,18 @@ class Parser:
             return ir.InvalidHeader(loc=start.loc)
         if self.accept_op("}"):
             return ir.ListExpression(components=[], loc=start.loc)
+        if self.at_op("...") and self.at_op("}", 1):
+            self.advance()
+            self.advance()
+            return ir.StructExpression(type_name=None, components=[], loc=start.loc,
+                                       default_rest=True)
         if self.is_name_token(self.peek()) and self.at_op("=", 1):
             comps: list[ir.NamedExpression] = []
+            dots = False
             while not self.at_op("}"):
+                if self.accept_op("..."):
+                    dots = True
+                    break
                 n = self.expect_name("a field name")
                 self.expect_op("=", "in structure initializer")
                 comps.append(ir.NamedExpression(name=n.text, expr=self.parse_expression(),
@@ -1170,14 +1181,19 @@ class Parser:
                 if not self.accept_op(","):
                     break
             self.expect_op("}", "at end of structure initializer")
-            return ir.StructExpression(type_name=None, components=comps, loc=start.loc)
+            return ir.StructExpression(type_name=None, components=comps, loc=start.loc,
+                                       default_rest=dots)
         items: list[ir.Expression] = []
+        dots = False
         while not self.at_op("}"):
+            if self.accept_op("..."):
+                dots = True
+                break
             items.append(self.parse_expression())
             if not self.accept_op(","):
                 break
         self.expect_op("}", "at end of list expression")
-        return ir.ListExpression(components=items, loc=start.loc)
+        return ir.ListExpression(components=items, loc=start.loc, default_rest=dots)
 
     def parse_postfix(self, e: ir.Expression) -> ir.Expression:
         while True:

@@ -430,3 +430,25 @@ def test_unknown_names_suggest_the_closest_one(body, locals_, message):
     with pytest.raises(P4Error) as info:
         in_ingress(body, locals_)
     assert str(info.value).split(": ", 1)[1] == message
+
+
+def test_dots_initialisers_fill_default_values():
+    top = ("enum Shade { DARK, LIGHT } enum bit<4> Lvl { HI = 3 }\n"
+           "struct inner_t { bool on; Shade s; Lvl l; error e; }"
+           " struct big_t { bit<8> a; inner_t inr; h_t hh; tuple<bit<2>, bool> t; }")
+    prog = in_ingress("v = { a = 7, ... }; w = {...}; p = { 8w1, ... };",
+                      locals_="big_t v; big_t w; tuple<bit<8>, bit<16>> p;", top=top)
+    v_assign, w_assign, p_assign = ingress_body(prog)
+    v = {c.name: c.expr for c in v_assign.right.components}
+    assert v["a"].value == 7
+    inner = {c.name: c.expr for c in v["inr"].components}
+    assert inner["on"].value is False
+    assert inner["s"].decl.name == "DARK" and inner["e"].decl.name == "NoError"
+    assert isinstance(inner["l"], ir.Cast) and inner["l"].expr.value == 0
+    assert isinstance(v["hh"], ir.InvalidHeader) and v["hh"].type.name == "h_t"
+    assert [c.value for c in v["t"].components] == [0, False]
+    assert [c.name for c in w_assign.right.components] == ["a", "inr", "hh", "t"]
+    assert [c.value for c in p_assign.right.components] == [1, 0]
+    assert type_str(p_assign.right.components[1].type) == "bit<16>"
+    with pytest.raises(P4Error, match="cannot infer the type of this '...' initializer"):
+        in_ingress("log_msg(\"x\", {1, ...});")
