@@ -1,0 +1,437 @@
+/* Receive path of the engine: nw_input parses every datagram with the wire
+ * codec, finds (or opens) its packet delivery context, applies the PSN window
+ * (duplicates, out-of-window, ROD ordering), places data exactly once and
+ * schedules ACKs, NACKs and SES responses. Every dropped packet is counted by
+ * reason. */
+#include <string.h>
+
+#include "engine_state.h"
+#include "segmenter.h"
+#include "uet_wire.h"
+
+static void count_parse_error(nw_engine_t *e, int32_t r)
+{
+    switch (r) {
+    case NW_WIRE_ETRUNC: e->st.drop_truncated++; break;
+    case NW_WIRE_EOVERSIZE: e->st.drop_oversized++; break;
+    case NW_WIRE_EVERSION:
+    case NW_WIRE_ETYPE: e->st.drop_bad_version++; break;
+    default: e->st.drop_malformed++; break;
+    }
+}
+
+static void queue_nack(nw_engine_t *e, nw_pdc_t *p, uint8_t code, uint32_t psn, uint32_t payload)
+{
+    p->nack_pending = 1;
+    p->nack_code = code;
+    p->nack_psn = psn;
+    p->nack_payload = payload;
+    nw_pdc_activate(e, p);
+}
+
+/* PDC of an ACK/NACK/CTRL (always addressed by our PDC id), or NULL (counted). */
+static nw_pdc_t *pdc_for_reply(nw_engine_t *e, const nw_pds_hdr_t *h, uint32_t src_ip)
+{
+    nw_pdc_t *p = nw_pdc_by_id(e, h->dpdcid);
+    if (!p || p->mode == NW_MODE_UUD) {
+        e->st.drop_unknown_pdc++;
+        return NULL;
+    }
+    if (p->ip != src_ip || (p->remote_known && p->remote_id != h->spdcid)) {
+        e->st.drop_spoofed_pdc++;
+        return NULL;
+    }
+    if (!p->remote_known) {
+        p->remote_id = h->spdcid;
+        p->remote_known = 1;
+    }
+    return p;
+}
+
+/* PDC of a RUD/ROD request, creating a passive one for a new SYN. */
+static nw_pdc_t *pdc_for_request(nw_engine_t *e, const nw_pds_hdr_t *h, uint8_t mode,
+                                 uint32_t src_ip)
+{
+    nw_pdc_t *p;
+    if (h->flags & NW_PDS_F_SYN) {
+        p = nw_pdc_find_syn(e, src_ip, mode, h->spdcid);
+        if (!p) {
+            p = nw_pdc_create(e, src_ip, e->cfg.dst_port, mode);
+            if (!p) {
+                e->st.drop_no_peer_slot++;
+                return NULL;
+            }
+        }
+        if (!p->remote_known) {
+            p->remote_id = h->spdcid;
+            p->remote_known = 1;
+        }
+        if (!p->rx_started) {
+            nw_rxw_reset(&p->rxw, h->psn - h->start_psn_off);
+            p->rx_started = 1;
+        }
+        return p;
+    }
+    p = nw_pdc_by_id(e, h->dpdcid);
+    if (!p) {
+        e->st.drop_unknown_pdc++;
+        return NULL;
+    }
+    if (p->ip != src_ip || p->mode != mode || !p->rx_started ||
+        (p->remote_known && p->remote_id != h->spdcid)) {
+        e->st.drop_spoofed_pdc++;
+        return NULL;
+    }
+    return p;
+}
+
+#define RX_ACCEPT 0
+#define RX_RNR 1
+#define RX_BAD 2
+
+static uint8_t rc_of(int32_t err)
+{
+    return err == NW_ENOKEY || err == NW_EACCES ? NW_SES_RC_BAD_MKEY : NW_SES_RC_BAD_ADDR;
+}
+
+static int rx_write(nw_engine_t *e, nw_pdc_t *p, const nw_ses_std_t *s, uint32_t msg_off,
+                    const uint8_t *payload, uint32_t len, int reliable)
+{
+    /* The whole message must fit, so a write is refused in all its packets or
+     * in none (msg_off + len <= request_length was checked by the caller). */
+    uint8_t *dst = NULL;
+    int32_t r = NW_ENOKEY;
+    if (s->mem_key <= UINT32_MAX)
+        r = nw_mr_table_resolve(&e->mrs, (uint32_t)s->mem_key, s->buffer_offset,
+                                s->request_length, NW_ACCESS_REMOTE_WRITE, &dst);
+    if (r != NW_OK) {
+        e->st.remote_access_errors++;
+        if (reliable)
+            nw_pdc_queue_rsp(e, p, s->message_id, rc_of(r));
+        return RX_ACCEPT;
+    }
+    if (len) {
+        memcpy(dst + msg_off, payload, len);
+        e->st.placed_bytes += len;
+    }
+    return RX_ACCEPT;
+}
+
+static int rx_read_request(nw_engine_t *e, nw_pdc_t *p, const nw_ses_std_t *s)
+{
+    if (e->read_resp_in_use >= e->cfg.max_wrs)
+        return RX_RNR;
+    uint8_t *src = NULL;
+    int32_t r = NW_ENOKEY;
+    if (s->mem_key <= UINT32_MAX)
+        r = nw_mr_table_resolve(&e->mrs, (uint32_t)s->mem_key, s->buffer_offset,
+                                s->request_length, NW_ACCESS_REMOTE_READ, &src);
+    nw_wr_t *w = nw_wr_alloc(e);
+    if (!w)
+        return RX_RNR;
+    e->read_resp_in_use++;
+    w->kind = NW_WR_READ_RESP;
+    w->read_req_msg_id = s->message_id;
+    if (r == NW_OK) {
+        w->src = src;
+        w->len = s->request_length;
+        w->rkey = (uint32_t)s->mem_key;
+        w->rsp_code = NW_SES_RC_OK;
+        nw_mr_table_get(&e->mrs, w->rkey)->refs++;
+    } else {
+        e->st.remote_access_errors++;
+        w->rsp_code = rc_of(r);
+        w->rkey = 0;
+    }
+    w->pkts_total = nw_seg_count(w->len, e->max_payload);
+    nw_wr_enqueue(e, p, w);
+    return RX_ACCEPT;
+}
+
+static int rx_read_response(nw_engine_t *e, nw_pdc_t *p, const nw_ses_rsp_t *rsp,
+                            const uint8_t *payload, uint32_t len)
+{
+    nw_wr_t *w = nw_wr_by_msg(e, p, rsp->read_req_message_id);
+    if (!w || w->kind != NW_WR_READ || w->read_answered)
+        return RX_BAD;
+    if (rsp->return_code != NW_SES_RC_OK) {
+        w->status = NW_EREMOTE_ACCESS;
+        w->read_answered = 1;
+        nw_wr_read_progress(e, w);
+        return RX_ACCEPT;
+    }
+    if ((uint64_t)rsp->message_offset + len > w->len)
+        return RX_BAD;
+    if (len) {
+        memcpy(w->dst + rsp->message_offset, payload, len);
+        e->st.placed_bytes += len;
+    }
+    w->read_done += len;
+    if (w->read_done >= w->len) {
+        w->read_answered = 1;
+        nw_wr_read_progress(e, w);
+    }
+    return RX_ACCEPT;
+}
+
+static int rx_semantic(nw_engine_t *e, nw_pdc_t *p, const nw_wire_pkt_t *pk,
+                       const uint8_t *payload, uint32_t len, uint64_t now)
+{
+    if (pk->pds.next_hdr == NW_NH_RSP_DATA)
+        return rx_read_response(e, p, &pk->rsp, payload, len);
+    if (pk->pds.next_hdr != NW_NH_REQ_STD)
+        return RX_ACCEPT; /* nothing to place (e.g. parity, which this engine ignores) */
+    const nw_ses_std_t *s = &pk->ses;
+    uint32_t msg_off = (s->flags & NW_SES_F_SOM) ? 0 : s->message_offset;
+    if ((uint64_t)msg_off + len > s->request_length && s->opcode != NW_SES_OP_READ)
+        return RX_BAD;
+    int reliable = p->mode != NW_MODE_UUD;
+    switch (s->opcode) {
+    case NW_SES_OP_WRITE:
+        return rx_write(e, p, s, msg_off, payload, len, reliable);
+    case NW_SES_OP_READ:
+        return reliable ? rx_read_request(e, p, s) : RX_BAD;
+    case NW_SES_OP_SEND: {
+        int32_t rnr, bad;
+        nw_rxm_on_send_pkt(e, p, payload, len, s->message_id, msg_off, s->request_length, now,
+                           &rnr, &bad);
+        return bad ? RX_BAD : rnr ? RX_RNR : RX_ACCEPT;
+    }
+    default:
+        if (reliable)
+            nw_pdc_queue_rsp(e, p, s->message_id, NW_SES_RC_UNSUPPORTED_OP);
+        return reliable ? RX_ACCEPT : RX_BAD;
+    }
+}
+
+static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t *payload,
+                             uint32_t len, uint32_t src_ip, uint64_t now)
+{
+    const nw_pds_hdr_t *h = &pk->pds;
+    uint8_t mode = (h->type == NW_PDS_RUD || h->type == NW_PDS_RUD_CC) ? NW_MODE_RUD
+                                                                        : NW_MODE_ROD;
+    nw_pdc_t *p = pdc_for_request(e, h, mode, src_ip);
+    if (!p)
+        return NW_EINVAL;
+    nw_rx_window_t *w = &p->rxw;
+    int32_t cls = nw_rxw_classify(w, h->psn);
+    if (cls == NW_PSN_OUT_OF_WINDOW) {
+        e->st.drop_out_of_window++;
+        return NW_ERANGE;
+    }
+    int wants_rsp = pk->pds.next_hdr == NW_NH_REQ_STD && (pk->ses.flags & NW_SES_F_EOM) &&
+                    (pk->ses.opcode == NW_SES_OP_WRITE || pk->ses.opcode == NW_SES_OP_SEND);
+    if (cls == NW_PSN_DUP) {
+        if (wants_rsp)
+            nw_pdc_respond(e, p, pk->ses.message_id); /* the first response may be lost */
+        e->st.dup_pkts++;
+        p->ack_trigger = h->psn;
+        p->ack_now = 1;
+        nw_pdc_activate(e, p);
+        return NW_OK;
+    }
+    if (pk->trimmed) {
+        queue_nack(e, p, NW_NACK_TRIMMED, h->psn, w->cum + 1);
+        return NW_OK;
+    }
+    int in_order = h->psn == w->cum + 1;
+    if (mode == NW_MODE_ROD && !in_order) {
+        e->st.drop_unordered++;
+        if (!p->rod_nack_valid || p->rod_nacked != w->cum + 1) {
+            p->rod_nacked = w->cum + 1;
+            p->rod_nack_valid = 1;
+            queue_nack(e, p, NW_NACK_ROD_OOO, h->psn, w->cum + 1);
+        }
+        return NW_ERANGE;
+    }
+    int r = rx_semantic(e, p, pk, payload, len, now);
+    if (r == RX_RNR) {
+        e->st.drop_rnr++;
+        queue_nack(e, p, NW_NACK_NO_SES_MSG_AVAIL, h->psn, w->cum + 1);
+        return NW_EAGAIN;
+    }
+    if (r == RX_BAD) {
+        e->st.drop_malformed++;
+        return NW_EINVAL;
+    }
+    nw_rxw_mark(w, h->psn);
+    if (wants_rsp)
+        nw_pdc_respond(e, p, pk->ses.message_id);
+    p->ack_trigger = h->psn;
+    p->ack_pending++;
+    int contiguous = h->psn == p->last_rx_psn + 1;
+    p->last_rx_psn = h->psn;
+    if (!in_order || w->count > 0) {
+        /* Out of order: ACK at least every ooo_ack_every_pkts packets (each ACK's
+         * SACK bitmap covers the 64 PSNs up to its trigger), and at once after
+         * a jump, so that the sender sees every arrival around a hole. */
+        if (contiguous && !(h->flags & NW_PDS_F_AR) &&
+            p->ack_pending < e->cfg.ooo_ack_every_pkts) {
+            if (p->ack_deadline == 0)
+                p->ack_deadline = now + e->cfg.ack_delay_ns;
+        } else {
+            if (p->ack_ring_count < e->cfg.window_pkts) {
+                p->ack_ring[(p->ack_ring_head + p->ack_ring_count) & e->wmask] = h->psn;
+                p->ack_ring_count++;
+            } else {
+                p->ack_now = 1;
+            }
+            p->ack_pending = 0;
+            nw_pdc_activate(e, p);
+        }
+    } else if ((h->flags & NW_PDS_F_AR) || p->ack_pending >= e->cfg.ack_every_pkts) {
+        p->ack_now = 1;
+        nw_pdc_activate(e, p);
+    } else if (p->ack_deadline == 0) {
+        p->ack_deadline = now + e->cfg.ack_delay_ns;
+    }
+    return NW_OK;
+}
+
+static int32_t input_uud(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t *payload,
+                         uint32_t len, uint32_t src_ip, uint64_t now)
+{
+    if (pk->pds.next_hdr != NW_NH_REQ_STD || pk->trimmed) {
+        e->st.drop_malformed++;
+        return NW_EINVAL;
+    }
+    nw_pdc_t *p = nw_pdc_find(e, src_ip, NW_MODE_UUD, -1);
+    if (!p)
+        p = nw_pdc_create(e, src_ip, e->cfg.dst_port, NW_MODE_UUD);
+    if (!p) {
+        e->st.drop_no_peer_slot++;
+        return NW_EAGAIN;
+    }
+    int r = rx_semantic(e, p, pk, payload, len, now);
+    if (r == RX_RNR) {
+        e->st.drop_rnr++;
+        return NW_EAGAIN;
+    }
+    if (r == RX_BAD) {
+        e->st.drop_malformed++;
+        return NW_EINVAL;
+    }
+    return NW_OK;
+}
+
+static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip, uint64_t now)
+{
+    const nw_pds_hdr_t *h = &pk->pds;
+    nw_pdc_t *p = pdc_for_reply(e, h, src_ip);
+    if (!p)
+        return NW_EINVAL;
+    e->st.acks_in++;
+    p->tx_synced = 1;
+    nw_wr_t *rw = NULL;
+    if (pk->pds.next_hdr == NW_NH_RSP) {
+        rw = nw_wr_by_msg(e, p, pk->rsp.message_id);
+        if (rw && (rw->kind == NW_WR_WRITE || rw->kind == NW_WR_SEND)) {
+            uint8_t rc = pk->rsp.return_code;
+            if (rc != NW_SES_RC_OK && rc != NW_SES_RC_NULL)
+                rw->status = rc == NW_SES_RC_TOO_LONG ? NW_ETOOLONG : NW_EREMOTE_ACCESS;
+            rw->rsp_seen = 1;
+        } else {
+            rw = NULL;
+        }
+    }
+    uint32_t base = h->cack_psn + 1;
+    uint64_t bits = 0;
+    if (h->type != NW_PDS_ACK) {
+        base = h->cack_psn + h->sack_psn_off;
+        bits = h->sack_bitmap;
+    }
+    int32_t r = nw_tx_on_ack(e, p, h->cack_psn, h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off,
+                             base, bits, now);
+    if (rw && rw->in_use && rw->rsp_seen && rw->msg_id == pk->rsp.message_id)
+        nw_wr_write_progress(e, rw); /* all packets were acknowledged before */
+    if (r != NW_OK) {
+        e->st.drop_out_of_window++;
+        return r;
+    }
+    nw_pdc_activate(e, p);
+    return NW_OK;
+}
+
+static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip)
+{
+    const nw_pds_hdr_t *h = &pk->pds;
+    nw_pdc_t *p = pdc_for_reply(e, h, src_ip);
+    if (!p)
+        return NW_EINVAL;
+    e->st.nacks_in++;
+    p->tx_synced = 1;
+    switch (h->nack_code) {
+    case NW_NACK_TRIMMED:
+    case NW_NACK_TRIMMED_LASTHOP:
+    case NW_NACK_TRIMMED_ACK:
+        nw_tx_mark_lost(e, p, h->nack_psn);
+        break;
+    case NW_NACK_ROD_OOO:
+        nw_tx_go_back_n(e, p, h->nack_payload);
+        break;
+    case NW_NACK_NO_SES_MSG_AVAIL:
+    case NW_NACK_NO_RESOURCE:
+    case NW_NACK_NO_PKT_BUFFER:
+        p->retries = 0; /* the peer is alive; the RTO will retry */
+        break;
+    default:
+        break;
+    }
+    nw_pdc_activate(e, p);
+    return NW_OK;
+}
+
+static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip)
+{
+    nw_pdc_t *p = pdc_for_reply(e, &pk->pds, src_ip);
+    if (!p)
+        return NW_EINVAL;
+    if (pk->pds.ctl_type == NW_CTRL_REQ_ACK && p->rx_started) {
+        /* Payload [0, message id]: the sender misses that message's response. */
+        nw_pdc_respond(e, p, (uint16_t)(pk->pds.ctrl_payload & 0xffff));
+        p->ack_trigger = p->rxw.cum;
+        p->ack_now = 1;
+        nw_pdc_activate(e, p);
+    }
+    return NW_OK;
+}
+
+int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                 uint16_t src_port, uint64_t now_ns)
+{
+    e->st.pkts_in++;
+    e->st.bytes_in += len;
+    if (len > e->cfg.mtu) {
+        e->st.drop_oversized++;
+        return NW_ETOOBIG;
+    }
+    nw_wire_pkt_t pk;
+    int32_t hl = nw_wire_parse(pkt, len, &pk);
+    if (hl < 0) {
+        count_parse_error(e, hl);
+        return NW_EINVAL;
+    }
+    const uint8_t *payload = pkt + hl;
+    uint32_t plen = len - (uint32_t)hl;
+    switch (pk.pds.type) {
+    case NW_PDS_RUD:
+    case NW_PDS_ROD:
+    case NW_PDS_RUD_CC:
+    case NW_PDS_ROD_CC:
+        return input_request(e, &pk, payload, plen, src_ip, now_ns);
+    case NW_PDS_UUD:
+        return input_uud(e, &pk, payload, plen, src_ip, now_ns);
+    case NW_PDS_ACK:
+    case NW_PDS_ACK_CC:
+    case NW_PDS_ACK_CCX:
+        return input_ack(e, &pk, src_ip, now_ns);
+    case NW_PDS_NACK:
+    case NW_PDS_NACK_CCX:
+        return input_nack(e, &pk, src_ip);
+    case NW_PDS_CTRL:
+        return input_ctrl(e, &pk, src_ip);
+    default:
+        e->st.drop_bad_version++; /* RUDI: a type this engine does not speak */
+        return NW_EINVAL;
+    }
+}
