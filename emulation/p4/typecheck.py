@@ -54,6 +54,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         self.match_kinds: dict[str, ir.Declaration_ID] = {}
         self.node_stack: list[ir.Node] = [ast]
         self.struct_done: set[int] = set()
+        self.struct_specs: dict[tuple, ir.Type_StructLike] = {}  # generic struct instances
         self.struct_busy: set[int] = set()
         self.return_types: list[ir.Type | None] = []
         self.registering = True
@@ -115,7 +116,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             if isinstance(d, (ir.Type_Parser, ir.Type_Control, ir.Type_Package)):
                 return ir.Type_Specialized(base=t.base, args=args, loc=t.loc)
             if isinstance(d, ir.Type_StructLike) and d.type_params:
-                raise self.err("generic struct/header types are not supported", t)
+                return self.specialize_struct(d, args, t)
             raise self.err(f"type '{t.base.name}' is not generic", t)
         if isinstance(t, ir.Type_Stack):
             elem = self.canon(t.element, scope)
@@ -149,7 +150,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             return cached
         if isinstance(d, ir.Type_StructLike):
             if d.type_params:
-                raise self.err("generic struct/header types are not supported", use)
+                raise self.err(f"generic type '{d.name}' needs type arguments "
+                               f"({d.name}<...>)", use)
             self.ensure_struct(d)
             return d
         if isinstance(d, ir.Type_SerEnum):
@@ -170,6 +172,29 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
 
     def _is_global(self, d: ir.Node) -> bool:
         return any(d in decls for decls in self.globals.names.values())
+
+    def specialize_struct(self, d: ir.Type_StructLike, args: list[ir.Type],
+                          use: ir.Node) -> ir.Type_StructLike:
+        """``S<bit<8>>`` for ``struct S<T>``: one checked copy per distinct argument list,
+        named like ``S<bit<8>>``."""
+        if len(args) != len(d.type_params):
+            raise self.err(f"'{d.name}' expects {len(d.type_params)} type arguments, "
+                           f"got {len(args)}", use)
+        key = (id(d), tuple(type_str(a) for a in args))
+        cache = self.struct_specs
+        if key in cache:
+            return cache[key]
+        spec = copy.deepcopy(self.pristine_of(d))
+        spec.name = f"{d.name}<{', '.join(type_str(a) for a in args)}>"
+        spec.type_params = []
+        scope = Scope(self.globals, kind="generic")
+        for tv, a in zip(d.type_params, args, strict=True):
+            scope.names[tv.name] = [a]
+        for f in spec.fields:
+            f.type = self.canon(f.type, scope)
+        cache[key] = spec
+        self.ensure_struct(spec)
+        return spec
 
     def ensure_struct(self, d: ir.Type_StructLike) -> None:
         if id(d) in self.struct_done:

@@ -265,8 +265,8 @@ SEMANTIC_ERRORS = [
      "shift amount must be an unsigned integer, not int<8>"),
     ("meta.y = 1 ++ meta.x;", "", "", "++",
      "operands of '++' must be bit<W> or int<W> with known widths, not int"),
-    ("", "g<bit<8>> v;", "struct g<T> { T f; }", "g<bit<8>> v",
-     "generic struct/header types are not supported"),
+    ("", "g v;", "struct g<T> { T f; }", "g v",
+     "generic type 'g' needs type arguments (g<...>)"),
     ("", "", "header bad_t { h_t inner; }", "inner",
      "header field 'inner' has type h_t; header fields must be bit<W>, int<W>, varbit<W>, "
      "bool, a serializable enum or a struct of those"),
@@ -452,3 +452,15 @@ def test_dots_initialisers_fill_default_values():
     assert type_str(p_assign.right.components[1].type) == "bit<16>"
     with pytest.raises(P4Error, match="cannot infer the type of this '...' initializer"):
         in_ingress("log_msg(\"x\", {1, ...});")
+
+
+def test_generic_structs_are_specialised_per_argument_list():
+    top = "struct pair_t<A, B> { A first; B second; }"
+    prog = in_ingress("p8.first = 1; p16.second = 2; q.first = p8.first;",
+                      locals_="pair_t<bit<8>, bool> p8; pair_t<bool, bit<16>> p16; "
+                              "pair_t<bit<8>, bool> q;", top=top)
+    p8, p16, q = prog.ingress.decl.locals
+    assert p8.type.name == "pair_t<bit<8>, bool>" and p8.type is q.type
+    assert [type_str(f.type) for f in p16.type.fields] == ["bool", "bit<16>"]
+    first, second, copy_ = ingress_body(prog)
+    assert type_str(first.right.type) == "bit<8>" and type_str(second.right.type) == "bit<16>"
