@@ -67,6 +67,8 @@ Changes after the first commit are additive and listed here:
 * Generic controls/parsers instantiated as ``C<bit<8>>(...)`` are specialised
   with the type arguments bound (parameter types are then concrete).
 * A block parameter may be ``in`` where V1Switch declares ``inout`` (p4c accepts it).
+* Generic structs/headers: each ``S<bit<8>>`` use is a checked copy of the
+  declaration named ``S<bit<8>>`` (no type parameters left).
 * ``{f = 1, ...}`` / ``{1, ...}`` / ``{...}`` initialisers (P4 1.2.4): the checker
   fills the missing fields with default values (0, false, error.NoError, the
   first enum member, invalid headers), so the back end sees complete initialisers.
