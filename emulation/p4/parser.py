@@ -554,7 +554,9 @@ class Parser:
                 while self.accept_op(","):
                     items.append(self.parse_keyset())
                 self.expect_op(")")
-                if len(items) > 1 and (self.at_op(":")):
+                if self.at_op(":"):
+                    if len(items) == 1:  # (v &&& m) or (lo .. hi): a parenthesised keyset
+                        return items[0]
                     return ir.ListExpression(components=items, loc=loc)
             except _Backtrack:
                 pass

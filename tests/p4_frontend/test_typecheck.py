@@ -464,3 +464,13 @@ def test_generic_structs_are_specialised_per_argument_list():
     assert [type_str(f.type) for f in p16.type.fields] == ["bool", "bit<16>"]
     first, second, copy_ = ingress_body(prog)
     assert type_str(first.right.type) == "bit<8>" and type_str(second.right.type) == "bit<16>"
+
+
+def test_parenthesised_single_keysets():
+    src = SKELETON.format(top="", locals="", body="").replace(
+        "pkt.extract(hdr.h); transition accept;",
+        "pkt.extract(hdr.h); transition select(hdr.h.b) {"
+        " (0x0800 &&& 0xFF00): accept; (1 .. 5): reject; (7): accept; default: accept; }")
+    cases = compile_p4_source(src, "t.p4").parser.decl.state("start").select_expression.cases
+    assert [getattr(c.keyset, "op", None) for c in cases] == ["&&&", "..", None, None]
+    assert cases[2].keyset.value == 7
