@@ -176,7 +176,20 @@ class TypeClasses:
         lines += init + [""] + copy + [""] + assign + [""] + eq + [""] + make
         if header:
             lines += [""] + self._header_codec(t)
+        if isinstance(t, ir.Type_HeaderUnion):
+            lines += [""] + self._union_members(t)
         self.source.append("\n".join(lines) + "\n")
+
+    def _union_members(self, t: ir.Type_HeaderUnion) -> list[str]:
+        """``_emit`` and a ``_v`` property, so that a union can sit in a header stack."""
+        names = [field_attr(f.name) for f in t.fields]
+        out = ["    def _emit(self, out):"]
+        out += [f"        self.{n}._emit(out)" for n in names] or ["        pass"]
+        out += ["", "    @property", "    def _v(self):",
+                "        return " + (" or ".join(f"self.{n}._v" for n in names) or "False"),
+                "", "    @_v.setter", "    def _v(self, valid):", "        if not valid:"]
+        out += [f"            self.{n}._v = False" for n in names] or ["            pass"]
+        return out
 
     def _make_method(self, t: ir.Type_StructLike, name: str) -> list[str]:
         params = ", ".join(f"a{i}" for i in range(len(t.fields)))
