@@ -142,9 +142,6 @@ def test_assignment_to_a_nested_slice():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline: emitting a stack of header "
-                                       "unions fails ('T_U' object has no attribute "
-                                       "'_emit'); the packet is dropped as an internal error")
 def test_emit_a_stack_of_header_unions():
     prog = """
 #include <core.p4>
