@@ -130,6 +130,24 @@ def test_uud_sends_without_retransmission_and_reports_loss():
     assert all(c[3] < 4000 for c in lost)  # bytes that did arrive
 
 
+def test_uud_write_places_what_arrives_and_never_retransmits():
+    net, a, b = pair(6, Impairments())
+    p = net.peer(a, b, UUD)
+    size = 10 * 1416
+    data = os.urandom(size)
+    src, _ = net.register(a, size, lib.NW_ACCESS_LOCAL, data)
+    dst, rkey = net.register(b, size, lib.NW_ACCESS_REMOTE_WRITE)
+    assert lib.nw_post_write(a.engine, p, 1, src, size, rkey, 0) == 0
+    net.run()
+    assert a.completions == [(1, 0, lib.NW_OP_WRITE, size, p, UUD)]
+    assert bytes(ffi.buffer(dst, size)) == data
+    net.imp.loss = 1.0
+    assert lib.nw_post_write(a.engine, p, 2, src, size, rkey, 0) == 0
+    net.run()
+    assert a.completions[1][:2] == (2, 0)  # UUD: completes once sent, whatever happens
+    assert a.stats()["retransmits"] == 0 and b.stats()["acks_out"] == 0
+
+
 def test_uud_duplicates_are_suppressed():
     net, a, b = pair(4, Impairments(dup=1.0))
     p = net.peer(a, b, UUD)
