@@ -1,7 +1,7 @@
 /* netweft transport engine: the sans-IO API of the C "NIC".
  *
  * The engine is a pure state machine. It never reads a clock, never touches a
- * socket and never allocates per packet. Drivers feed it packets and the
+ * socket and never allocates per packet (only per new PDC). Drivers feed it packets and the
  * current time, and drain packets, deadlines and completions:
  *
  *     nw_input(e, pkt, len, src_ip, src_port, now)   a UDP payload arrived
@@ -19,9 +19,13 @@
  * Packets go to the peer's listen port; their UDP *source* port is the
  * per-packet entropy value chosen from entropy_base .. entropy_base +
  * entropy_count - 1, so a receiver never learns a reply port from the source
- * port. A PDC opened by a remote initiator is therefore answered at
- * (src_ip, cfg.dst_port) unless a peer with the same IP and mode was added
- * with nw_peer_add, in which case its port is used.
+ * port. A SYN from a remote initiator joins a local PDC of the same IP and
+ * mode that was added with nw_peer_add and has not met its remote side yet
+ * (both sides opening at once end up with one PDC pair), else opens a new
+ * passive PDC answered at (src_ip, cfg.dst_port). So engines sharing an IP
+ * should either all listen on dst_port or add each other explicitly; tests on
+ * one host use distinct loopback addresses (127.0.0.x). Opening a PDC
+ * allocates its tables once (window-sized); packets never allocate.
  *
  * Ownership and lifetime of buffers (zero copy: the engine keeps pointers):
  *  - nw_mr_register(base, len): memory stays owned by the caller and must stay
