@@ -77,6 +77,8 @@ def parse_int_literal(text: str, loc: SourceLoc) -> tuple[int, int | None, bool,
         digits = digits[2:]
     if not digits:
         raise P4Error(f"malformed integer literal '{text}'", loc)
+    if len(digits) > 4000:
+        raise P4Error("integer literal too long (more than 4000 digits)", loc)
     try:
         value = int(digits, base)
     except ValueError:

@@ -180,3 +180,15 @@ def test_unknown_type_suggests_a_declared_one():
     with pytest.raises(P4Error) as info:
         compile_p4_source(src, "u.p4")
     assert str(info.value) == "u.p4:4:12: unknown type 'ethh_t' (did you mean 'eth_t'?)"
+
+
+@pytest.mark.parametrize("literal, message", [
+    ("8w0x", "malformed integer literal '8w0x'"),
+    ("0b102", "malformed integer literal '0b102'"),
+    ("12abc", "malformed integer literal '12abc'"),
+    ("9" * 5000, "integer literal too long (more than 4000 digits)"),
+])
+def test_malformed_integer_literals(literal, message):
+    with pytest.raises(P4Error) as info:
+        compile_p4_source(f"const int A = {literal};\n", "lit.p4")
+    assert str(info.value) == f"lit.p4:1:15: {message}"
