@@ -143,11 +143,21 @@ class ParserLowering:
         short = self.ecode("PacketTooShort")
         if m == "extract":
             target_e = args[0]
-            if isinstance(target_e, ir.Member) and target_e.member == "next" and isinstance(
-                    target_e.expr.type, ir.Type_Stack):
+            oob = self.ecode("StackOutOfBounds")
+            union = None
+            if isinstance(target_e, ir.Member) and isinstance(target_e.expr.type,
+                                                              ir.Type_HeaderUnion):
+                # a union member; the union may itself be stack.next
+                parent = target_e.expr
+                union = self.tmp("u")
+                if self._is_stack_next(parent):
+                    body.emit(f"{union} = {self.expr(parent.expr, body)}.next_for_extract({oob})")
+                else:
+                    body.emit(f"{union} = {self.expr(parent, body)}")
+                h = f"{union}.{field_attr(target_e.member)}"
+            elif self._is_stack_next(target_e):
                 h = self.tmp("h")
-                stack = self.expr(target_e.expr, body)
-                body.emit(f"{h} = {stack}.next_for_extract({self.ecode('StackOutOfBounds')})")
+                body.emit(f"{h} = {self.expr(target_e.expr, body)}.next_for_extract({oob})")
             else:
                 h = self.expr(target_e, body)
             if len(args) > 1 and args[1] is not None:
@@ -156,10 +166,8 @@ class ParserLowering:
                           f"{self.ecode('HeaderTooShort')})")
             else:
                 body.emit(f"{h}._extract({cur}, {short})")
-            if isinstance(target_e, ir.Member) and isinstance(target_e.expr.type,
-                                                              ir.Type_HeaderUnion):
-                body.emit(f"union_set_valid({self.expr(target_e.expr, body)}, "
-                          f"{field_attr(target_e.member)!r})")
+            if union is not None:
+                body.emit(f"union_set_valid({union}, {field_attr(target_e.member)!r})")
             return ""
         if m == "lookahead":
             t = (c.type_args_resolved or [c.type])[0]
@@ -185,6 +193,11 @@ class ParserLowering:
             self._emit_value(cur, args[0], args[0].type, body)
             return ""
         raise unsupported(f"packet method {m}", c)
+
+    @staticmethod
+    def _is_stack_next(e: Any) -> bool:
+        return isinstance(e, ir.Member) and e.member == "next" and isinstance(e.expr.type,
+                                                                             ir.Type_Stack)
 
     def _emit_value(self, out: str, e: Any, t: Any, body: Body, ref: str | None = None) -> None:
         ref = ref if ref is not None else self.expr(e, body)

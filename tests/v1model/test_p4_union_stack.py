@@ -15,8 +15,19 @@ struct m_t { }
 parser P(packet_in p, out hs hdr, inout m_t m, inout standard_metadata_t sm) {
     state start {
         p.extract(hdr.k);
+        transition select(hdr.k.kind) {
+            3: by_next;
+            default: by_index;
+        }
+    }
+    state by_index {
         p.extract(hdr.u[0].b);
         p.extract(hdr.u[1].w);
+        transition accept;
+    }
+    state by_next {
+        p.extract(hdr.u.next.b);    /* u[0].b */
+        p.extract(hdr.u.next.w);    /* u[1].w */
         transition accept;
     }
 }
@@ -58,3 +69,8 @@ def test_set_valid_replaces_the_other_member_in_a_stack_element():
     assert SW.process(0, bytes.fromhex("0200" "11" "abcd" "99")) == \
         [(1, bytes.fromhex("0201" "5678" "abcd" "99"))]
     assert SW.stats["internal_error"] == 0
+
+
+def test_extract_into_a_member_of_stack_next_advances_the_stack():
+    assert SW.process(0, bytes.fromhex("0300" "11" "abcd" "99")) == \
+        [(1, bytes.fromhex("0301" "11" "abcd" "99"))]
