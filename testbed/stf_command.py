@@ -25,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         metavar="DIR", help="add DIR to the #include search path")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only failures and the summary")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also print every packet the switch sent, per port")
     parser.set_defaults(func=run_stf_command)
 
 
@@ -51,6 +53,10 @@ def run_stf_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if not args.quiet:
         for note in result.notes:
             print(f"note: {note}", file=out)
+    if getattr(args, "verbose", False):
+        for port in sorted(result.outputs):
+            for i, data in enumerate(result.outputs[port], start=1):
+                print(f"out port {port} #{i}: {data.hex().upper()}", file=out)
     for error in result.errors:
         print(f"error: {error}", file=out)
     passed = sum(v.ok for v in result.verdicts)

@@ -95,3 +95,13 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "PASS: 1/1" in proc.stdout
+
+
+def test_verbose_lists_every_packet_sent(tmp_path):
+    stf = tmp_path / "v.stf"
+    stf.write_text(f"{ROUTE}\npacket 0 {IPV4_IN}\npacket 0 {IPV4_IN}\nexpect 3\n")
+    code, out = netweft_stf(str(BASIC), str(stf), "-v")
+    assert code == 0
+    sent = "".join(IPV4_OUT.split()).upper()
+    assert out.count(f": {sent}") == 2
+    assert f"out port 3 #1: {sent}" in out and f"out port 3 #2: {sent}" in out
