@@ -57,6 +57,7 @@ def largest_program(folder: Path) -> Path | None:
 
 
 def run_switch_bench(args: argparse.Namespace) -> int:
+    """Measure and print both programs; returns the exit code."""
     from netweft.emulation.p4 import P4Error, compile_p4
     from netweft.emulation.switch import SoftSwitch
 

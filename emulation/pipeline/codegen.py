@@ -64,10 +64,12 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
             self.value_sets[var] = vs
 
     def tmp(self, prefix: str = "t") -> str:
+        """A fresh Python name for a temporary."""
         self._n += 1
         return f"_{prefix}{self._n}"
 
     def ecode(self, name: str) -> int:
+        """The numeric code of ``error.<name>`` (0 if the program has no such error)."""
         return self.errors.get(name, 0)
 
     def lower_block(self, decl: ir.P4Control | ir.P4Parser) -> str:

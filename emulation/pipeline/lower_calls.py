@@ -18,6 +18,7 @@ class CallLowering:
     prog: Any
 
     def call(self, c: ir.MethodCallExpression, body: Body, as_statement: bool = False) -> str:
+        """Source for a call: an expression, or "" when it was emitted as statements."""
         kind = c.kind
         args = list(c.bound_args or [])
         if kind == ir.CALL_HEADER:
@@ -80,6 +81,7 @@ class CallLowering:
         raise unsupported(f"the header method {m}", c)
 
     def lower_action(self, a: ir.P4Action, owner: ir.P4Control | None) -> str:
+        """Generate (once) the function of an action; returns its name."""
         key = id(a)
         if key in self.action_funcs:
             return self.action_funcs[key]
@@ -192,6 +194,7 @@ class CallLowering:
         return r
 
     def lower_function(self, fn: ir.Function) -> str:
+        """Generate (once) the Python function of a P4 function; returns its name."""
         key = id(fn)
         if key in self.function_funcs:
             return self.function_funcs[key]

@@ -31,6 +31,7 @@ class ExpressionLowering:
         return value
 
     def cond(self, e: ir.Expression, body: Body) -> str:
+        """A condition (a bool expression)."""
         return self.expr(e, body)
 
     def _mask(self, t: Any) -> int:
@@ -49,6 +50,7 @@ class ExpressionLowering:
         return f"({x})"
 
     def expr(self, e: ir.Expression, body: Body) -> str:
+        """Python source computing ``e`` (statements it needs are emitted into ``body``)."""
         method = getattr(self, "_e_" + type(e).__name__, None)
         if method is None:
             raise unsupported(f"the expression {type(e).__name__}", e)

@@ -23,6 +23,7 @@ class StatementLowering:
     prog: Any
 
     def stmt(self, s: ir.Node, body: Body) -> None:
+        """Emit the code of one statement or declaration."""
         if isinstance(s, ir.BlockStatement):
             if not s.components:
                 body.emit("pass")
@@ -114,6 +115,7 @@ class StatementLowering:
             first = False
 
     def assign(self, left: ir.Expression, right: ir.Expression, body: Body) -> None:
+        """``left = right`` with P4 value semantics (aggregates are copied into)."""
         t = left.type
         if isinstance(left, ir.SliceExpr):
             self._assign_slice(left, self.expr(right, body), body)
@@ -154,6 +156,7 @@ class StatementLowering:
         body.emit(f"{target}._assign({self.expr(right, body)})")
 
     def lvalue(self, e: ir.Expression, body: Body) -> str:
+        """Python source of an assignable location."""
         return self.expr(e, body)
 
     def assign_raw(self, left: ir.Expression, value: str, body: Body) -> None:

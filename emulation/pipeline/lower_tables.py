@@ -32,7 +32,8 @@ class TableLowering:
     types: Any
     prog: Any
 
-    def lower_table(self, t: ir.P4Table, body: Body) -> str:
+    def lower_table(self, t: ir.P4Table, body: Body | None = None) -> str:
+        """Generate (once) the apply function of a table; returns its name."""
         key = id(t)
         if key in self.table_funcs:
             return self.table_funcs[key]
