@@ -28,7 +28,11 @@ JUNK_TRUNCATE_MAX = 8  # junk copies of real datagrams keep fewer bytes than any
 
 @dataclass(frozen=True)
 class Impairments:
-    """Per-datagram probabilities and delays; all zero means a perfect network."""
+    """Per-datagram probabilities and delays; all zero means a perfect network.
+
+    ``spray_paths``/``spray_skew_ns`` model a fabric that sprays on the entropy
+    value: each value maps to one of several paths of different lengths, so
+    packets of one flow arrive reordered by their entropy."""
 
     loss: float = 0.0
     duplicate: float = 0.0
@@ -38,6 +42,8 @@ class Impairments:
     delay_ns: int = 0
     jitter_ns: int = 0
     junk: float = 0.0
+    spray_paths: int = 1
+    spray_skew_ns: int = 0
 
     def __post_init__(self) -> None:
         for name in ("loss", "duplicate", "reorder", "corrupt", "junk"):
@@ -47,7 +53,10 @@ class Impairments:
                                            f"got {p!r}")
         if self.loss >= 1.0:
             raise InvalidArgumentError("impairment loss must be below 1 (nothing would arrive)")
-        for name in ("reorder_delay_ns", "delay_ns", "jitter_ns"):
+        if not isinstance(self.spray_paths, int) or self.spray_paths < 1:
+            raise InvalidArgumentError(f"impairment spray_paths must be an int >= 1, "
+                                       f"got {self.spray_paths!r}")
+        for name in ("reorder_delay_ns", "delay_ns", "jitter_ns", "spray_skew_ns"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 0:
                 raise InvalidArgumentError(f"impairment {name} must be an int >= 0, got {v!r}")
@@ -126,13 +135,18 @@ class Path:
     busy_until_ns: int = 0
     counters: Counter = field(default_factory=Counter)
 
-    def transmit(self, now_ns: int, data: bytes) -> tuple[int, list[Arrival]]:
-        """Send ``data`` at ``now_ns``: (time the link is free again, arrivals at the receiver)."""
+    def transmit(self, now_ns: int, data: bytes, entropy: int = 0) -> tuple[int, list[Arrival]]:
+        """Send ``data`` at ``now_ns``: (time the link is free again, arrivals at the receiver).
+
+        ``entropy`` (the UDP source port) picks one of ``spray_paths`` paths, path
+        ``k`` being ``k * spray_skew_ns`` longer, as a spraying fabric would."""
         imp, rng = self.impairments, self.rng
         start = max(now_ns, self.busy_until_ns)
         self.busy_until_ns = start + self.link.serialization_ns(len(data))
         self.counters["sent"] += 1
         base = self.busy_until_ns + self.link.delay_ns + imp.delay_ns
+        if imp.spray_paths > 1:
+            base += (entropy % imp.spray_paths) * imp.spray_skew_ns
         arrivals: list[Arrival] = []
         if imp.junk and rng.random() < imp.junk:
             arrivals.append(Arrival(base, self._junk(data), junk=True))

@@ -44,6 +44,7 @@ class SimulatedNic:
         self.closed = False
         self.counters: Counter = Counter()
         self.entropy_seen: Counter = Counter()
+        self.highest_seq_from: dict[int, int] = {}
         self._service_pending = False
         self._timer: Timer | None = None
         self._timer_at: int | None = None
@@ -148,10 +149,11 @@ class SimulatedNic:
             self.counters["pkts_out"] += 1
             self.entropy_seen[src_port] += 1
             checksum = csum16(data)
-            _, arrivals = self.path.transmit(now, data)
+            _, arrivals = self.path.transmit(now, data, src_port)
             for arrival in arrivals:
                 loop.call_at(arrival.at_ns, self.sim._deliver, arrival, checksum,
-                             (dst_ip, dst_port), self.ip_int, src_port)
+                             (dst_ip, dst_port), self.ip_int, src_port,
+                             self.counters["pkts_out"])
         self._arm_timer()
 
     def _arm_timer(self) -> None:
@@ -206,7 +208,7 @@ class Simulation:
         self.engine_settings = engine_settings
         self._nics: dict[tuple[str, int], SimulatedNic] = {}
         self._all: list[SimulatedNic] = []
-        self.counters: Counter = Counter()
+        self.counters: Counter = Counter()  # unroutable, queue_drops, checksum_drops, out_of_order
 
     @property
     def now(self) -> float:
@@ -238,7 +240,7 @@ class Simulation:
         return Endpoint(nic)
 
     def _deliver(self, arrival: Arrival, checksum: int, dst: tuple[int, int], src_ip: int,
-                 src_port: int) -> None:
+                 src_port: int, seq: int) -> None:
         nic = self._nics.get((int_to_ip(dst[0]), dst[1]))
         if nic is None:
             self.counters["unroutable"] += 1
@@ -247,13 +249,17 @@ class Simulation:
         if at is None:
             self.counters["queue_drops"] += 1
             return
-        self.loop.call_at(at, self._arrive, nic, arrival, checksum, src_ip, src_port)
+        self.loop.call_at(at, self._arrive, nic, arrival, checksum, src_ip, src_port, seq)
 
     def _arrive(self, nic: SimulatedNic, arrival: Arrival, checksum: int, src_ip: int,
-                src_port: int) -> None:
+                src_port: int, seq: int) -> None:
         if not arrival.junk and csum16(arrival.data) != checksum:
             self.counters["checksum_drops"] += 1  # what the receiver's UDP layer does
             return
+        if not arrival.junk:  # reordering as the receiver sees it, per sender
+            if seq < nic.highest_seq_from.get(src_ip, 0):
+                self.counters["out_of_order"] += 1
+            nic.highest_seq_from[src_ip] = max(seq, nic.highest_seq_from.get(src_ip, 0))
         nic.receive(arrival.data, src_ip, src_port)
 
     def run_for(self, seconds: float) -> None:

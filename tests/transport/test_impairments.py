@@ -81,3 +81,12 @@ def test_downlink_queue_serializes_and_tail_drops():
     assert q.admit(0, 1000) is None and q.drops == 1  # third packet at once: queue full
     assert q.admit(1000, 1000) == 3000  # the first left at 1000
     assert q.admit(5000, 500) == 5500 and q.max_depth == 2
+
+
+def test_spraying_maps_entropy_to_paths_of_different_lengths():
+    path = _path(8, spray_paths=4, spray_skew_ns=10_000)
+    arrivals = [path.transmit(0, b"s", entropy)[1][0].at_ns for entropy in range(8)]
+    base = arrivals[0]
+    assert [a - base for a in arrivals] == [0, 10_001, 20_002, 30_003, 4, 10_005, 20_006, 30_007]
+    with pytest.raises(InvalidArgumentError, match="spray_paths"):
+        Impairments(spray_paths=0)
