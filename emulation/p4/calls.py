@@ -190,6 +190,9 @@ class CallChecker:
             value = bits if name.endswith("Bits") else (bits + 7) // 8
             return _const(value, ir.Type_InfInt(), e.loc)
         obj = self.expr(m.expr, scope)
+        if isinstance(obj, ir.TypeNameExpression) and name == "apply" and \
+                isinstance(obj.type, (ir.P4Control, ir.P4Parser)):
+            obj = self._direct_invocation(obj.type, m.expr, scope)
         m.expr = obj
         t = obj.type
         e.instance = obj
@@ -251,6 +254,24 @@ class CallChecker:
             m.type = e.type
             return e
         raise self.err(f"a value of type {type_str(t)} has no method '{name}'", m)
+
+    def _direct_invocation(self, decl: ir.P4Control | ir.P4Parser, site: ir.Expression,
+                           scope: Scope) -> ir.PathExpression:
+        """``C.apply(...)`` on a control/parser type: an anonymous instance named like the
+        type inside the enclosing block (P4-16 "direct type invocation"), as p4c does."""
+        if decl.ctor_params:
+            raise self.err(f"'{decl.name}' has constructor parameters; instantiate it "
+                           "before applying it", site)
+        prefix = next((n.fqn for n in reversed(self.node_stack)
+                       if isinstance(n, (ir.P4Control, ir.P4Parser)) and n.fqn), None)
+        inst = ir.Declaration_Instance(name=decl.name, type=ir.Type_Name(name=decl.name,
+                                                                          loc=site.loc),
+                                       args=[], loc=site.loc)
+        self.check_instance(inst, scope, prefix)
+        path = ir.PathExpression(name=decl.name, loc=site.loc)
+        path.decl = inst
+        path.type = inst.instantiated
+        return path
 
     def _finish_method(self, e: ir.MethodCallExpression, meth: ir.Method,
                        targs: list[ir.Type], scope: Scope, kind: str, instance,

@@ -45,6 +45,10 @@ class ExpressionChecker:
             return c
         if isinstance(target, ir.Type_Set):
             return self.convert(e, target.element, what)
+        if isinstance(src, (ir.P4Control, ir.P4Parser)) and \
+                self._block_prototype(target) is not None:
+            self._check_block_matches(e, src, target, what)
+            return e
         if isinstance(e, (ir.ListExpression, ir.StructExpression, ir.InvalidHeader)) and \
                 isinstance(target, (ir.Type_StructLike, ir.Type_Tuple, ir.Type_Stack)):
             return self.typed_initializer(e, target, what)
@@ -53,6 +57,37 @@ class ExpressionChecker:
                            f"{type_str(target)} (widths/signedness differ; use a cast)", e)
         raise self.err(f"{what}: type mismatch: expected {type_str(target)}, "
                        f"got {type_str(src)}", e)
+
+    @staticmethod
+    def _block_prototype(t: ir.Type) -> ir.Type_Control | ir.Type_Parser | None:
+        """The control/parser prototype named by ``t`` (``ct`` or ``ct<T>``), or None."""
+        base = t.base.decl if isinstance(t, ir.Type_Specialized) else t
+        return base if isinstance(base, (ir.Type_Control, ir.Type_Parser)) else None
+
+    def _check_block_matches(self, e: ir.Expression, block: ir.P4Control | ir.P4Parser,
+                             target: ir.Type, what: str) -> None:
+        """An instance of ``block`` passed where the prototype ``target`` is expected:
+        same kind, and apply parameters with the same directions and types."""
+        proto = self._block_prototype(target)
+        assert proto is not None
+        kind = "parser" if isinstance(proto, ir.Type_Parser) else "control"
+        if isinstance(block, ir.P4Parser) != (kind == "parser"):
+            raise self.err(f"{what}: expected a {kind} of type {proto.name}, "
+                           f"got '{block.name}'", e)
+        if len(block.params) != len(proto.params):
+            raise self.err(f"{what}: '{block.name}' has {len(block.params)} apply parameters, "
+                           f"{proto.name} has {len(proto.params)}", e)
+        targs = target.args if isinstance(target, ir.Type_Specialized) else []
+        sub = {tp.name: ta for tp, ta in zip(proto.type_params, targs, strict=False)}
+        for mine, theirs in zip(block.params, proto.params, strict=True):
+            expected = theirs.type
+            if isinstance(expected, ir.Type_Var):
+                expected = sub.get(expected.name, expected)
+            if mine.direction != theirs.direction or not (
+                    isinstance(expected, ir.Type_Var) or same_type(mine.type, expected)):
+                raise self.err(f"{what}: parameter '{mine.name}' of '{block.name}' does not "
+                               f"match '{theirs.name}' of {proto.name} (direction or type "
+                               "differs)", e)
 
     def typed_initializer(self, e: ir.Expression, target: ir.Type, what: str) -> ir.Expression:
         if isinstance(e, ir.InvalidHeader):
@@ -335,10 +370,9 @@ class ExpressionChecker:
         e.left = left
         idx = self.expr(e.index, scope)
         t = left.type
-        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt)) or (
-                isinstance(idx.type, ir.Type_Bits) and idx.type.signed):
-            raise self.err(f"array index must be an unsigned integer, not "
-                           f"{type_str(idx.type)}", idx)
+        # p4c accepts signed run-time indices too (a negative one is out of bounds)
+        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt)):
+            raise self.err(f"array index must be an integer, not {type_str(idx.type)}", idx)
         e.index = idx
         if isinstance(t, ir.Type_Stack):
             if isinstance(idx, ir.Constant) and not 0 <= idx.value < t.size:
@@ -524,8 +558,8 @@ class ExpressionChecker:
                 if not same_type(left.type, right.type):
                     raise self.err(f"cannot compare {type_str(left.type)} with "
                                    f"{type_str(right.type)}", e)
-                if isinstance(left.type, (ir.Type_ExternInstance, ir.Type_Varbits)) or \
-                        isinstance(left.type, ir.Type_Stack):
+                # varbit values compare widths and values; stacks element by element
+                if isinstance(left.type, ir.Type_ExternInstance):
                     raise self.err(f"values of type {type_str(left.type)} cannot be compared",
                                    e)
             if isinstance(left, ir.Constant) and isinstance(right, ir.Constant):

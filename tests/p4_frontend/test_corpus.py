@@ -48,6 +48,8 @@ def test_standard_metadata_matches_v1model():
         ("egress_global_timestamp", "bit<48>"), ("mcast_grp", "bit<16>"),
         ("egress_rid", "bit<16>"), ("checksum_error", "bit<1>"), ("parser_error", "error"),
         ("priority", "bit<3>"),
+        # fields of older v1model versions (deprecated, still accepted)
+        ("drop", "bit<1>"), ("recirculate_port", "bit<16>"), ("clone_spec", "bit<32>"),
     ]
     assert prog.match_kinds == ["exact", "ternary", "lpm", "range", "optional", "selector"]
 

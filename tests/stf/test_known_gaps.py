@@ -51,8 +51,6 @@ def test_skeleton_passes_as_a_control():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/p4/arch/core.p4 does not define _CORE_P4_, "
-                                       "the include guard p4c's programs test with #ifdef")
 def test_core_p4_defines_the_p4c_include_guard():
     main = "#ifdef _CORE_P4_\n" + MAIN + "\n#endif"
     result = run("", "apply { sm.egress_spec = 1; }", "packet 0 07 08\nexpect 1 07 08 $\n",
@@ -78,8 +76,6 @@ def test_and_does_not_run_the_right_operand_side_effects():
     assert [v.ok for v in result.verdicts] == [True, True]
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/p4/typecheck.py rejects == on varbit "
-                                       "(P4-16 allows it: equal widths and values)")
 def test_varbit_equality():
     prog = """
 #include <core.p4>
@@ -105,9 +101,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/p4/typecheck.py: a control instance is "
-                                       "not accepted as a constructor argument of a "
-                                       "matching control type")
 def test_control_instance_as_constructor_argument():
     decls = """
 control step_t(inout bit<8> x);

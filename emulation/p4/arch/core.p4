@@ -6,6 +6,8 @@
  */
 #ifndef _NETWEFT_CORE_P4_
 #define _NETWEFT_CORE_P4_
+/* p4c's own include guard: programs written for p4c test it with #ifdef. */
+#define _CORE_P4_
 
 /* Standard error codes; their order gives the numeric codes (NoError = 0). */
 error {

@@ -5,6 +5,8 @@
  */
 #ifndef _NETWEFT_V1MODEL_P4_
 #define _NETWEFT_V1MODEL_P4_
+/* p4c's own include guard: programs written for p4c test it with #ifdef. */
+#define _V1_MODEL_P4_
 
 #include <core.p4>
 
@@ -42,6 +44,11 @@ struct standard_metadata_t {
     bit<1>   checksum_error;  /* set by verify_checksum on a mismatch */
     error    parser_error;    /* the parser's error, NoError if none */
     @alias("intrinsic_metadata.priority")      bit<3> priority;
+    /* Fields of older v1model versions, kept so that older programs compile;
+     * BMv2 ignores them (use mark_to_drop and the clone/recirculate externs). */
+    @deprecated("use mark_to_drop instead")  bit<1>  drop;
+    @deprecated("unused")                    bit<16> recirculate_port;
+    @deprecated("unused")                    bit<32> clone_spec;
 }
 
 enum CounterType {

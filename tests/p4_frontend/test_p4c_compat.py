@@ -1,0 +1,145 @@
+"""Front-end behaviour that programs written for p4c rely on.
+
+Each test isolates one thing p4c accepts (or means) that real v1model programs use:
+p4c's include guards, fields of older v1model versions, and so on.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from netweft.emulation.p4 import P4Error
+
+from .conftest import in_ingress
+from .test_typecheck import walk
+
+
+def test_core_and_v1model_define_p4cs_include_guards():
+    body = """
+#ifndef _CORE_P4_
+#error "no _CORE_P4_"
+#endif
+#ifndef _V1_MODEL_P4_
+#error "no _V1_MODEL_P4_"
+#endif
+"""
+    # the #error directives would raise P4Error if a guard were missing
+    assert in_ingress(top=body).source_path == "t.p4"
+
+
+def test_error_directive_fires_without_the_guard():
+    with pytest.raises(P4Error, match="no such guard"):
+        in_ingress(top='\n#ifndef _NO_SUCH_GUARD_\n#error "no such guard"\n#endif\n')
+
+
+def test_obsolete_standard_metadata_fields_of_older_v1model_compile():
+    prog = in_ingress(body="sm.drop = 1; sm.clone_spec = 5; sm.recirculate_port = 2;")
+    fields = [f.name for f in prog.struct_types["standard_metadata_t"].fields]
+    assert {"drop", "clone_spec", "recirculate_port"} <= set(fields)
+
+
+def test_unknown_standard_metadata_field_is_still_an_error():
+    with pytest.raises(P4Error, match="no field 'no_such_field'"):
+        in_ingress(body="sm.no_such_field = 1;")
+
+
+VARBIT_TOP = "header v_t { bit<8> n; varbit<16> v; }\nstruct vs_t { v_t x; v_t y; }"
+
+
+def _comparisons(prog) -> list:
+    """Every == / != node in the ingress control, in source order."""
+    from netweft.emulation.p4 import ir
+    return [n for n in walk(prog.ingress.decl)
+            if isinstance(n, ir.Binary) and n.op in ("==", "!=")]
+
+
+def test_varbit_values_compare_with_equality_operators():
+    prog = in_ingress(top=VARBIT_TOP, locals_="vs_t vs;",
+                      body="if (vs.x.v == vs.y.v || vs.x.v != vs.y.v) { sm.egress_spec = 1; }")
+    ops = _comparisons(prog)
+    assert [c.op for c in ops] == ["==", "!="]
+    assert all(type(c.left.type).__name__ == "Type_Varbits" for c in ops)
+    assert all(type(c.type).__name__ == "Type_Boolean" for c in ops)
+
+
+def test_headers_with_varbit_fields_and_stacks_compare():
+    prog = in_ingress(top=VARBIT_TOP, locals_="vs_t vs; h_t[2] s1; h_t[2] s2;",
+                      body="if (vs.x == vs.y && s1 == s2) { sm.egress_spec = 1; }")
+    assert len(_comparisons(prog)) == 2
+
+
+def test_varbits_of_different_widths_do_not_compare():
+    with pytest.raises(P4Error, match="cannot compare"):
+        in_ingress(top="header a_t { varbit<8> v; }\nheader b_t { varbit<16> v; }",
+                   locals_="a_t a; b_t b;", body="if (a.v == b.v) { sm.egress_spec = 1; }")
+
+
+def test_extern_instances_still_do_not_compare():
+    with pytest.raises(P4Error, match="cannot be compared"):
+        in_ingress(locals_="register<bit<8>>(4) r1; register<bit<8>>(4) r2;",
+                   body="if (r1 == r2) { sm.egress_spec = 1; }")
+
+
+STEP_TOP = """
+control step_t(inout bit<8> x);
+control AddOne(inout bit<8> x) { apply { x = x + 1; } }
+control Twice(inout bit<8> x)(step_t s) { apply { s.apply(x); s.apply(x); } }
+"""
+
+
+def _sub_applies(block) -> list:
+    """Sub-control/parser apply calls inside ``block`` (a P4Control)."""
+    from netweft.emulation.p4 import ir
+    return [n for n in walk(block)
+            if isinstance(n, ir.MethodCallExpression) and n.kind == ir.CALL_APPLY_INSTANCE]
+
+
+def test_control_instance_is_accepted_as_a_constructor_argument_of_control_type():
+    prog = in_ingress(top=STEP_TOP, locals_="AddOne() one; Twice(one) twice;",
+                      body="twice.apply(hdr.h.a);")
+    twice = next(d for d in prog.ingress.decl.locals if getattr(d, "name", "") == "twice")
+    inner = _sub_applies(twice.instantiated)
+    # inside Twice, s.apply resolves to the AddOne instance passed in
+    assert [c.target.name for c in inner] == ["AddOne", "AddOne"]
+
+
+def test_control_argument_with_other_apply_parameters_is_rejected():
+    top = STEP_TOP + "control Wide(inout bit<16> x) { apply { } }\n"
+    with pytest.raises(P4Error, match="parameter 'x' of 'Wide' does not match"):
+        in_ingress(top=top, locals_="Wide() w; Twice(w) twice;", body="")
+
+
+def test_parser_is_rejected_where_a_control_is_expected():
+    top = STEP_TOP + "parser Pp(packet_in b) { state start { transition accept; } }\n"
+    with pytest.raises(P4Error, match="expected a control of type step_t"):
+        in_ingress(top=top, locals_="Pp() pp; Twice(pp) twice;", body="")
+
+
+def test_direct_invocation_of_a_control_type_creates_a_named_instance():
+    top = """
+control Count(inout bit<8> x) {
+    action inc() { x = x + 1; }
+    table t { actions = { inc; } default_action = inc(); }
+    apply { t.apply(); }
+}"""
+    prog = in_ingress(top=top, body="Count.apply(hdr.h.a);")
+    # p4c names the anonymous instance like the type, inside the enclosing control
+    assert "I.Count.t" in prog.tables
+    assert [c.target.name for c in _sub_applies(prog.ingress.decl)] == ["Count"]
+
+
+def test_direct_invocation_needs_a_control_without_constructor_parameters():
+    with pytest.raises(P4Error, match="has constructor parameters"):
+        in_ingress(top=STEP_TOP, body="Twice.apply(hdr.h.a);")
+
+
+def test_header_stack_accepts_a_signed_run_time_index():
+    prog = in_ingress(locals_="h_t[3] st;", body="st[hdr.h.s].a = 1;")
+    from netweft.emulation.p4 import ir
+    idx = [n for n in walk(prog.ingress.decl) if isinstance(n, ir.ArrayIndex)]
+    assert idx and idx[0].index.type.signed
+
+
+def test_header_stack_index_must_still_be_an_integer():
+    with pytest.raises(P4Error, match="array index must be an integer, not bool"):
+        in_ingress(locals_="h_t[3] st;", body="st[true].a = 1;")
