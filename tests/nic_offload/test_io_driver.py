@@ -82,14 +82,14 @@ def hosts(request):
      ("raw", 0)],
 )
 def test_write_then_read_back_over_loopback(hosts, tx, flags):
-    a = hosts("127.0.0.1", tx, flags, entropy_burst=8)
-    b = hosts("127.0.0.2", tx, flags, entropy_burst=8)
+    a = hosts("127.0.77.1", tx, flags, entropy_burst=8)
+    b = hosts("127.0.77.2", tx, flags, entropy_burst=8)
     size = 8 << 20
     data = os.urandom(size)
     src, _ = a.register(size, lib.NW_ACCESS_LOCAL, data)
     dst, rkey = b.register(size, lib.NW_ACCESS_REMOTE_WRITE | lib.NW_ACCESS_REMOTE_READ)
     peer = ffi.new("uint32_t *")
-    assert lib.nw_io_peer_add(a.io, ip("127.0.0.2"), 0, lib.NW_MODE_RUD, peer) == 0
+    assert lib.nw_io_peer_add(a.io, ip("127.0.77.2"), 0, lib.NW_MODE_RUD, peer) == 0
     assert lib.nw_io_post_write(a.io, peer[0], 1, src, size, rkey, 0) == 0
     assert a.wait(1) == [(1, 0, lib.NW_OP_WRITE)]
     assert bytes(ffi.buffer(dst, size)) == data
@@ -104,14 +104,14 @@ def test_write_then_read_back_over_loopback(hosts, tx, flags):
 
 def test_injected_loss_is_recovered_with_gro_on(hosts):
     flags = lib.NW_IO_GSO | lib.NW_IO_GRO
-    a = hosts("127.0.0.1", "socket", flags, drop_ppm=20_000)
-    b = hosts("127.0.0.2", "socket", flags, drop_ppm=20_000)
+    a = hosts("127.0.77.1", "socket", flags, drop_ppm=20_000)
+    b = hosts("127.0.77.2", "socket", flags, drop_ppm=20_000)
     size = 16 << 20
     data = os.urandom(size)
     src, _ = a.register(size, lib.NW_ACCESS_LOCAL, data)
     dst, rkey = b.register(size, lib.NW_ACCESS_REMOTE_WRITE)
     peer = ffi.new("uint32_t *")
-    assert lib.nw_io_peer_add(a.io, ip("127.0.0.2"), 0, lib.NW_MODE_RUD, peer) == 0
+    assert lib.nw_io_peer_add(a.io, ip("127.0.77.2"), 0, lib.NW_MODE_RUD, peer) == 0
     assert lib.nw_io_post_write(a.io, peer[0], 1, src, size, rkey, 0) == 0
     assert a.wait(1) == [(1, 0, lib.NW_OP_WRITE)]
     assert bytes(ffi.buffer(dst, size)) == data
@@ -123,14 +123,14 @@ def test_injected_loss_is_recovered_with_gro_on(hosts):
 
 
 def test_event_fd_signals_completions(hosts):
-    a = hosts("127.0.0.1", "socket", 0)
-    b = hosts("127.0.0.2", "socket", 0)
+    a = hosts("127.0.77.1", "socket", 0)
+    b = hosts("127.0.77.2", "socket", 0)
     buf = ffi.new("uint8_t[]", 1000)
     assert lib.nw_io_post_recv(b.io, 9, buf, 1000) == 0
     fd = lib.nw_io_event_fd(b.io)
     assert select.select([fd], [], [], 0)[0] == []
     peer = ffi.new("uint32_t *")
-    assert lib.nw_io_peer_add(a.io, ip("127.0.0.2"), 0, lib.NW_MODE_RUD, peer) == 0
+    assert lib.nw_io_peer_add(a.io, ip("127.0.77.2"), 0, lib.NW_MODE_RUD, peer) == 0
     assert lib.nw_io_post_send(a.io, peer[0], 1, b"hello", 5) == 0
     assert select.select([fd], [], [], 20)[0] == [fd]
     comps = ffi.new("nw_completion_t[4]")
@@ -143,14 +143,14 @@ def test_event_fd_signals_completions(hosts):
 @pytest.mark.parametrize("tx", ["ports", "raw"])
 def test_each_packet_carries_the_next_entropy_value(hosts, tx):
     base, count = 40000, 8
-    a = hosts("127.0.0.1", tx, 0, entropy_base=base, entropy_count=count, entropy_burst=1,
+    a = hosts("127.0.77.1", tx, 0, entropy_base=base, entropy_count=count, entropy_burst=1,
               mtu=1472)
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # a peer that never answers
-    sink.bind(("127.0.0.3", 4793))
+    sink.bind(("127.0.77.3", 4793))
     sink.settimeout(10)
     try:
         peer = ffi.new("uint32_t *")
-        assert lib.nw_io_peer_add(a.io, ip("127.0.0.3"), 0, lib.NW_MODE_RUD, peer) == 0
+        assert lib.nw_io_peer_add(a.io, ip("127.0.77.3"), 0, lib.NW_MODE_RUD, peer) == 0
         payload = os.urandom(64 * 1416)
         assert lib.nw_io_post_send(a.io, peer[0], 1, payload, len(payload)) == 0
         got = [sink.recvfrom(2048) for _ in range(64)]

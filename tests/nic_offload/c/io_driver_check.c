@@ -1,5 +1,5 @@
 /* C-level check of the I/O driver under ASan/UBSan: two engines on loopback
- * (127.0.0.1 and 127.0.0.2, ephemeral ports) move a 4 MiB RMA write with
+ * (127.0.78.1 and 127.0.78.2, ephemeral ports) move a 4 MiB RMA write with
  * injected loss, in each transmit mode given on the command line
  * ("socket", "ports"), with GSO and GRO on; every byte is compared. */
 #include <arpa/inet.h>
@@ -50,7 +50,7 @@ static nw_io_t *start(nw_engine_t *e, int fd, uint32_t ip, uint32_t mode)
 int main(int argc, char **argv)
 {
     uint32_t mode = (argc > 1 && strcmp(argv[1], "ports") == 0) ? NW_IO_TX_PORTS : NW_IO_TX_SOCKET;
-    uint32_t ip_a = 0x7f000001u, ip_b = 0x7f000002u;
+    uint32_t ip_a = 0x7f004e01u, ip_b = 0x7f004e02u; /* 127.0.78.1, 127.0.78.2 */
     uint16_t port_a, port_b;
     int fd_a = bound_socket(ip_a, &port_a), fd_b = bound_socket(ip_b, &port_b);
     nw_config_t c;
