@@ -2,9 +2,10 @@
 
 Measures :meth:`SoftSwitch.process` on one core for netweft's basic IPv4
 LPM forwarder (``p4/basic_forward.p4``, with a route installed so that
-packets are forwarded) and for the largest program in ``p4/`` (no table
-entries: its default actions run).  Prints absolute figures; tests never
-assert them.
+packets are forwarded) and for the largest program in ``p4/``, with the
+table entries that make it do its real work where they are known (for
+``ecmp_spray.p4``: flow-hashed and sprayed rows side by side), else with no
+entries.  Prints absolute figures; tests never assert them.
 
 ``netweft bench`` is a command group: other benches register under the
 entry point group ``netweft.benches`` with the same ``register(subparsers)``
@@ -56,6 +57,25 @@ def largest_program(folder: Path) -> Path | None:
     return programs[-1] if programs else None
 
 
+def _setup_ecmp_spray(switch: object, mode: int) -> str:
+    """10.0.0.0/8 to a 4-member group; mode 0 hashes flows, mode 1 sprays round robin."""
+    switch.table_add("MyIngress.ipv4_routes", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
+                     "MyIngress.set_group", {"group_id": 1, "group_size": 4, "mode": mode})
+    for member in range(4):
+        switch.table_add("MyIngress.group_members", {"meta.group_id": 1, "meta.member": member},
+                         "MyIngress.set_next_hop",
+                         {"dmac": f"08:00:00:00:02:{member:02x}", "port": member + 1})
+        switch.table_add("MyEgress.ecn_config", {"standard_metadata.egress_port": member + 1},
+                         "MyEgress.set_ecn_threshold", {"threshold": 20})
+    return "4-way ECMP, flow hash" if mode == 0 else "4-way ECMP, per-packet spray"
+
+
+# Table entries that make a program in p4/ do its real work; one row per configuration.
+_CONFIGURATIONS = {
+    "ecmp_spray.p4": [lambda sw: _setup_ecmp_spray(sw, 0), lambda sw: _setup_ecmp_spray(sw, 1)],
+}
+
+
 def run_switch_bench(args: argparse.Namespace) -> int:
     """Measure and print both programs; returns the exit code."""
     from netweft.emulation.p4 import P4Error, compile_p4
@@ -80,15 +100,17 @@ def run_switch_bench(args: argparse.Namespace) -> int:
     if big is not None:
         try:
             prog = compile_p4(str(big), include_dirs=includes)
-            sw2 = SoftSwitch(prog)
-            measure(sw2, frames, min(args.packets, 500))
-            pps2, cpu2, sent2 = measure(sw2, frames, args.packets)
-            rows.append((f"{big.name} (largest in p4/, no entries)", pps2, cpu2, sent2))
+            for setup in _CONFIGURATIONS.get(big.name, [lambda _sw: "no entries"]):
+                sw2 = SoftSwitch(prog)
+                label = setup(sw2)
+                measure(sw2, frames, min(args.packets, 500))
+                pps2, cpu2, sent2 = measure(sw2, frames, args.packets)
+                rows.append((f"{big.name} ({label})", pps2, cpu2, sent2))
         except P4Error as err:
             print(f"netweft bench switch: skipping {big.name}: {err}", file=sys.stderr)
-    print(f"{'program':<46} {'packets/s':>10} {'per CPU s':>10} {'in':>7} {'out':>7}")
+    print(f"{'program':<52} {'packets/s':>10} {'per CPU s':>10} {'in':>7} {'out':>7}")
     for name, rate, cpu_rate, out in rows:
-        print(f"{name:<46} {rate:>10,.0f} {cpu_rate:>10,.0f} {args.packets:>7} {out:>7}")
+        print(f"{name:<52} {rate:>10,.0f} {cpu_rate:>10,.0f} {args.packets:>7} {out:>7}")
     return 0
 
 
