@@ -72,6 +72,16 @@ Changes after the first commit are additive and listed here:
 * ``{f = 1, ...}`` / ``{1, ...}`` / ``{...}`` initialisers (P4 1.2.4): the checker
   fills the missing fields with default values (0, false, error.NoError, the
   first enum member, invalid headers), so the back end sees complete initialisers.
+* p4c's older ``@priority(n)`` entry annotation (smaller wins, BMv2's convention) is
+  mirrored into ``Entry.priority`` so that, read with the table's
+  ``largest_priority_wins`` (default True), it ranks the entries as p4c/BMv2 do.
+* ``C.apply(...)`` on a control/parser *type* (direct invocation) is checked as a
+  call on an anonymous ``Declaration_Instance`` named like the type (p4c's
+  ``@name("C")``), so its tables are ``<enclosing>.C.<table>``.
+* A constructor parameter of control/parser type (``(ct c)``) may be bound to an
+  instance whose apply parameters match; ``c.apply(...)`` then targets that instance.
+* ``==``/``!=`` are allowed on varbit values and header stacks; a stack index may be a
+  signed ``int<W>`` at run time (a negative value is out of bounds).
 """
 
 from __future__ import annotations

@@ -211,6 +211,7 @@ class TableChecker:
             delta = dv.value
         if entries and not t.keys:
             raise self.err(f"table '{t.name}' has entries but no key", entries[0])
+        legacy: list[ir.Entry] = []  # entries with p4c's older @priority(n) annotation
         for entry in entries:
             self.node_stack.append(entry)
             try:
@@ -239,6 +240,10 @@ class TableChecker:
                 prio_ann = ir.find_annotation(entry, "priority")
                 if entry.priority_expr is None and prio_ann is not None and prio_ann.args:
                     entry.priority_expr = prio_ann.args[0]  # older p4c: @priority(n)
+                    legacy.append(entry)
+                elif prio_ann is not None and prio_ann.args:
+                    raise self.err("an entry cannot have both '@priority(n)' and "
+                                   "'priority ='", entry)
                 if entry.priority_expr is not None:
                     pv = self.expr(entry.priority_expr, scope)
                     if not isinstance(pv, ir.Constant) or pv.value < 0:
@@ -249,7 +254,33 @@ class TableChecker:
                 t.entries.append(entry)
             finally:
                 self.node_stack.pop()
-        self.assign_priorities(t.entries, largest_wins, delta, needs_priority)
+        if legacy:
+            self.legacy_priorities(t, legacy, largest_wins)
+        else:
+            self.assign_priorities(t.entries, largest_wins, delta, needs_priority)
+
+    def legacy_priorities(self, t: ir.P4Table, legacy: list[ir.Entry],
+                          largest_wins: bool) -> None:
+        """Priorities of a table using p4c's older ``@priority(n)`` entry annotation.
+
+        That annotation predates the specification's ``priority =`` syntax and follows
+        BMv2: the *smaller* number wins, and an entry without one gets its 1-based
+        position. Unless the table says ``largest_priority_wins = false`` (the same
+        convention), the numbers are mirrored so that ``Entry.priority`` keeps the
+        specification's default meaning (larger wins) with the same ranking.
+        """
+        if len(legacy) != len(t.entries) and any(
+                e.priority_expr is not None for e in t.entries if e not in legacy):
+            raise self.err("a table cannot mix '@priority(n)' entries with 'priority ='",
+                           legacy[0])
+        ranks = [e.priority if e in legacy else j + 1 for j, e in enumerate(t.entries)]
+        if not largest_wins:
+            for e, r in zip(t.entries, ranks, strict=True):
+                e.priority = r
+            return
+        top = max(ranks)
+        for e, r in zip(t.entries, ranks, strict=True):
+            e.priority = top + 1 - r
 
     def assign_priorities(self, entries: list[ir.Entry], largest_wins: bool, delta: int,
                           needs_priority: bool) -> None:

@@ -143,3 +143,26 @@ def test_header_stack_accepts_a_signed_run_time_index():
 def test_header_stack_index_must_still_be_an_integer():
     with pytest.raises(P4Error, match="array index must be an integer, not bool"):
         in_ingress(locals_="h_t[3] st;", body="st[true].a = 1;")
+
+
+def test_legacy_priority_annotation_means_smaller_wins():
+    from .test_typecheck import entry_priorities
+    entries = ["(1, 1 &&& 1) : a(1) @priority(3);", "(2, 2 &&& 2) : a(2) @priority(1);",
+               "(3, 3 &&& 3) : a(3) @priority(2);"]
+    prios = entry_priorities("", entries)
+    # mirrored into the specification's default reading (larger wins), same ranking
+    assert prios == [1, 3, 2]
+
+
+def test_legacy_priority_entries_without_annotation_rank_by_position():
+    from .test_typecheck import entry_priorities
+    entries = ["(1, 1 &&& 1) : a(1) @priority(5);", "(2, 2 &&& 2) : a(2);"]
+    assert entry_priorities("", entries) == [1, 4]  # BMv2 ranks: 5 and 2 (position)
+    assert entry_priorities("largest_priority_wins = false;", entries) == [5, 2]
+
+
+def test_legacy_priority_cannot_mix_with_priority_syntax():
+    from .test_typecheck import entry_priorities
+    entries = ["priority = 4: (1, 1 &&& 1) : a(1);", "(2, 2 &&& 2) : a(2) @priority(1);"]
+    with pytest.raises(P4Error, match="cannot mix"):
+        entry_priorities("", entries)

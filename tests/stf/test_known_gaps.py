@@ -9,8 +9,6 @@ reproduce gaps that have since been fixed and now guard against regressions.
 
 from __future__ import annotations
 
-import pytest
-
 from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.stf import run_stf
 from netweft.emulation.switch import SoftSwitch
@@ -163,12 +161,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/p4/tables.py check_entries: p4c's legacy "
-                                       "@priority(n) entry annotation means the smaller "
-                                       "number wins (BMv2's convention, as p4c's own "
-                                       "table-entries-priority sample expects); netweft "
-                                       "treats it like the spec's priority= with "
-                                       "largest_priority_wins")
 def test_legacy_priority_annotation_smaller_wins():
     ingress = """
     action to(bit<9> p) { sm.egress_spec = p; }
