@@ -1,8 +1,9 @@
 """``netweft perf pair``: a perf server and client started together on one machine.
 
-Over loopback the server listens on 127.0.0.1 and the client binds 127.0.0.2
-(so the two engines' entropy ports never collide). Over veth, two namespaces
-joined by one veth pair come from the network builder
+Over loopback the server and the client take two addresses of a random
+127.x.y.0/24, so their engines' entropy ports never collide (with each other or
+with another run). Over veth, two namespaces joined by one veth pair come from
+the network builder
 (:class:`netweft.emulation.network.Network`, all-or-nothing start, removed on
 exit even when a side fails); host offloads are switched back on unless
 ``--offloads off``. Both sides run as subprocesses with faulthandler on, and a
@@ -13,9 +14,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
 import socket
 import subprocess
 import sys
+import time
 
 from netweft.testbed.perf import CONTROL_PORT, PerfError
 
@@ -53,13 +56,13 @@ def run_pair(args: argparse.Namespace) -> int:
     server_cmd = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.cli", "perf",
                   "server", "--once"]
     if args.path == "loopback":
-        port = _free_tcp_port()
-        server = _start_server([*server_cmd, "--bind", "127.0.0.1", "--control-port",
-                                str(port)])
+        server_ip, client_ip = _loopback_pair()
+        port = _free_tcp_port(server_ip)
+        server = _start_server([*server_cmd, "--bind", server_ip, "--control-port", str(port)])
         try:
-            # The client takes 127.0.0.2, so the two engines' entropy ports never collide.
+            print(f"loopback between {server_ip} (server) and {client_ip} (client)", flush=True)
             return _client_status(subprocess.run(
-                _client_argv(args, "127.0.0.1", port, bind="127.0.0.2"), check=False).returncode)
+                _client_argv(args, server_ip, port, bind=client_ip), check=False).returncode)
         finally:
             _stop(server)
     if os.geteuid() != 0:
@@ -100,9 +103,17 @@ def _client_status(code: int) -> int:
     return code
 
 
-def _free_tcp_port() -> int:
+def _loopback_pair() -> tuple[str, str]:
+    """Two addresses of a random 127.x.y.0/24: each engine binds its own entropy ports,
+    so neither the two sides nor two runs at once ever collide."""
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    net = f"127.{rng.randrange(1, 255)}.{rng.randrange(0, 256)}"
+    return f"{net}.1", f"{net}.2"
+
+
+def _free_tcp_port(ip: str) -> int:
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
+    s.bind((ip, 0))
     port = s.getsockname()[1]
     s.close()
     return port
