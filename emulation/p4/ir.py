@@ -80,6 +80,9 @@ Changes after the first commit are additive and listed here:
   ``@name("C")``), so its tables are ``<enclosing>.C.<table>``.
 * A constructor parameter of control/parser type (``(ct c)``) may be bound to an
   instance whose apply parameters match; ``c.apply(...)`` then targets that instance.
+* For loops (P4-16 1.2.5): ``ForStatement``, ``ForInStatement``, ``BreakStatement``,
+  ``ContinueStatement`` may appear in control, action and function bodies (never
+  in parser states); ``break``/``continue`` only inside a loop.
 * ``==``/``!=`` are allowed on varbit values and header stacks; a stack index may be a
   signed ``int<W>`` at run time (a negative value is out of bounds).
 """
@@ -757,6 +760,50 @@ class ReturnStatement(Statement):
 @dataclass(eq=False, kw_only=True)
 class EmptyStatement(Statement):
     pass
+
+
+@dataclass(eq=False, kw_only=True)
+class ForStatement(Statement):
+    """``for (init; condition; updates) body`` (P4-16 1.2.5).
+
+    ``init`` holds Declaration_Variable / AssignmentStatement / MethodCallStatement
+    nodes (their variables are scoped to the loop); ``condition`` is a bool
+    expression (None: always true); ``updates`` are assignments or method calls
+    run after each iteration (also after ``continue``).
+    """
+
+    init: list[Node] = field(default_factory=list)
+    condition: Expression | None = None
+    updates: list[Statement] = field(default_factory=list)
+    body: Statement = field(default_factory=EmptyStatement)
+    annotations: list[Annotation] = field(default_factory=list)
+
+
+@dataclass(eq=False, kw_only=True)
+class ForInStatement(Statement):
+    """``for (T v in collection) body`` (P4-16 1.2.5).
+
+    ``variable`` is the loop variable (a Declaration_Variable without initializer);
+    ``collection`` is a range ``lo .. hi`` (a Binary with op ``..``, both ends of the
+    variable's type, both inclusive, evaluated once before the loop), a header
+    stack (the variable takes each element in index order) or a list/tuple
+    expression whose components all have the variable's type.
+    """
+
+    variable: Declaration_Variable
+    collection: Expression
+    body: Statement = field(default_factory=EmptyStatement)
+    annotations: list[Annotation] = field(default_factory=list)
+
+
+@dataclass(eq=False, kw_only=True)
+class BreakStatement(Statement):
+    """``break;`` inside a for loop: leave the innermost loop."""
+
+
+@dataclass(eq=False, kw_only=True)
+class ContinueStatement(Statement):
+    """``continue;`` inside a for loop: run the updates and test the condition."""
 
 
 # ---------------------------------------------------------------- declarations

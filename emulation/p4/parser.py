@@ -958,6 +958,14 @@ class Parser:
                 return self.parse_constant(anns)
             if t.text in ("transition",):
                 raise self.error("'transition' is only allowed at the end of a parser state")
+        if t.kind == IDENT and t.text == "for" and self.at_op("(", 1):
+            return self.parse_for(anns)
+        if t.kind == IDENT and t.text in ("break", "continue") and self.at_op(";", 1):
+            self.advance()
+            self.advance()
+            if t.text == "break":
+                return ir.BreakStatement(loc=loc)
+            return ir.ContinueStatement(loc=loc)
         if self.starts_type():
             return self.parse_typed_declaration(anns, top_level=False)
         left = self.parse_expression()
@@ -974,6 +982,87 @@ class Parser:
         if isinstance(left, ir.Binary) and left.op == "==" and not self.speculating:
             raise P4Error("expected '=' (assignment) but found '=='", left.loc)
         raise self.error(f"expected '=' or a method call but found {self.peek().describe()}")
+
+    def parse_for(self, anns: list[ir.Annotation]) -> ir.ForStatement | ir.ForInStatement:
+        """``for (init; cond; update) stmt`` or ``for (T v in collection) stmt``
+        (P4-16 1.2.5; ``for``, ``break`` and ``continue`` are read in context so that
+        older programs may still use them as names)."""
+        loc = self.advance().loc
+        self.expect_op("(", "after 'for'")
+        if (self.starts_type() or self.at_op("@")) and self._for_in_ahead():
+            var_anns = self.parse_annotations()
+            typ = self.parse_type()
+            name = self.expect_name("a loop variable name")
+            self.expect_kw("in")
+            coll = self.parse_expression()
+            if self.at_op(".."):
+                op = self.advance()
+                coll = ir.Binary(op="..", left=coll, right=self.parse_expression(), loc=op.loc)
+            self.expect_op(")", "after the for-in collection")
+            var = ir.Declaration_Variable(name=name.text, type=typ, annotations=var_anns,
+                                          loc=name.loc)
+            body = self.parse_statement()
+            return ir.ForInStatement(variable=var, collection=coll, body=body,
+                                     annotations=anns, loc=loc)
+        init: list[ir.Node] = []
+        if not self.at_op(";"):
+            while True:
+                init.append(self._for_clause(declaration_allowed=True))
+                if not self.accept_op(","):
+                    break
+        self.expect_op(";", "after the for-loop initialisation")
+        cond = None if self.at_op(";") else self.parse_expression()
+        self.expect_op(";", "after the for-loop condition")
+        updates: list[ir.Statement] = []
+        if not self.at_op(")"):
+            while True:
+                updates.append(self._for_clause(declaration_allowed=False))
+                if not self.accept_op(","):
+                    break
+        self.expect_op(")", "after the for-loop updates")
+        body = self.parse_statement()
+        return ir.ForStatement(init=init, condition=cond, updates=updates, body=body,
+                               annotations=anns, loc=loc)
+
+    def _for_in_ahead(self) -> bool:
+        """True if the tokens up to the matching ')' contain ``in`` at depth 0."""
+        depth = 0
+        i = 0
+        while True:
+            t = self.peek(i)
+            if t.kind == EOF:
+                return False
+            if t.is_op("(") or t.is_op("[") or t.is_op("{"):
+                depth += 1
+            elif t.is_op(")") or t.is_op("]") or t.is_op("}"):
+                if depth == 0:
+                    return False
+                depth -= 1
+            elif t.is_op(";") and depth == 0:
+                return False
+            elif t.kind == KEYWORD and t.text == "in" and depth == 0:
+                return True
+            i += 1
+
+    def _for_clause(self, declaration_allowed: bool) -> ir.Node:
+        """One comma-separated part of a for loop's initialisation or update list."""
+        t = self.peek()
+        if declaration_allowed and self.starts_type():
+            anns = self.parse_annotations()
+            typ = self.parse_type()
+            name = self.expect_name("a variable name")
+            init = self.parse_expression() if self.accept_op("=") else None
+            return ir.Declaration_Variable(name=name.text, type=typ, initializer=init,
+                                           annotations=anns, loc=name.loc)
+        left = self.parse_expression()
+        if self.accept_op("="):
+            right = self.parse_expression()
+            return ir.AssignmentStatement(left=left, right=right, loc=t.loc)
+        if isinstance(left, ir.MethodCallExpression):
+            return ir.MethodCallStatement(call=left, loc=t.loc)
+        raise P4Error("a for-loop initialisation or update must be an assignment, a method "
+                      "call" + (" or a variable declaration" if declaration_allowed else ""),
+                      t.loc)
 
     def parse_switch(self) -> ir.SwitchStatement:
         loc = self.expect_kw("switch").loc

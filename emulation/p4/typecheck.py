@@ -62,6 +62,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         self.instantiated: set[int] = set()
         self.current_parser_states: list[dict[str, ir.ParserState]] = []
         self.action_depth = 0  # > 0 while checking an action body
+        self.loop_depth = 0  # > 0 while checking the body of a for loop
 
     # ------------------------------------------------------------ helpers
     def err(self, msg: str, node: ir.Node | None = None) -> P4Error:
@@ -818,7 +819,65 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             return st
         if isinstance(st, ir.Declaration_Instance):
             raise self.err("instantiations are not allowed inside blocks", st)
+        if isinstance(st, (ir.ForStatement, ir.ForInStatement)):
+            if self.in_parser_state():
+                raise self.err("for loops are not allowed in parser states", st)
+            self.loop_depth += 1
+            try:
+                if isinstance(st, ir.ForStatement):
+                    return self.for_statement(st, scope)
+                return self.for_in_statement(st, scope)
+            finally:
+                self.loop_depth -= 1
+        if isinstance(st, (ir.BreakStatement, ir.ContinueStatement)):
+            if not self.loop_depth:
+                word = "break" if isinstance(st, ir.BreakStatement) else "continue"
+                raise self.err(f"'{word}' outside a for loop", st)
+            return st
         raise self.err(f"unsupported statement {type(st).__name__}", st)
+
+    def for_statement(self, st: ir.ForStatement, scope: Scope) -> ir.ForStatement:
+        s = Scope(scope)
+        st.init = [self.statement(c, s) for c in st.init]
+        if st.condition is not None:
+            st.condition = self.convert(self.expr(st.condition, s, ir.Type_Boolean()),
+                                        ir.Type_Boolean(), "for-loop condition")
+        st.updates = [self.statement(c, s) for c in st.updates]
+        st.body = self.statement(st.body, Scope(s))
+        return st
+
+    def for_in_statement(self, st: ir.ForInStatement, scope: Scope) -> ir.ForInStatement:
+        s = Scope(scope)
+        var = st.variable
+        var.type = self.canon(var.type, s)
+        coll = st.collection
+        if isinstance(coll, ir.Binary) and coll.op == "..":
+            if not isinstance(var.type, ir.Type_Bits):
+                raise self.err("a for-in range needs a bit<W> or int<W> loop variable, not "
+                               f"{type_str(var.type)}", var)
+            coll.left = self.convert(self.expr(coll.left, s, var.type), var.type,
+                                     "for-in range start")
+            coll.right = self.convert(self.expr(coll.right, s, var.type), var.type,
+                                      "for-in range end")
+            coll.type = ir.Type_Set(element=var.type)
+        else:
+            coll = self.expr(coll, s)
+            ct = coll.type
+            if isinstance(ct, ir.Type_Stack):
+                if not same_type(ct.element, var.type):
+                    raise self.err(f"loop variable of type {type_str(var.type)} cannot take "
+                                   f"the elements of {type_str(ct)}", var)
+            elif isinstance(ct, ir.Type_Tuple):
+                coll = self.convert(coll, ir.Type_Tuple(components=[var.type] * len(
+                    ct.components)), "for-in list") if not all(
+                    same_type(c, var.type) for c in ct.components) else coll
+            else:
+                raise self.err("a for-in loop needs a range 'a .. b', a header stack or a "
+                               f"list, not {type_str(ct)}", coll)
+        st.collection = coll
+        s.declare(var.name, var)
+        st.body = self.statement(st.body, Scope(s))
+        return st
 
     def in_parser_state(self) -> bool:
         """True while checking statements of a parser state (not a function body)."""

@@ -166,3 +166,71 @@ def test_legacy_priority_cannot_mix_with_priority_syntax():
     entries = ["priority = 4: (1, 1 &&& 1) : a(1);", "(2, 2 &&& 2) : a(2) @priority(1);"]
     with pytest.raises(P4Error, match="cannot mix"):
         entry_priorities("", entries)
+
+
+def _statements(block, kind) -> list:
+    from netweft.emulation.p4 import ir
+    return [n for n in walk(block) if isinstance(n, getattr(ir, kind))]
+
+
+def test_for_loop_with_declaration_condition_and_updates_is_typed():
+    prog = in_ingress(body="""
+        bit<8> total = 0;
+        for (bit<8> i = 0, j = 1; i < hdr.h.a; i = i + 1, j = j << 1) {
+            if (i == 3) { continue; }
+            if (j == 0) { break; }
+            total = total + i;
+        }
+        hdr.h.a = total;""".replace("bit<8> i = 0, j = 1", "bit<8> i = 0, bit<8> j = 1"))
+    loop = _statements(prog.ingress.decl, "ForStatement")[0]
+    assert [d.name for d in loop.init] == ["i", "j"]
+    assert type(loop.condition.type).__name__ == "Type_Boolean"
+    assert len(loop.updates) == 2
+    assert len(_statements(loop.body, "ContinueStatement")) == 1
+    assert len(_statements(loop.body, "BreakStatement")) == 1
+
+
+def test_for_loop_parts_may_be_empty_and_reuse_a_variable():
+    prog = in_ingress(locals_="action spin() { bit<8> n = 0; for (; ; ) { n = n + 1; "
+                              "if (n == 9) { break; } } hdr.h.a = n; }",
+                      body="spin();")
+    loop = _statements(prog.actions["I.spin"], "ForStatement")[0]
+    assert loop.init == [] and loop.condition is None and loop.updates == []
+
+
+def test_for_in_over_a_range_a_stack_and_a_list():
+    prog = in_ingress(locals_="h_t[3] st;", body="""
+        for (bit<8> v in 1 .. hdr.h.a) { hdr.h.b = hdr.h.b + (bit<16>)v; }
+        for (h_t e in st) { hdr.h.a = hdr.h.a + e.a; }
+        for (bit<16> w in {1, 2, 3}) { hdr.h.b = hdr.h.b + w; }""")
+    loops = _statements(prog.ingress.decl, "ForInStatement")
+    assert [lp.variable.name for lp in loops] == ["v", "e", "w"]
+    rng = loops[0].collection
+    assert rng.op == ".." and rng.left.type.width == 8 and rng.right.type.width == 8
+    assert [type(c.type).__name__ for c in loops[2].collection.components] == ["Type_Bits"] * 3
+
+
+def test_for_loop_variable_is_scoped_to_the_loop():
+    with pytest.raises(P4Error, match="undeclared name 'i'"):
+        in_ingress(body="for (bit<8> i = 0; i < 4; i = i + 1) { } hdr.h.a = i;")
+
+
+@pytest.mark.parametrize("body, message", [
+    ("break;", "'break' outside a for loop"),
+    ("if (hdr.h.a == 1) { continue; }", "'continue' outside a for loop"),
+    ("for (bit<8> i = 0; i; i = i + 1) { }", "for-loop condition"),
+    ("for (bool b in 1 .. 3) { }", "needs a bit<W> or int<W> loop variable"),
+    ("for (bit<8> v in hdr.h.b) { }", "needs a range"),
+    ("for (bit<8> i = 0; i < 3; i + 1) { }", "must be an assignment, a method call"),
+])
+def test_bad_for_loops_are_rejected_with_a_message(body, message):
+    with pytest.raises(P4Error, match=message):
+        in_ingress(body=body)
+
+
+def test_for_break_and_continue_remain_usable_as_names():
+    prog = in_ingress(locals_="bit<8> for; bit<8> break;",
+                      body="for = 1; break = for; hdr.h.a = break;")
+    assigned = [getattr(a.left, "name", None)
+                for a in _statements(prog.ingress.decl.body, "AssignmentStatement")]
+    assert assigned == ["for", "break", None]
