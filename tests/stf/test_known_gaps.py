@@ -9,6 +9,8 @@ reproduce gaps that have since been fixed and now guard against regressions.
 
 from __future__ import annotations
 
+import pytest
+
 from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.stf import run_stf
 from netweft.emulation.switch import SoftSwitch
@@ -177,4 +179,25 @@ def test_legacy_priority_annotation_smaller_wins():
     # 0x11 matches both entries: @priority(1) is the higher priority in p4c/BMv2
     result = run("", ingress, "packet 0 11 00\nexpect 2 11 00 $\n"
                               "packet 0 01 00\nexpect 1 01 00 $\n")
+    assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_statements.py: for loops "
+                                       "(P4-16 1.2.5) are type-checked but not lowered "
+                                       "('unsupported by the netweft back end: the "
+                                       "statement ForStatement')")
+def test_for_loop_in_an_action():
+    ingress = """
+    action count_down() {
+        bit<8> n = 0;
+        for (bit<8> i = hdr.h.a; i > 0; i = i - 1) {
+            if (i == 2) { continue; }
+            n = n + 1;
+        }
+        hdr.h.b = n;
+    }
+    apply { count_down(); sm.egress_spec = 1; }"""
+    # a = 4: i = 4, 3, (2 skipped), 1 -> n = 3
+    result = run("", ingress, "packet 0 04 00\nexpect 1 04 03 $\n"
+                              "packet 0 00 00\nexpect 1 00 00 $\n")
     assert result.passed
