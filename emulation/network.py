@@ -22,10 +22,14 @@ import subprocess
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pyroute2 import IPRoute, NetNS, netns
 
 DEFAULT_PREFIX = "nw"
+# A running network records its owner's PID here, so that ``netweft clean`` removes
+# only what crashed runs left behind and never a live network of another process.
+OWNER_DIR = Path("/run/netweft")
 
 
 class NetworkError(RuntimeError):
@@ -212,6 +216,8 @@ class Network:
         if self.started:
             raise NetworkError("the network is running already")
         try:
+            OWNER_DIR.mkdir(parents=True, exist_ok=True)
+            (OWNER_DIR / self.prefix).write_text(f"{os.getpid()}\n")
             for node in self.nodes.values():
                 netns.create(node.netns)
                 self._created.append(node.netns)
@@ -296,6 +302,7 @@ class Network:
         for name in reversed(self._created):
             remove_namespace(name)
         self._created.clear()
+        (OWNER_DIR / self.prefix).unlink(missing_ok=True)
         self.started = False
 
     def __enter__(self) -> Network:
@@ -321,8 +328,26 @@ def remove_namespace(name: str) -> None:
         subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
 
-def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,)) -> list[str]:
-    """Namespaces that look like netweft's (``<prefix><5 hex>-<node>``)."""
+def _owner_alive(prefix: str) -> bool:
+    try:
+        pid = int((OWNER_DIR / prefix).read_text())
+    except (OSError, ValueError):
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
+                        include_live: bool = False) -> list[str]:
+    """Namespaces that look like netweft's (``<prefix><5 hex>-<node>``) whose owner is gone.
+
+    With ``include_live``, also those of networks whose owning process still runs.
+    """
     found = []
     for name in netns.listnetns():
         head, _, node = name.partition("-")
@@ -330,5 +355,6 @@ def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,)) -> list[str
             tag = head[len(prefix):]
             if head.startswith(prefix) and node and len(tag) == 5 and all(
                     c in "0123456789abcdef" for c in tag):
-                found.append(name)
+                if include_live or not _owner_alive(head):
+                    found.append(name)
     return sorted(found)

@@ -84,15 +84,21 @@ def test_declaration_errors_are_clear():
         net.add_host("a-very-long-name")
 
 
-def test_leftovers_are_found_and_cleaned():
-    name = "nwabcde-h9"
+def test_leftovers_are_cleaned_but_live_networks_are_not():
+    name = "nwabcde-h9"  # looks like netweft's, and no live process owns it
     netns.create(name)
+    live = Network()
+    live.add_host("h1")
     try:
-        assert name in leftover_namespaces()
-        out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "clean"],
-                             capture_output=True, text=True, check=True).stdout
-        assert f"removed namespace {name}" in out
-        assert name not in netns.listnetns()
+        with live:
+            assert name in leftover_namespaces()
+            assert live.nodes["h1"].netns not in leftover_namespaces()
+            assert live.nodes["h1"].netns in leftover_namespaces(include_live=True)
+            out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "clean"],
+                                 capture_output=True, text=True, check=True).stdout
+            assert f"removed namespace {name}" in out
+            assert name not in netns.listnetns()
+            assert live.nodes["h1"].netns in netns.listnetns()
     finally:
         if name in netns.listnetns():
             netns.remove(name)
