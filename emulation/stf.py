@@ -15,7 +15,8 @@ Commands (one per line, ``#`` starts a comment, keywords are case-blind):
   packet without data is not sent (BMv2 under p4c's driver receives nothing).
 * ``expect PORT HEX...[$]`` -- the next packet out of ``PORT``; ``*`` is a
   wildcard nibble; a trailing ``$`` requires the exact length (otherwise the
-  packet may be longer than the expectation, as in p4c).  ``expect PORT``
+  packet may be longer than the expectation, as in p4c, which also compares
+  an odd number of nibbles as a prefix).  ``expect PORT``
   without data allows any packets on that port.  Packets on a port with no
   expectation fail the test.
 * ``add TABLE [PRIORITY] KEY:VALUE... ACTION(PARAM:VALUE, ...) [= HANDLE]``;
@@ -147,8 +148,6 @@ def _parse_expect(rest: str) -> dict[str, Any]:
     if not re.fullmatch(r"[0-9a-fA-F*]*", pattern):
         bad = re.search(r"[^0-9a-fA-F*]", pattern)
         raise _LineError(f"invalid character {bad.group()!r} in expected packet data")
-    if len(pattern) % 2:
-        raise _LineError(f"expected data has an odd number of nibbles ({len(pattern)})")
     if exact and not pattern:
         raise _LineError("'$' needs packet data before it")
     return {"port": _port(port), "pattern": pattern.upper() or None, "exact": exact}
@@ -424,7 +423,7 @@ def match_packet(pattern: str, data: bytes, exact: bool) -> str:
     """Empty when ``data`` satisfies ``pattern`` (nibbles, ``*`` wildcards), else why not."""
     actual = _pattern_hex(data)
     if len(actual) < len(pattern):
-        return f"too short: {len(data)} bytes, expected {len(pattern) // 2}"
+        return f"too short: {len(data)} bytes, expected {(len(pattern) + 1) // 2}"
     for i, nibble in enumerate(pattern):
         if nibble != "*" and nibble != actual[i]:
             return f"differs at byte {i // 2}"
@@ -437,7 +436,7 @@ def format_diff(pattern: str | None, data: bytes | None, per_row: int = 16) -> s
     """Rows of expected and actual hex bytes, with ``^^`` marking differences."""
     exp = pattern or ""
     act = _pattern_hex(data) if data is not None else ""
-    exp_bytes = [exp[i:i + 2] for i in range(0, len(exp), 2)]
+    exp_bytes = [exp[i:i + 2].ljust(2) for i in range(0, len(exp), 2)]
     act_bytes = [act[i:i + 2] for i in range(0, len(act), 2)]
     n = max(len(exp_bytes), len(act_bytes))
     lines = []
@@ -449,7 +448,7 @@ def format_diff(pattern: str | None, data: bytes | None, per_row: int = 16) -> s
             e_row.append(e)
             a_row.append(a)
             same = i >= len(exp_bytes) or (i < len(act_bytes) and all(
-                x == "*" or x == y for x, y in zip(e, a, strict=True)))
+                x in "* " or x == y for x, y in zip(e, a, strict=True)))
             marks.append("  " if same else "^^")
         lines.append(f"  {start:04x} expected: {' '.join(e_row)}")
         lines.append(f"  {start:04x} actual:   {' '.join(a_row)}")

@@ -33,6 +33,8 @@ def test_expect_wildcards_exact_length_and_no_data():
     assert cmd.args == {"port": 2, "pattern": "0A**FF", "exact": True}
     assert one("expect 2 0aff").args["exact"] is False
     assert one("expect 7").args == {"port": 7, "pattern": None, "exact": False}
+    # p4c compares nibble strings, so an odd number of nibbles is a valid prefix
+    assert one("expect 1 0b ** *").args["pattern"] == "0B***"
 
 
 def test_add_with_priority_keys_action_and_handle():
