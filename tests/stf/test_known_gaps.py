@@ -201,3 +201,27 @@ def test_for_loop_in_an_action():
     result = run("", ingress, "packet 0 04 00\nexpect 1 04 03 $\n"
                               "packet 0 00 00\nexpect 1 00 00 $\n")
     assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/p4/tables.py (entry keysets): p4c accepts "
+                                       "a bit<W> value &&& mask for a key of serializable "
+                                       "enum type enum bit<W>; netweft reports a type "
+                                       "mismatch")
+def test_serializable_enum_key_with_a_masked_bit_keyset():
+    decls = "enum bit<8> Kind { A = 0x10, B = 0x20 }"
+    ingress = """
+    action to(bit<9> p) { sm.egress_spec = p; }
+    table t {
+        key = { hdr.h.a : exact; (Kind)hdr.h.b : ternary @name("kind"); }
+        actions = { to; }
+        default_action = to(9);
+        const entries = {
+            (1, ((bit<8>)Kind.B) &&& 0xf0) : to(2);
+            (1, _)                          : to(3);
+        }
+    }
+    apply { t.apply(); }"""
+    result = run(decls, ingress, "packet 0 01 2f\nexpect 2 01 2f $\n"
+                                 "packet 0 01 1f\nexpect 3 01 1f $\n"
+                                 "packet 0 02 2f\nexpect 9 02 2f $\n")
+    assert result.passed
