@@ -53,6 +53,8 @@ typedef struct {
     uint32_t max_wrs;
     uint32_t max_recvs;
     uint64_t seed;
+    uint64_t cc_target_ns;
+    uint32_t cc_min_pkts;
 } nw_config_t;
 
 typedef struct {
@@ -93,6 +95,8 @@ typedef struct {
     uint64_t remote_access_errors;
     uint64_t pdc_opened, pdc_failed;
     uint64_t spurious_loss_marks;
+    uint64_t cwnd_cuts;
+    uint64_t rsp_probes;
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

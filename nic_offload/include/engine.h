@@ -120,6 +120,10 @@ typedef struct {
     uint32_t max_wrs;         /* outstanding initiator work requests, all peers (default 4096) */
     uint32_t max_recvs;       /* posted receive buffers (default 4096) */
     uint64_t seed;            /* seeds initial PSNs and PDC ids (determinism in simulation) */
+    uint64_t cc_target_ns;    /* delay-based congestion window: packets in flight shrink when the
+                                 RTT exceeds the lowest RTT seen by this much (default 300 us);
+                                 0 = no congestion control (window_pkts in flight) */
+    uint32_t cc_min_pkts;     /* smallest congestion window in packets (default 32) */
 } nw_config_t;
 
 /* Where nw_output's packet goes: UDP to ip:port from source port src_port. */
@@ -164,6 +168,8 @@ typedef struct {
     uint64_t pdc_opened, pdc_failed;
     uint64_t spurious_loss_marks; /* packets marked lost, then acknowledged before resending
                                      (each widens the PDC's reordering window) */
+    uint64_t cwnd_cuts;         /* congestion window decreases (queueing delay above target) */
+    uint64_t rsp_probes;        /* REQ_ACK probe rounds for SES responses whose ACK was lost */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

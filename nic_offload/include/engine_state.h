@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "completion_queue.h"
+#include "congestion.h"
 #include "engine.h"
 #include "entropy.h"
 #include "memory_region.h"
@@ -114,6 +115,8 @@ typedef struct {
     uint64_t reo_extra_ns;          /* learnt reordering window (grows on spurious marks) */
     uint32_t reo_decay_psn;         /* shrink reo_extra_ns once una passes this PSN */
     uint32_t retries;
+    uint32_t pipe;                  /* packets in the network (INFLIGHT): what cwnd limits */
+    nw_cc_t cc;
     nw_entropy_t entropy;
 
     /* receive half */
@@ -139,6 +142,8 @@ typedef struct {
     uint16_t probe_msg[NW_MAX_PENDING_RSP]; /* REQ_ACK probes for missing responses */
     uint32_t probe_count;
     uint32_t awaiting_rsp;                  /* work requests waiting for a response */
+    uint64_t rsp_deadline;                  /* probe for missing responses then (0 = none);
+                                               unlike the RTO, not postponed by other progress */
     uint32_t post_seq, done_seq;            /* ROD: completions in posting order */
     uint32_t held;                          /* ROD: finished, waiting for predecessors */
     nw_rx_msg_t *rx_msgs;           /* msg_id & (W-1) */
@@ -207,6 +212,9 @@ void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn);
 /* The next slot queued for retransmission, or NULL. */
 nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p);
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* A fully acknowledged message still lacks its SES response (its ACK was lost):
+ * probe for it now instead of waiting for the whole PDC to go idle. */
+void nw_tx_on_rsp_timeout(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 /* Loss detection by transmission order and time; arms rack_deadline. */
 void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 /* Completes a READ once its request was acknowledged and its answer arrived. */

@@ -36,6 +36,8 @@ void nw_config_default(nw_config_t *c)
     c->max_wrs = 4096;
     c->max_recvs = 4096;
     c->seed = 1;
+    c->cc_target_ns = 300000ull;
+    c->cc_min_pkts = 32;
 }
 
 const char *nw_config_check(const nw_config_t *c)
@@ -62,6 +64,8 @@ const char *nw_config_check(const nw_config_t *c)
         return "ack_every_pkts/reorder_pkts: must be >= 1";
     if (c->ooo_ack_every_pkts == 0 || c->ooo_ack_every_pkts > 32)
         return "ooo_ack_every_pkts: must be between 1 and 32";
+    if (c->cc_min_pkts == 0 || c->cc_min_pkts > c->window_pkts)
+        return "cc_min_pkts: must be between 1 and window_pkts";
     if (c->uud_timeout_ns == 0)
         return "uud_timeout_ns: must be > 0";
     return NULL;
@@ -249,6 +253,7 @@ uint64_t nw_next_deadline(const nw_engine_t *e)
         min_deadline(&d, p->ack_deadline);
         min_deadline(&d, p->uud_deadline);
         min_deadline(&d, p->rack_deadline);
+        min_deadline(&d, p->rsp_deadline);
     }
     return d;
 }
@@ -267,6 +272,8 @@ void nw_on_time(nw_engine_t *e, uint64_t now_ns)
             nw_tx_detect_losses(e, p, now_ns);
         if (p->rto_deadline && p->rto_deadline <= now_ns)
             nw_tx_on_rto(e, p, now_ns);
+        if (p->rsp_deadline && p->rsp_deadline <= now_ns)
+            nw_tx_on_rsp_timeout(e, p, now_ns);
         if (p->uud_deadline && p->uud_deadline <= now_ns)
             nw_rxm_on_time(e, p, now_ns);
         nw_pdc_activate(e, p);

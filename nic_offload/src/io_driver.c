@@ -34,6 +34,7 @@
 #define IO_IP_UDP_HDR 28u
 #define IO_GSO_MAX_SEGS 64u
 #define IO_GSO_MAX_BYTES 65000u
+#define IO_RX_DRAIN_BATCHES 16u /* receive batches read before timers run */
 
 struct nw_io {
     nw_engine_t *e;
@@ -432,7 +433,16 @@ static void *io_thread(void *arg)
         io->st.loops++;
         pthread_mutex_lock(&io->mu);
         uint64_t now = mono_ns();
-        int nrx = io_receive(io, now);
+        /* Read what is waiting before running timers: after the thread was
+         * descheduled, ACKs sitting in the socket would otherwise arrive only
+         * after their RTO fired (a spurious retransmission). */
+        int nrx = 0;
+        for (uint32_t k = 0; k < IO_RX_DRAIN_BATCHES; k++) {
+            int n = io_receive(io, now);
+            nrx += n;
+            if (n < (int)io->cfg.batch)
+                break;
+        }
         if (nw_next_deadline(io->e) <= now)
             nw_on_time(io->e, now);
         uint32_t count = 0;

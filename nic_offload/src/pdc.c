@@ -147,7 +147,7 @@ int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
         limit = NW_MAX_WINDOW - 1;
     if (!p->tx_synced && (uint32_t)(p->nxt - p->start_psn) >= NW_MAX_WINDOW - 1)
         return 0;
-    return nw_tx_in_flight(p) < limit;
+    return nw_tx_in_flight(p) < limit && p->pipe < p->cc.cwnd;
 }
 
 static uint8_t error_of(const nw_pdc_t *p, uint16_t msg_id)

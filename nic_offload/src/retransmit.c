@@ -32,6 +32,8 @@ void nw_tx_reset(nw_engine_t *e, nw_pdc_t *p)
     p->rto_deadline = 0;
     p->rto_cur = e->cfg.rto_init_ns;
     p->retries = 0;
+    p->pipe = 0;
+    nw_cc_init(&p->cc, e->cfg.window_pkts);
 }
 
 static void list_remove(nw_pdc_t *p, uint32_t i)
@@ -46,6 +48,7 @@ static void list_remove(nw_pdc_t *p, uint32_t i)
     else
         p->list_tail = s->prev;
     s->prev = s->next = NW_NIL;
+    p->pipe--;
 }
 
 static void list_append(nw_pdc_t *p, uint32_t i)
@@ -58,6 +61,7 @@ static void list_append(nw_pdc_t *p, uint32_t i)
     else
         p->list_head = i;
     p->list_tail = i;
+    p->pipe++;
 }
 
 static uint64_t rto_base(const nw_engine_t *e, const nw_pdc_t *p)
@@ -169,14 +173,17 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (d > (int32_t)nw_tx_in_flight(p))
         return NW_ERANGE;
     uint32_t newly = 0;
+    uint64_t rtt = 0;
     if (in_flight_psn(p, trigger)) {
         nw_tx_slot_t *t = nw_tx_slot(e, p, trigger);
         int fresh = t->psn == trigger && t->state == NW_TX_INFLIGHT && t->retx == 0;
         uint64_t sent = t->sent_ns;
         if (ack_slot(e, p, trigger)) {
             newly++;
-            if (fresh && now >= sent)
-                rtt_sample(p, now - sent);
+            if (fresh && now > sent) {
+                rtt = now - sent;
+                rtt_sample(p, rtt);
+            }
         }
     }
     for (uint32_t psn = p->una; d > 0 && nw_psn_diff(psn, cack) <= 0; psn++)
@@ -196,6 +203,9 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         p->una++;
     }
     nw_tx_detect_losses(e, p, now);
+    if (nw_cc_on_ack(&p->cc, newly, rtt, now, e->cfg.cc_target_ns, e->cfg.cc_min_pkts,
+                     e->cfg.window_pkts))
+        e->st.cwnd_cuts++;
     if (newly) {
         p->retries = 0;
         p->rto_cur = rto_base(e, p);
@@ -203,6 +213,10 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     } else if (p->awaiting_rsp && p->rto_deadline == 0) {
         p->rto_deadline = now + p->rto_cur;
     }
+    if (p->awaiting_rsp == 0)
+        p->rsp_deadline = 0;
+    else if (p->rsp_deadline == 0)
+        p->rsp_deadline = now + rto_base(e, p);
     return NW_OK;
 }
 
@@ -309,6 +323,7 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         memset(p->slots, 0, e->cfg.window_pkts * sizeof(*p->slots));
         p->una = p->nxt;
         p->list_head = p->list_tail = NW_NIL;
+        p->pipe = 0;
         p->lost_count = 0;
         p->rto_deadline = 0;
         return;
@@ -323,4 +338,15 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
     else
         nw_tx_mark_lost(e, p, p->slots[p->list_head].psn);
     p->rto_deadline = now + p->rto_cur;
+}
+
+void nw_tx_on_rsp_timeout(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    if (p->awaiting_rsp == 0 || p->failed) {
+        p->rsp_deadline = 0;
+        return;
+    }
+    queue_probes(e, p);
+    e->st.rsp_probes++;
+    p->rsp_deadline = now + 2 * rto_base(e, p);
 }

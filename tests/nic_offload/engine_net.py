@@ -36,6 +36,7 @@ class Impairments:
     delay_ns: int = 10_000
     drop_filter: object = None  # callable(bytes) -> bool: drop this packet
     mutate: object = None  # callable(bytes) -> bytes: rewrite a packet in flight (a switch)
+    rate_bps: float = 0.0  # each sender's link rate (0 = infinite): packets leave one by one
 
 
 @dataclass
@@ -67,6 +68,7 @@ class EngineNet:
         self.sent: list[tuple[int, int, bytes]] = []  # (src_port, dst_ip, packet) if recording
         self.record = False
         self.checksum_drops = 0
+        self.busy_until: dict[int, int] = {}  # sender address -> its link is free again
 
     def add(self, addr: str, **overrides) -> Node:
         cfg = ffi.new("nw_config_t *")
@@ -121,6 +123,11 @@ class EngineNet:
             data = imp.mutate(data)
         if self.rng.random() < imp.loss:
             return
+        depart = self.now
+        if imp.rate_bps:
+            depart = max(self.now, self.busy_until.get(src.addr, 0))
+            depart += max(1, int(len(data) * 8 * 1e9 / imp.rate_bps))
+            self.busy_until[src.addr] = depart
         copies = 2 if self.rng.random() < imp.dup else 1
         for _ in range(copies):
             pkt = data
@@ -132,7 +139,7 @@ class EngineNet:
                 if imp.udp_checksum and lib.nw_csum16(pkt, len(pkt)) != lib.nw_csum16(data, len(data)):
                     self.checksum_drops += 1
                     continue
-            t = self.now + imp.delay_ns
+            t = depart + imp.delay_ns
             if self.rng.random() < imp.reorder:
                 t += self.rng.randrange(imp.reorder_ns)
             self.seq += 1
