@@ -64,8 +64,82 @@ class StatementLowering:
             self._switch(s, body)
         elif isinstance(s, ir.Declaration_Instance):
             pass  # extern instances are module globals
+        elif isinstance(s, ir.ForStatement):
+            self._for(s, body)
+        elif isinstance(s, ir.ForInStatement):
+            self._for_in(s, body)
+        elif isinstance(s, ir.BreakStatement):
+            body.emit("break")
+        elif isinstance(s, ir.ContinueStatement):
+            body.emit("continue")
         else:
             raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def _for(self, s: ir.ForStatement, body: Body) -> None:
+        """``for (init; cond; updates) body`` as a Python ``while`` loop.
+
+        The updates run at the top of every iteration but the first, so that a
+        Python ``continue`` (P4 ``continue``) still runs them before the test.
+        """
+        for init in s.init:
+            self.stmt(init, body)
+        first = self.tmp("first") if s.updates else None
+        if first:
+            body.emit(f"{first} = True")
+        body.emit("while True:")
+        body.indent += 1
+        if first:
+            body.emit(f"if {first}:")
+            body.emit(f"    {first} = False")
+            body.emit("else:")
+            body.indent += 1
+            for u in s.updates:
+                self.stmt(u, body)
+            body.emit("pass")
+            body.indent -= 1
+        if s.condition is not None:
+            body.emit(f"if not {self.cond(s.condition, body)}:")
+            body.emit("    break")
+        self.stmt(s.body, body)
+        body.emit("pass")
+        body.indent -= 1
+
+    def _for_in(self, s: ir.ForInStatement, body: Body) -> None:
+        """``for (T v in lo .. hi / stack / list) body`` as a Python ``for`` loop.
+
+        A range's ends and a list's values are evaluated once, before the loop;
+        aggregate loop variables get a copy of each element (P4 value semantics).
+        """
+        var = s.variable
+        name = f"l_{python_identifier(var.name)}_{self._next()}"
+        body.scope[id(var)] = name
+        coll = s.collection
+        aggregate = is_aggregate(var.type)
+        if isinstance(coll, ir.Binary) and coll.op == "..":
+            lo, hi = self.expr(coll.left, body), self.expr(coll.right, body)
+            items = f"range({lo}, ({hi}) + 1)"
+        elif isinstance(coll.type, ir.Type_Stack):
+            items = f"{self.expr(coll, body)}.e"
+        else:
+            values = getattr(coll, "components", None)
+            if values is None:
+                raise unsupported("a for-in loop over this kind of collection", coll)
+            parts = []
+            for v in values:
+                code = self.expr(v, body)
+                parts.append(f"{code}._copy()" if aggregate else code)
+            items = "(" + "".join(p + ", " for p in parts) + ")"
+        if aggregate:
+            item = self.tmp("it")
+            body.emit(f"{name} = {self.types.new_expr(var.type)}")
+            body.emit(f"for {item} in {items}:")
+            body.emit(f"    {name}._assign({item})")
+        else:
+            body.emit(f"for {name} in {items}:")
+        body.indent += 1
+        self.stmt(s.body, body)
+        body.emit("pass")
+        body.indent -= 1
 
     def _return(self, s: ir.ReturnStatement, body: Body) -> None:
         parts = []

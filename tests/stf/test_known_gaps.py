@@ -182,10 +182,6 @@ def test_legacy_priority_annotation_smaller_wins():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_statements.py: for loops "
-                                       "(P4-16 1.2.5) are type-checked but not lowered "
-                                       "('unsupported by the netweft back end: the "
-                                       "statement ForStatement')")
 def test_for_loop_in_an_action():
     ingress = """
     action count_down() {
@@ -224,4 +220,40 @@ def test_serializable_enum_key_with_a_masked_bit_keyset():
     result = run(decls, ingress, "packet 0 01 2f\nexpect 2 01 2f $\n"
                                  "packet 0 01 1f\nexpect 3 01 1f $\n"
                                  "packet 0 02 2f\nexpect 9 02 2f $\n")
+    assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/pipeline (varbit extract, lower_parsers.py "
+                                       "and the generated header _extract): a size that is "
+                                       "not a multiple of 8 bits must raise "
+                                       "error.ParserInvalidArgument, as BMv2 does")
+def test_varbit_extract_of_a_non_byte_multiple_is_parser_invalid_argument():
+    prog = """
+#include <core.p4>
+#include <v1model.p4>
+header len_t { bit<8> bits; bit<8> err; }
+header opt_t { varbit<16> v; }
+struct hs { len_t l; opt_t o; }
+struct m_t { }
+parser P(packet_in p, out hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.l); p.extract(hdr.o, (bit<32>)hdr.l.bits); transition accept; }
+}
+control V(inout hs hdr, inout m_t m) { apply { } }
+control I(inout hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    apply {
+        sm.egress_spec = 1;
+        if (sm.parser_error == error.ParserInvalidArgument) { hdr.l.err = 6; }
+        else if (sm.parser_error == error.NoError) { hdr.l.err = 0; }
+        else { hdr.l.err = 9; }
+    }
+}
+control E(inout hs hdr, inout m_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout m_t m) { apply { } }
+control D(packet_out p, in hs hdr) { apply { p.emit(hdr.l); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+    sw = SoftSwitch(compile_p4_source(prog, "vbits.p4"))
+    # 8 bits: extracted, no error; 3 bits: ParserInvalidArgument, nothing consumed
+    result = run_stf(sw, "packet 0 08 ff aa bbcc\nexpect 1 08 00 bbcc $\n"
+                         "packet 0 03 ff aa bbcc\nexpect 1 03 06 aa bbcc $\n", "v.stf")
     assert result.passed
