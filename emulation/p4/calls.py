@@ -69,7 +69,10 @@ class CallChecker:
                 slots[idx] = a
         bound: list[ir.Expression | None] = []
         for p, a in zip(params, slots, strict=True):
-            pt = self.subst(p.type, bindings)
+            # a type variable bound only by an integer literal so far stays open: a later
+            # argument may still bind it to a width (f<T>(in T a, out T b) with f(3, x))
+            pt = self.subst(p.type, {k: t for k, t in bindings.items()
+                                     if not isinstance(t, ir.Type_InfInt)})
             if a is None:
                 if p.default is not None:
                     bound.append(copy.deepcopy(p.default))
@@ -115,6 +118,13 @@ class CallChecker:
             v = self.expr(ae, scope, pt)
             v = self.convert(v, pt, f"{what}, argument '{p.name}'")
             bound.append(v)
+        # literals bound before their type variable got a width now take that width
+        for i, (p, v) in enumerate(zip(params, bound, strict=True)):
+            if v is not None and isinstance(v.type, ir.Type_InfInt) and \
+                    contains_type_var(p.type):
+                pt = self.subst(p.type, bindings)
+                if isinstance(pt, ir.Type_Bits):
+                    bound[i] = self.convert(v, pt, f"{what}, argument '{p.name}'")
         for a, v in zip(slots, bound, strict=True):
             if a is not None and v is not None:
                 a.expr = v
@@ -246,6 +256,17 @@ class CallChecker:
                                                       strict=False)}
             kind = ir.CALL_PACKET if ext.name in PACKET_EXTERNS else ir.CALL_EXTERN_METHOD
             return self._finish_method(e, meth, targs, scope, kind, obj, bindings)
+        proto = t.base.decl if isinstance(t, ir.Type_Specialized) else t
+        if isinstance(proto, (ir.Type_Control, ir.Type_Parser)) and name == "apply":
+            # a constructor parameter of control/parser type, seen while checking an
+            # unused control on its own (real instances bind it to the argument)
+            e.kind = ir.CALL_APPLY_INSTANCE
+            e.target = proto
+            e.bound_args = self.bind_args(proto.params, e.args, scope, {},
+                                          f"'{proto.name}.apply'", e)
+            e.type = ir.Type_Void()
+            m.type = e.type
+            return e
         if isinstance(t, (ir.P4Control, ir.P4Parser)) and name == "apply":
             e.kind = ir.CALL_APPLY_INSTANCE
             e.target = t

@@ -314,14 +314,28 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         self.registering = False
         for obj in self.ast.objects:
             if isinstance(obj, (ir.P4Control, ir.P4Parser)) and id(obj) not in self.instantiated:
-                if obj.ctor_params:
-                    continue  # needs constructor arguments to be checked meaningfully
                 self.node_stack.append(obj)
                 try:
-                    self.specialize(obj, None, [], self.globals, obj)
+                    if obj.ctor_params:
+                        self.check_unused_with_ctor_params(obj)
+                    else:
+                        self.specialize(obj, None, [], self.globals, obj)
                 finally:
                     self.node_stack.pop()
         self.registering = True
+
+    def check_unused_with_ctor_params(self, decl: ir.P4Control | ir.P4Parser) -> None:
+        """Check a control/parser that no instance uses and that has constructor
+        parameters: each parameter stands for an unknown value of its type. Errors that
+        only a real argument could avoid (a constant needed) are skipped, and generic
+        ones wait for their type arguments."""
+        if decl.type_params:
+            return
+        try:
+            self.specialize(decl, None, [], self.globals, decl, placeholder_ctor_args=True)
+        except P4Error as err:
+            if "constant" not in str(err):
+                raise
 
     def declare_global(self, name: str, node: ir.Node) -> None:
         self.globals.declare(name, node)
@@ -508,9 +522,12 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
 
     def specialize(self, decl: ir.P4Control | ir.P4Parser, fqn: str | None,
                    args: list[ir.Argument], call_scope: Scope, site: ir.Node,
-                   type_args: list[ir.Type] | None = None) -> ir.P4Control | ir.P4Parser:
+                   type_args: list[ir.Type] | None = None,
+                   placeholder_ctor_args: bool = False) -> ir.P4Control | ir.P4Parser:
         """Check a fresh copy of ``decl`` for one instantiation named ``fqn``
-        (``type_args`` bind a generic control's or parser's type parameters)."""
+        (``type_args`` bind a generic control's or parser's type parameters;
+        ``placeholder_ctor_args``: no arguments, each constructor parameter is a
+        read-only value of its type)."""
         self.instantiated.add(id(decl))
         spec = copy.deepcopy(self.pristine_of(decl))
         spec.fqn = fqn
@@ -525,8 +542,14 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         # constructor parameters bound to the (folded) arguments
         self.canon_params(spec.ctor_params, scope)
         what = f"constructor of '{spec.name}'"
-        bound = self.bind_args(spec.ctor_params, args, call_scope, {}, what, site)
-        for p, a in zip(spec.ctor_params, bound, strict=True):
+        if placeholder_ctor_args:
+            for p in spec.ctor_params:
+                p.direction = ""
+                scope.names[p.name] = [p]
+            bound = []
+        else:
+            bound = self.bind_args(spec.ctor_params, args, call_scope, {}, what, site)
+        for p, a in zip(spec.ctor_params if bound else [], bound, strict=True):
             if isinstance(a, ir.PathExpression) and isinstance(a.decl, ir.Declaration_Instance):
                 scope.names[p.name] = [a.decl]
             elif isinstance(a, ir.ConstructorCallExpression):

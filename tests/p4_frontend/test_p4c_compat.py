@@ -234,3 +234,70 @@ def test_for_break_and_continue_remain_usable_as_names():
     assigned = [getattr(a.left, "name", None)
                 for a in _statements(prog.ingress.decl.body, "AssignmentStatement")]
     assert assigned == ["for", "break", None]
+
+
+def _call_args(prog, name: str) -> list:
+    from netweft.emulation.p4 import ir
+    return [n for n in walk(prog.ingress.decl)
+            if isinstance(n, ir.MethodCallExpression) and n.method_name == name]
+
+
+@pytest.mark.parametrize("decl, call, width", [
+    ("extern void f<T>(in T a, out T b);", "f(3, meta.x);", 8),
+    ("extern void f<T>(in T a, in T b);", "f(3, meta.y);", 16),
+    ("extern void f<T>(in T a, in T b);", "f(meta.y, 3);", 16),
+])
+def test_literal_before_the_argument_that_binds_its_type_variable_gets_that_width(
+        decl, call, width):
+    prog = in_ingress(top=decl, body=call)
+    (c,) = _call_args(prog, "f")
+    assert [a.type.width for a in c.bound_args] == [width, width]
+    assert c.type_args_resolved[0].width == width
+
+
+def test_literal_beyond_the_bound_width_is_wrapped_like_other_implicit_casts():
+    prog = in_ingress(top="extern void f<T>(in T a, out T b);", body="f(300, meta.x);")
+    (c,) = _call_args(prog, "f")
+    assert c.bound_args[0].value == 300 % 256
+
+
+def test_type_variable_bound_twice_to_different_widths_is_an_error():
+    with pytest.raises(P4Error, match="cannot implicitly convert bit<16> to bit<8>"):
+        in_ingress(top="extern void f<T>(in T a, in T b);", body="f(meta.x, meta.y);")
+
+
+def test_newtype_is_treated_as_its_underlying_type():
+    # decision: netweft is lenient with `type` (p4c would demand casts); programs that
+    # p4c accepts (with casts) compile the same, and the back end sees plain bit<W>
+    prog = in_ingress(top="type bit<8> Tag_t;", locals_="Tag_t tag;",
+                      body="tag = hdr.h.a; hdr.h.a = (bit<8>)tag; tag = (Tag_t)8w3;")
+    from netweft.emulation.p4 import ir
+    tag = [n for n in walk(prog.ingress.decl)
+           if isinstance(n, ir.Declaration_Variable) and n.name == "tag"][0]
+    assert type(tag.type).__name__ == "Type_Bits" and tag.type.width == 8
+
+
+@pytest.mark.parametrize("top, message", [
+    ("control U(inout bit<8> x)(bit<8> n) { apply { x = x + nothing; } }",
+     "undeclared name 'nothing'"),
+    ("control U(inout bit<8> x)(bit<8> n) { apply { x = n == 1; } }",
+     "type mismatch: expected bit<8>, got bool"),
+    ("control ct(inout bit<8> x);\ncontrol U(inout bit<8> x)(ct c) { apply { c.apply(true); } }",
+     "not an l-value"),
+])
+def test_unused_controls_with_constructor_parameters_are_checked(top, message):
+    with pytest.raises(P4Error, match=message):
+        in_ingress(top=top)
+
+
+@pytest.mark.parametrize("top", [
+    "control U(inout bit<8> x)(bit<8> n) { apply { x = x + n; } }",
+    "control U(inout bit<8> x)(bit<32> n) { action a() { x = 1; } "
+    "table t { actions = { a; } size = n; } apply { t.apply(); } }",
+    "control U(inout bit<8> x)(bit<8> n) { register<bit<8>>((bit<32>)n) r; "
+    "apply { r.read(x, 0); } }",
+    "control ct(inout bit<8> x);\ncontrol U(inout bit<8> x)(ct c) { apply { c.apply(x); } }",
+])
+def test_unused_controls_needing_constant_constructor_arguments_still_compile(top):
+    prog = in_ingress(top=top)
+    assert not any(name.startswith("U.") for name in list(prog.tables) + list(prog.externs))
