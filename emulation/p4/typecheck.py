@@ -697,16 +697,27 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             if isinstance(d, ir.P4ValueSet):
                 return self.value_set_ref(k, d, kt)
         if isinstance(k, ir.Binary) and k.op in ("&&&", ".."):
-            left = self.convert(self.expr(k.left, scope, kt), kt, f"{what} keyset")
-            right = self.convert(self.expr(k.right, scope, kt), kt, f"{what} keyset")
+            left = self.keyset_operand(k.left, kt, scope, what)
+            right = self.keyset_operand(k.right, kt, scope, what)
             if not isinstance(kt, (ir.Type_Bits, ir.Type_InfInt, ir.Type_SerEnum)):
                 raise self.err(f"'{k.op}' needs bit<W> or int<W> operands, not "
                                f"{type_str(kt)}", k)
             k.left, k.right = left, right
             k.type = ir.Type_Set(element=kt)
             return k
-        v = self.convert(self.expr(k, scope, kt), kt, f"{what} keyset")
-        return v
+        return self.keyset_operand(k, kt, scope, what)
+
+    def keyset_operand(self, e: ir.Expression, kt: ir.Type, scope: Scope,
+                       what: str) -> ir.Expression:
+        """A keyset value of key type ``kt``; for a serializable-enum key, a value of the
+        enum's underlying bit<W> is accepted too (as p4c does, e.g. ``v &&& mask``)."""
+        v = self.expr(e, scope, kt)
+        if isinstance(kt, ir.Type_SerEnum) and isinstance(v.type, ir.Type_Bits) and \
+                same_type(v.type, kt.underlying):
+            return v
+        if isinstance(kt, ir.Type_SerEnum) and isinstance(v.type, ir.Type_InfInt):
+            return self.convert(v, kt.underlying, f"{what} keyset")
+        return self.convert(v, kt, f"{what} keyset")
 
     def value_set_ref(self, k: ir.PathExpression, d: ir.P4ValueSet,
                       kt: ir.Type) -> ir.Expression:

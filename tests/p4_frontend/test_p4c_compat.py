@@ -301,3 +301,33 @@ def test_unused_controls_with_constructor_parameters_are_checked(top, message):
 def test_unused_controls_needing_constant_constructor_arguments_still_compile(top):
     prog = in_ingress(top=top)
     assert not any(name.startswith("U.") for name in list(prog.tables) + list(prog.externs))
+
+
+SER_ENUM_TABLE = """
+    action to(bit<9> p) {{ sm.egress_spec = p; }}
+    table t {{
+        key = {{ (Kind)hdr.h.a : ternary @name("kind"); }}
+        actions = {{ to; }}
+        const entries = {{ {entry} : to(2); }}
+    }}"""
+
+
+@pytest.mark.parametrize("entry", ["((bit<8>)Kind.B) &&& 0xf0", "Kind.B &&& 0xf0",
+                                   "8w0x20 &&& 8w0xf0", "0x20", "Kind.A"])
+def test_serializable_enum_keys_accept_values_of_the_underlying_type(entry):
+    prog = in_ingress(top="enum bit<8> Kind { A = 0x10, B = 0x20 }",
+                      locals_=SER_ENUM_TABLE.format(entry=entry), body="t.apply();")
+    (e,) = prog.tables["I.t"].entries
+    key = e.keys[0]
+    parts = [key.left, key.right] if getattr(key, "op", None) == "&&&" else [key]
+    for part in parts:
+        t = part.type
+        width = t.width if type(t).__name__ == "Type_Bits" else t.underlying.width
+        assert type(t).__name__ in ("Type_Bits", "Type_SerEnum") and width == 8
+
+
+def test_serializable_enum_key_rejects_another_width():
+    with pytest.raises(P4Error, match="keyset"):
+        in_ingress(top="enum bit<8> Kind { A = 0x10, B = 0x20 }",
+                   locals_=SER_ENUM_TABLE.format(entry="16w0x20 &&& 16w0xf0"),
+                   body="t.apply();")

@@ -199,10 +199,6 @@ def test_for_loop_in_an_action():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/p4/tables.py (entry keysets): p4c accepts "
-                                       "a bit<W> value &&& mask for a key of serializable "
-                                       "enum type enum bit<W>; netweft reports a type "
-                                       "mismatch")
 def test_serializable_enum_key_with_a_masked_bit_keyset():
     decls = "enum bit<8> Kind { A = 0x10, B = 0x20 }"
     ingress = """
