@@ -21,6 +21,7 @@ from typing import Any
 
 from netweft.emulation.p4 import ir
 from netweft.emulation.p4.program import Program
+from netweft.emulation.pipeline.aliasing import AliasAnalysis
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.lower_calls import CallLowering
 from netweft.emulation.pipeline.lower_expressions import ExpressionLowering
@@ -39,6 +40,7 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
     def __init__(self, program: Program) -> None:
         self.prog = program
         self.types = TypeClasses()
+        self.aliases = AliasAnalysis()
         self.chunks: list[str] = []
         self._n = 0
         self.frames: dict[int, tuple[str, dict[int, str], dict[int, str]]] = {}

@@ -122,14 +122,25 @@ class CallLowering:
 
     def _call_with_outs(self, fname: str, params: list[ir.Parameter], args: list[Any],
                         body: Body, lead: list[str], has_retval: bool = False,
-                        tail: list[str] | None = None) -> str:
+                        tail: list[str] | None = None,
+                        action: ir.P4Action | None = None) -> str:
+        """A call with copy-in/copy-out of its arguments.
+
+        Scalar out/inout values come back in the returned tuple.  Aggregate
+        out/inout arguments are passed by reference unless the callee could
+        observe it (see :mod:`~netweft.emulation.pipeline.aliasing`); then they
+        are copied into temporaries and copied back in parameter order.
+        """
+        copies = self.aliases.needs_copies(params, args, is_aggregate, action)
         pass_args = list(lead)
-        outs: list[tuple[str, Any]] = []
+        # copy-out steps in parameter order: ("scalar", arg, index) / ("aggregate", target, tmp)
+        steps: list[tuple[str, Any, Any]] = []
+        n_scalar = 0
         for p, a in zip(params, args, strict=False):
             if a is None or isinstance(a, ir.DefaultExpression) and a.dontcare:
                 if p.direction in ("out", "inout") and not is_aggregate(p.type):
                     pass_args.append(self.types.new_expr(p.type))
-                    outs.append(("_", p))
+                    n_scalar += 1
                 else:
                     pass_args.append(self.types.new_expr(p.type))
                 continue
@@ -139,6 +150,16 @@ class CallLowering:
                     body.emit(f"{tmp} = {self.types.new_expr(p.type)}")
                     self.assign_to(tmp, p.type, a, body)
                     pass_args.append(tmp)
+                elif copies:
+                    target = self.tmp("loc")
+                    body.emit(f"{target} = {self.lvalue(a, body)}")
+                    tmp = self.tmp("c")
+                    if p.direction == "out":  # an out value starts uninitialised: invalid
+                        body.emit(f"{tmp} = {self.types.new_expr(p.type)}")
+                    else:
+                        body.emit(f"{tmp} = {target}._copy()")
+                    pass_args.append(tmp)
+                    steps.append(("aggregate", target, tmp))
                 else:
                     target = self.lvalue(a, body)
                     if p.direction == "out":  # an out value starts uninitialised: invalid
@@ -147,15 +168,23 @@ class CallLowering:
                 continue
             if p.direction == "out":
                 pass_args.append(self.types.new_expr(p.type))
-                outs.append((a, p))
+                steps.append(("scalar", a, n_scalar))
+                n_scalar += 1
             elif p.direction == "inout":
                 pass_args.append(self.expr(a, body))
-                outs.append((a, p))
+                steps.append(("scalar", a, n_scalar))
+                n_scalar += 1
             else:
                 pass_args.append(self.expr(a, body))
+        if copies:  # every argument is evaluated before the call starts
+            for i in range(len(lead), len(pass_args)):
+                if not pass_args[i].isidentifier():
+                    held = self.tmp("a")
+                    body.emit(f"{held} = {pass_args[i]}")
+                    pass_args[i] = held
         pass_args += tail or []
         call = f"{fname}({', '.join(pass_args)})"
-        if not outs:
+        if not steps:
             return call
         r = self.tmp("r")
         base = 1 if has_retval else 0
@@ -166,24 +195,26 @@ class CallLowering:
             body.emit(f"    {r} = {call}")
             body.emit("except ExitBlock as _x:")
             body.indent += 1
-            self._assign_outs(outs, "_x.outs", 0, body)
+            self._copy_out(steps, "_x.outs", 0, body)
             body.emit("raise")
             body.indent -= 1
-        self._assign_outs(outs, r, base, body)
+        self._copy_out(steps, r, base, body)
         return f"{r}[0]" if has_retval else ""
 
-    def _assign_outs(self, outs: list[tuple[Any, Any]], source: str, base: int,
-                     body: Body) -> None:
-        for i, (a, _p) in enumerate(outs):
-            if a == "_":
-                continue
-            self.assign_raw(a, f"{source}[{base + i}]", body)
+    def _copy_out(self, steps: list[tuple[str, Any, Any]], source: str, base: int,
+                  body: Body) -> None:
+        """Copy out/inout values back, left to right (``source`` holds the scalars)."""
+        for kind, a, where in steps:
+            if kind == "aggregate":
+                body.emit(f"{a}._assign({where})")
+            elif a != "_":
+                self.assign_raw(a, f"{source}[{base + where}]", body)
 
     def _call_action(self, c: ir.MethodCallExpression, args: list[Any], body: Body,
                      as_statement: bool) -> str:
         a = c.target
         fname = self.lower_action(a, self._owner_of_action(a))
-        return self._call_with_outs(fname, a.params, args, body, ["F"])
+        return self._call_with_outs(fname, a.params, args, body, ["F"], action=a)
 
     def _call_function(self, c: ir.MethodCallExpression, args: list[Any], body: Body,
                        as_statement: bool) -> str:
@@ -218,14 +249,16 @@ class CallLowering:
         return fname
 
     def _call_sub_block(self, c: ir.MethodCallExpression, args: list[Any], body: Body) -> str:
+        """``inst.apply(args)``: a fresh frame, copy-in, the call, copy-out in order."""
         callee = c.target
         if isinstance(callee, ir.Declaration_Instance):
             callee = callee.instantiated
         fname = self.lower_block(callee)
         cname, slot_of, _ = self.frame_of(callee)
+        copies = self.aliases.needs_copies(callee.params, args, is_aggregate)
         fr = self.tmp("fr")
         body.emit(f"{fr} = {cname}()")
-        outs = []
+        outs: list[tuple[str, Any, str]] = []  # ("scalar", arg, slot) / ("aggregate", loc, slot)
         for p, a in zip(callee.params, args, strict=False):
             slot = slot_of[id(p)]
             if a is None:
@@ -237,6 +270,14 @@ class CallLowering:
                     body.emit(f"{tmp} = {self.types.new_expr(p.type)}")
                     self.assign_to(tmp, p.type, a, body)
                     body.emit(f"{fr}.{slot} = {tmp}")
+                elif copies and is_aggregate(p.type):
+                    target = self.tmp("loc")
+                    body.emit(f"{target} = {self.lvalue(a, body)}")
+                    if p.direction == "out":
+                        body.emit(f"{fr}.{slot} = {self.types.new_expr(p.type)}")
+                    else:
+                        body.emit(f"{fr}.{slot} = {target}._copy()")
+                    outs.append(("aggregate", target, slot))
                 else:
                     target = self.lvalue(a, body)
                     if is_aggregate(p.type) and p.direction == "out":
@@ -245,11 +286,11 @@ class CallLowering:
                 continue
             if p.direction == "out":
                 body.emit(f"{fr}.{slot} = {self.types.new_expr(p.type)}")
-                outs.append((a, slot))
+                outs.append(("scalar", a, slot))
             else:
                 body.emit(f"{fr}.{slot} = {self.expr(a, body)}")
                 if p.direction == "inout":
-                    outs.append((a, slot))
+                    outs.append(("scalar", a, slot))
         if not outs:
             body.emit(f"{fname}({fr})")
             return ""
@@ -257,7 +298,10 @@ class CallLowering:
         body.emit(f"    {fname}({fr})")
         body.emit("finally:")
         body.indent += 1
-        for a, slot in outs:
-            self.assign_raw(a, f"{fr}.{slot}", body)
+        for kind, a, slot in outs:
+            if kind == "aggregate":
+                body.emit(f"{a}._assign({fr}.{slot})")
+            else:
+                self.assign_raw(a, f"{fr}.{slot}", body)
         body.indent -= 1
         return ""

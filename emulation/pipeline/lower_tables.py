@@ -113,7 +113,8 @@ class TableLowering:
         args = list(bound[:len(directional)])
         while len(args) < len(directional):
             args.append(None)
-        call = self._call_with_outs(afn, directional, args, body, ["F"], tail=cp_names)
+        call = self._call_with_outs(afn, directional, args, body, ["F"], tail=cp_names,
+                                    action=a)
         if call:
             body.emit(call)
         self.chunks.append(f"def {wname}({', '.join(['F'] + cp_names)}):\n"
