@@ -253,3 +253,28 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     result = run_stf(sw, "packet 0 08 ff aa bbcc\nexpect 1 08 00 bbcc $\n"
                          "packet 0 03 ff aa bbcc\nexpect 1 03 06 aa bbcc $\n", "v.stf")
     assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_parsers.py: extract into the "
+                                       "don't-care '_' (skip one header) generates invalid "
+                                       "Python ('internal error in the netweft back end')")
+def test_extract_into_dont_care_skips_a_header():
+    prog = """
+#include <core.p4>
+#include <v1model.p4>
+header w_t { bit<16> v; }
+struct hs { w_t w; }
+struct m_t { }
+parser P(packet_in p, out hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    state start { p.extract<w_t>(_); p.extract(hdr.w); transition accept; }
+}
+control V(inout hs hdr, inout m_t m) { apply { } }
+control I(inout hs hdr, inout m_t m, inout standard_metadata_t sm) { apply { sm.egress_spec = 1; } }
+control E(inout hs hdr, inout m_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout m_t m) { apply { } }
+control D(packet_out p, in hs hdr) { apply { p.emit(hdr.w); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+    sw = SoftSwitch(compile_p4_source(prog, "skip.p4"))
+    result = run_stf(sw, "packet 0 aaaa bbbb cc\nexpect 1 bbbb cc $\n", "s.stf")
+    assert result.passed
