@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 
 from netweft.emulation.p4 import ir
+from netweft.emulation.p4.folded import typed_bool as _bool
 from netweft.emulation.p4.folded import typed_constant as _const
 from netweft.emulation.p4.scopes import Scope, did_you_mean
 from netweft.emulation.p4.typesys import (
@@ -146,8 +147,11 @@ class CallChecker:
                 cands = [x for x in found if isinstance(x, ir.Method)]
                 meth = self.pick_overload(cands, e.args, f"'{m.name}'", e)
                 m.decl = meth
-                return self._finish_method(e, meth, targs, scope, ir.CALL_EXTERN_FUNCTION,
+                call = self._finish_method(e, meth, targs, scope, ir.CALL_EXTERN_FUNCTION,
                                            None, {})
+                if meth.name == "static_assert" and self._is_global_decl(meth):
+                    return self._static_assert(call)
+                return call
             if isinstance(d, ir.Function):
                 cands = [x for x in found if isinstance(x, ir.Function)]
                 fn = self.pick_overload(cands, e.args, f"'{m.name}'", e)
@@ -275,6 +279,21 @@ class CallChecker:
             m.type = e.type
             return e
         raise self.err(f"a value of type {type_str(t)} has no method '{name}'", m)
+
+    def _is_global_decl(self, d: ir.Node) -> bool:
+        return any(d is x for x in self.globals.lookup_all(getattr(d, "name", "")))
+
+    def _static_assert(self, call: ir.MethodCallExpression) -> ir.BoolLiteral:
+        """``static_assert(check[, message])``: fail compilation if ``check`` is false;
+        the call folds to ``true``."""
+        check = call.bound_args[0]
+        if not isinstance(check, ir.BoolLiteral):
+            raise self.err("static_assert needs a compile-time constant condition", check)
+        if not check.value:
+            msg = call.bound_args[1] if len(call.bound_args) > 1 else None
+            text = msg.value if isinstance(msg, ir.StringLiteral) else "condition is false"
+            raise self.err(f"static_assert failed: {text}", call)
+        return _bool(True, call.loc)
 
     def _direct_invocation(self, decl: ir.P4Control | ir.P4Parser, site: ir.Expression,
                            scope: Scope) -> ir.PathExpression:

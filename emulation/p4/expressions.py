@@ -3,6 +3,7 @@ P4's width rules and constant folding (a mixin of the type checker)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 from netweft.emulation.p4 import arith, ir
@@ -45,6 +46,10 @@ class ExpressionChecker:
             return c
         if isinstance(target, ir.Type_Set):
             return self.convert(e, target.element, what)
+        if isinstance(target, ir.Type_List) and isinstance(e, ir.ListExpression):
+            e.components = [self.convert(c, target.element, what) for c in e.components]
+            e.type = target
+            return e
         if isinstance(src, (ir.P4Control, ir.P4Parser)) and \
                 self._block_prototype(target) is not None:
             self._check_block_matches(e, src, target, what)
@@ -250,6 +255,8 @@ class ExpressionChecker:
                 return _const(v.value, v.type, e.loc)
             if isinstance(v, ir.BoolLiteral):
                 return _bool(v.value, e.loc)
+            if isinstance(v, ir.ListExpression) and isinstance(v.type, ir.Type_List):
+                return copy.deepcopy(v)  # list<T> constants are compile-time values
             e.type = d.type
             return e
         if isinstance(d, (ir.Parameter, ir.Declaration_Variable)):
@@ -695,6 +702,10 @@ class ExpressionChecker:
         if isinstance(expected, (ir.Type_StructLike, ir.Type_Tuple, ir.Type_Stack)):
             e2 = self._initializer_for(e, expected, scope)
             return self.convert(e2, expected, "initializer")
+        if isinstance(expected, ir.Type_List) and not e.default_rest:
+            e.components = [self.expr(c, scope, expected.element) for c in e.components]
+            e.type = ir.Type_Tuple(components=[c.type for c in e.components])
+            return self.convert(e, expected, "list")
         if e.default_rest:
             raise self.err("cannot infer the type of this '...' initializer here", e)
         e.components = [self.expr(c, scope) for c in e.components]

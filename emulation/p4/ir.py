@@ -80,6 +80,8 @@ Changes after the first commit are additive and listed here:
   ``@name("C")``), so its tables are ``<enclosing>.C.<table>``.
 * A constructor parameter of control/parser type (``(ct c)``) may be bound to an
   instance whose apply parameters match; ``c.apply(...)`` then targets that instance.
+* ``Type_List`` (``list<T>``) and ``static_assert`` (folded to ``true``; a false
+  condition is a compile error) from P4-16 1.2.4.
 * For loops (P4-16 1.2.5): ``ForStatement``, ``ForInStatement``, ``BreakStatement``,
   ``ContinueStatement`` may appear in control, action and function bodies (never
   in parser states); ``break``/``continue`` only inside a loop.
@@ -234,6 +236,18 @@ class Type_Tuple(Type):
     """``tuple<T1, ...>``; also the type of list expressions ``{a, b}``."""
 
     components: list[Type] = field(default_factory=list)
+
+
+@dataclass(eq=False, kw_only=True)
+class Type_List(Type):
+    """``list<T>`` (P4-16 1.2.4): a compile-time list of values of type ``T``.
+
+    netweft accepts it for extern and constructor parameters, constants, casts of
+    list expressions and for-in collections, never as the type of a run-time
+    variable, field or action/block parameter.
+    """
+
+    element: Type
 
 
 @dataclass(eq=False, kw_only=True)

@@ -760,7 +760,7 @@ class Parser:
             return t.text in BUILTIN_TYPE_KEYWORDS or t.text == "_"
         if t.kind == IDENT and self.is_type_name(t.text):
             return not self.at_op(".", 1)
-        return False
+        return self._at_list_type()
 
     def parse_typed_declaration(self, annotations: list[ir.Annotation],
                                 top_level: bool) -> ir.Node:
@@ -882,6 +882,12 @@ class Parser:
             self.advance()
             top = True
             t = self.peek()
+        if self._at_list_type():
+            self.advance()
+            self.expect_op("<", "after 'list'")
+            elem = self.parse_type()
+            self.expect_op(">", "after the list element type")
+            return ir.Type_List(element=elem, loc=loc)
         if t.kind == IDENT and (self.is_type_name(t.text) or top):
             self.advance()
             base = ir.Type_Name(name=t.text, loc=loc)
@@ -891,6 +897,16 @@ class Parser:
         if t.kind == IDENT:
             raise self.error(self.unknown_type(t.text))
         raise self.error(f"expected a type but found {t.describe()}")
+
+    def _at_list_type(self) -> bool:
+        """``list<T>`` ahead (``list`` is contextual unless a type of that name exists)."""
+        t = self.peek()
+        if t.kind != IDENT or t.text != "list" or self.is_type_name("list") or \
+                not self.at_op("<", 1):
+            return False
+        nxt = self.peek(2)
+        return (nxt.kind == KEYWORD and nxt.text in BUILTIN_TYPE_KEYWORDS + ("tuple",)) or (
+            nxt.kind == IDENT and (self.is_type_name(nxt.text) or nxt.text == "list"))
 
     def parse_type_args(self) -> list[ir.Type]:
         self.expect_op("<")

@@ -129,6 +129,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             if size <= 0:
                 raise self.err(f"header stack size must be positive, got {size}", t)
             return ir.Type_Stack(element=elem, size=size, loc=t.loc)
+        if isinstance(t, ir.Type_List):
+            return ir.Type_List(element=self.canon(t.element, scope), loc=t.loc)
         if isinstance(t, ir.Type_Tuple):
             return ir.Type_Tuple(components=[self.canon(c, scope) for c in t.components],
                                  loc=t.loc)
@@ -224,7 +226,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
                     if not isinstance(ft, ir.Type_Header):
                         raise self.err(f"header_union field '{f.name}' must be a header, not "
                                        f"{type_str(ft)}", f)
-                elif isinstance(ft, (ir.Type_InfInt, ir.Type_String, ir.Type_Void)):
+                elif isinstance(ft, (ir.Type_InfInt, ir.Type_String, ir.Type_Void,
+                                     ir.Type_List)):
                     raise self.err(f"struct field '{f.name}' cannot have type {type_str(ft)}",
                                    f)
             if varbits > 1:
@@ -255,6 +258,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             return bindings.get(t.name, t)
         if isinstance(t, ir.Type_Tuple):
             return ir.Type_Tuple(components=[self.subst(c, bindings) for c in t.components])
+        if isinstance(t, ir.Type_List):
+            return ir.Type_List(element=self.subst(t.element, bindings))
         if isinstance(t, ir.Type_Stack):
             return ir.Type_Stack(element=self.subst(t.element, bindings), size=t.size)
         if isinstance(t, ir.Type_ExternInstance):
@@ -270,6 +275,10 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
                 bindings[param.name] = arg
                 return True
             return same_type(bound, arg) or isinstance(arg, ir.Type_InfInt)
+        if isinstance(param, ir.Type_List) and isinstance(arg, ir.Type_Tuple):
+            return all(self.unify(param.element, a, bindings) for a in arg.components)
+        if isinstance(param, ir.Type_List) and isinstance(arg, ir.Type_List):
+            return self.unify(param.element, arg.element, bindings)
         if isinstance(param, ir.Type_Tuple) and isinstance(arg, ir.Type_Tuple):
             return len(param.components) == len(arg.components) and all(
                 self.unify(p, a, bindings)
@@ -748,6 +757,9 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         t = self.canon(d.type, scope)
         if isinstance(t, (ir.Type_Void, ir.Type_String, ir.Type_InfInt)):
             raise self.err(f"variable '{d.name}' cannot have type {type_str(t)}", d)
+        if isinstance(t, ir.Type_List):
+            raise self.err(f"variable '{d.name}': list<T> values are compile-time only "
+                           "(use a const, a tuple or a header stack)", d)
         d.type = t
         if d.initializer is not None:
             d.initializer = self.convert(self.expr(d.initializer, scope, t), t,
@@ -816,6 +828,9 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             return st
         if isinstance(st, ir.MethodCallStatement):
             call = self.expr(st.call, scope)
+            if isinstance(call, ir.BoolLiteral) and isinstance(st.call.method, ir.PathExpression) \
+                    and st.call.method.name == "static_assert":
+                return ir.EmptyStatement(loc=st.loc)  # checked and folded away
             if not isinstance(call, ir.MethodCallExpression):
                 raise self.err("expression statement must be a method call", st)
             st.call = call
@@ -898,6 +913,10 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             coll = self.expr(coll, s)
             ct = coll.type
             if isinstance(ct, ir.Type_Stack):
+                if not same_type(ct.element, var.type):
+                    raise self.err(f"loop variable of type {type_str(var.type)} cannot take "
+                                   f"the elements of {type_str(ct)}", var)
+            elif isinstance(ct, ir.Type_List):
                 if not same_type(ct.element, var.type):
                     raise self.err(f"loop variable of type {type_str(var.type)} cannot take "
                                    f"the elements of {type_str(ct)}", var)

@@ -23,7 +23,7 @@ def same_type(a: ir.Type, b: ir.Type) -> bool:
     if isinstance(a, ir.Type_Tuple):
         return len(a.components) == len(b.components) and all(
             same_type(x, y) for x, y in zip(a.components, b.components, strict=True))
-    if isinstance(a, ir.Type_Set):
+    if isinstance(a, (ir.Type_Set, ir.Type_List)):
         return same_type(a.element, b.element)
     if isinstance(a, ir.Type_Var):
         return a.name == b.name
@@ -57,6 +57,8 @@ def type_str(t: ir.Type | None) -> str:
         return "tuple<" + ", ".join(type_str(c) for c in t.components) + ">"
     if isinstance(t, ir.Type_Set):
         return f"set<{type_str(t.element)}>"
+    if isinstance(t, ir.Type_List):
+        return f"list<{type_str(t.element)}>"
     if isinstance(t, ir.Type_ExternInstance):
         if t.type_args:
             return f"{t.extern.name}<" + ", ".join(type_str(c) for c in t.type_args) + ">"
@@ -129,7 +131,7 @@ def contains_type_var(t: ir.Type) -> bool:
         return True
     if isinstance(t, ir.Type_Tuple):
         return any(contains_type_var(c) for c in t.components)
-    if isinstance(t, ir.Type_Stack):
+    if isinstance(t, (ir.Type_Stack, ir.Type_List)):
         return contains_type_var(t.element)
     if isinstance(t, ir.Type_ExternInstance):
         return any(contains_type_var(c) for c in t.type_args)

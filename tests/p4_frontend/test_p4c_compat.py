@@ -331,3 +331,51 @@ def test_serializable_enum_key_rejects_another_width():
         in_ingress(top="enum bit<8> Kind { A = 0x10, B = 0x20 }",
                    locals_=SER_ENUM_TABLE.format(entry="16w0x20 &&& 16w0xf0"),
                    body="t.apply();")
+
+
+def test_static_assert_passes_folds_and_disappears_as_a_statement():
+    prog = in_ingress(top='const bool ok = static_assert(V1MODEL_VERSION >= 20180101, "old");',
+                      body="static_assert(8 == 8);")
+    from netweft.emulation.p4 import ir
+    assert not [n for n in walk(prog.ingress.decl) if isinstance(n, ir.MethodCallExpression)
+                and n.method_name == "static_assert"]
+
+
+@pytest.mark.parametrize("top, body, message", [
+    ('const bool ok = static_assert(1 > 2, "one is not above two");', "",
+     "static_assert failed: one is not above two"),
+    ("", "static_assert(false);", "static_assert failed: condition is false"),
+    ("", "static_assert(hdr.h.a == 8);", "needs a compile-time constant condition"),
+])
+def test_static_assert_failures_are_compile_errors(top, body, message):
+    with pytest.raises(P4Error, match=message):
+        in_ingress(top=top, body=body)
+
+
+def test_list_type_for_extern_parameters_constants_and_for_in():
+    top = """extern Tab { Tab(list<bit<16>> init); bit<16> get(in bit<8> i); }
+const list<bit<8>> L = {1, 2, 3};"""
+    prog = in_ingress(top=top, locals_="Tab({1, 2, 300}) tab;",
+                      body="hdr.h.b = tab.get(hdr.h.a);"
+                           "for (bit<8> v in L) { hdr.h.a = hdr.h.a + v; }"
+                           "for (bit<8> w in (list<bit<8>>){4, 5}) { hdr.h.a = hdr.h.a + w; }")
+    init = prog.externs["I.tab"].args[0]
+    assert type(init.type).__name__ == "Type_List" and init.type.element.width == 16
+    assert [c.value for c in init.components] == [1, 2, 300]
+    loops = _statements(prog.ingress.decl, "ForInStatement")
+    assert [[c.value for c in lp.collection.components] for lp in loops] == [[1, 2, 3], [4, 5]]
+
+
+@pytest.mark.parametrize("top, locals_, message", [
+    ("", "list<bit<8>> xs;", "list<T> values are compile-time only"),
+    ("struct bad_t { list<bit<8>> xs; }", "", "cannot have type list<bit<8>>"),
+    ("const list<bit<8>> L = {1, true};", "", "expected bit<8>, got bool"),
+])
+def test_list_type_misuse_is_rejected(top, locals_, message):
+    with pytest.raises(P4Error, match=message):
+        in_ingress(top=top, locals_=locals_)
+
+
+def test_list_stays_usable_as_a_name():
+    prog = in_ingress(locals_="bit<8> list = 3;", body="hdr.h.a = list < 4 ? 8w1 : 8w0;")
+    assert prog.ingress.decl.locals[0].name == "list"

@@ -43,6 +43,11 @@ extern packet_out {
 /* Reject the packet with `toSignal` when `check` is false (parsers only). */
 extern void verify(in bool check, in error toSignal);
 
+/* Compile-time check (P4-16 1.2.4): compilation fails, with `message` if given,
+ * when `check` is false; the call itself is the constant true. */
+extern bool static_assert(bool check, string message);
+extern bool static_assert(bool check);
+
 /* The action that does nothing: the usual default action. */
 @noWarn("unused")
 action NoAction() {}
