@@ -26,7 +26,8 @@ Commands (one per line, ``#`` starts a comment, keywords are case-blind):
   written), ``value&&&mask``, ``lo->hi`` or ``lo..hi`` (range).  Key names
   may be the p4c name or any suffix (``hdr.ipv4.dstAddr``, ``dstAddr``);
   ``h.$valid$`` and ``h.valid`` mean ``h.isValid()``, ``stack$0`` means
-  ``stack[0]``.  A larger priority wins (as P4Runtime).
+  ``stack[0]``.  A larger priority wins, as in P4Runtime (p4c's driver sends
+  ``10000 - priority`` to BMv2, where the smaller number wins).
 * ``setdefault TABLE ACTION(PARAM:VALUE, ...)``.
 * ``mirroring_add SESSION PORT``; ``mc_mgrp_create GROUP``,
   ``mc_node_create RID PORT...`` (nodes are numbered 0, 1, ... in creation
@@ -304,7 +305,15 @@ def _key_value(text: str, kind: str, width: int) -> Any:
     full = (1 << width) - 1
     if "&&&" in text:
         value, mask = text.split("&&&", 1)
-        return (_int(value, "key value") & full, _int(mask, "key mask") & full)
+        v, m = _int(value, "key value") & full, _int(mask, "key mask") & full
+        if kind == "lpm":
+            plen = bin(m).count("1")
+            if m != full ^ ((1 << (width - plen)) - 1):
+                raise _LineError(f"mask {mask!r} of an lpm key is not a prefix mask")
+            return (v, plen)
+        if kind not in ("ternary", "optional"):
+            raise _LineError(f"value&&&mask needs a ternary or lpm key, not {kind}")
+        return (v, m)
     for sep in ("->", ".."):
         if sep in text and kind == "range":
             lo, hi = text.split(sep, 1)

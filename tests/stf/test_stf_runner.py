@@ -308,3 +308,14 @@ def test_internal_switch_errors_are_reported_at_the_packet_line():
     assert result.errors == ["t.stf:3: packet: the switch hit an internal error and dropped "
                              "the packet (its log has the traceback)"]
     assert not result.passed
+
+
+def test_lpm_key_given_as_value_and_prefix_mask(basic):
+    result = run(basic, f"""
+add ipv4_lpm dstAddr:0x0a000100&&&0xffffff00 ipv4_forward(dstAddr:0x080000000111, port:3)
+packet 0 {IPV4_IN}
+expect 3 {IPV4_OUT}$
+""")
+    assert result.passed, result.errors
+    bad = run(basic, "add ipv4_lpm dstAddr:0x0a000100&&&0xff00ff00 drop()\n")
+    assert bad.errors == ["t.stf:1: add: mask '0xff00ff00' of an lpm key is not a prefix mask"]
