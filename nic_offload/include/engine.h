@@ -103,7 +103,10 @@ typedef struct {
                                  dropped as oversized, so peers must agree */
     uint16_t entropy_base;    /* first UDP source port used as entropy (default 49152) */
     uint16_t entropy_count;   /* number of entropy values, >= 1 (default 64) */
-    uint32_t entropy_burst;   /* consecutive packets per entropy value (default 1 = per packet) */
+    uint32_t entropy_burst;   /* consecutive packets per entropy value (default 2: each pair
+                                 leaves as one UDP GSO send, which halves the per-packet
+                                 system calls of the per-port sockets and lets GRO merge
+                                 the pair; 1 = a new value every packet, 0 counts as 1) */
     uint32_t window_pkts;     /* max unacknowledged packets per PDC, power of two, <= 65536 (default 512) */
     uint64_t rto_init_ns;     /* initial retransmission timeout (default 1 ms) */
     uint64_t rto_max_ns;      /* backoff cap (default 200 ms) */

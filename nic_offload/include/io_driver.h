@@ -21,9 +21,10 @@
  *   NW_IO_TX_PORTS   one UDP socket per entropy value, bound to local_ip and
  *                    entropy_base+i (the driver opens and closes them);
  *                    Consecutive packets on one socket share a sendmmsg
- *                    (and GSO), so throughput needs entropy_burst >= 8 or a
- *                    small entropy_count (entropy_count 1 = one flow, like TCP);
- *                    with per-packet entropy every packet costs a system call.
+ *                    (and GSO): the engine's default entropy_burst of 2 sends
+ *                    each pair as one GSO message; larger bursts cost fewer
+ *                    system calls still; with entropy_burst 1 every packet
+ *                    costs a system call.
  *   NW_IO_TX_RAW     one IPPROTO_RAW socket; the driver writes IPv4+UDP headers
  *                    so every packet carries its own entropy source port
  *                    (needs CAP_NET_RAW; no GSO; the UDP checksum is filled

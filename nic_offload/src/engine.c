@@ -21,7 +21,7 @@ void nw_config_default(nw_config_t *c)
     c->mtu = 1472;
     c->entropy_base = 49152;
     c->entropy_count = 64;
-    c->entropy_burst = 1;
+    c->entropy_burst = 2; /* a pair per entropy value: one GSO send (see engine.h) */
     c->window_pkts = 512;
     c->rto_init_ns = 1000000ull;
     c->rto_max_ns = 200000000ull;
