@@ -219,7 +219,7 @@ def lower_extern_function(lw: Lowering, c: ir.MethodCallExpression, args: list[A
         body.emit(f"X.recirculate = ({index},)")
         return ""
     if name == "truncate":
-        body.emit(f"X.truncate = {lw.expr(args[0], body)}")
+        body.emit(f"X.request_truncate({lw.expr(args[0], body)})")
         return ""
     if name == "digest":
         receiver = lw.expr(args[0], body)

@@ -79,6 +79,11 @@ class PacketContext:
             data += self.payload
         return self.algorithms.get(algorithm)(data)
 
+    def request_truncate(self, length: int) -> None:
+        """v1model ``truncate``: as BMv2's ``Packet::truncate``, the smallest length wins."""
+        if self.truncate is None or length < self.truncate:
+            self.truncate = length
+
     def random(self, lo: int, hi: int) -> int:
         """v1model ``random``."""
         return self.algorithms.random_in(lo, hi)

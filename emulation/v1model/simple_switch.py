@@ -231,11 +231,13 @@ class V1ModelDriver:
             return
         payload = data[cur.pos:]
         if mgid != 0:
+            # each copy is a new BMv2 Packet (clone_with_phv), whose truncation length
+            # starts unset: an ingress truncate() does not reach multicast copies
             sm.instance_type = REPLICATION
             for port, rid in self.pre.replicate(mgid):
                 sm.egress_rid = rid
                 work.append(QueuedPacket(hdr._copy(), meta._copy(), sm._copy(), payload, port,
-                                         len(data), truncate, nxt))
+                                         len(data), None, nxt))
             return
         if egress_spec == DROP_PORT:
             self.stats["dropped"] += 1
@@ -289,6 +291,8 @@ class V1ModelDriver:
         out.append(job.payload)
         packet = b"".join(out)
         if recirculate is not None:
+            # BMv2 recirculates a copy of the whole deparsed buffer (clone_no_phv) with a
+            # fresh truncation length: truncate() does not shorten a recirculated packet
             work.append(_IngressPass(packet, 0, RECIRC, (meta, sm), recirculate[0], nxt))
             return
         if truncate is not None and truncate < len(packet):
