@@ -17,6 +17,8 @@ VOCABULARY = sorted(KEYWORDS) + list(OPERATORS) + [
     '"s"', "packet_in", "V1Switch", "main", "NoAction", "mark_to_drop", "register", "#",
     "#include <core.p4>\n", "#define A 1\n", "#if A\n", "#endif\n", "\n", "/*", "*/", "//",
     "start", "accept", "key", "actions", "apply", "isValid", "extract", "priority", "lpm",
+    # contextual words of newer P4-16 versions
+    "for", "break", "continue", "list", "list<bit<8>>", "static_assert", "@priority(1)",
 ]
 
 
