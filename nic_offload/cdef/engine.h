@@ -97,6 +97,7 @@ typedef struct {
     uint64_t spurious_loss_marks;
     uint64_t cwnd_cuts;
     uint64_t rsp_probes;
+    uint64_t spurious_rtos;
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

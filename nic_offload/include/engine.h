@@ -173,6 +173,8 @@ typedef struct {
                                      (each widens the PDC's reordering window) */
     uint64_t cwnd_cuts;         /* congestion window decreases (queueing delay above target) */
     uint64_t rsp_probes;        /* REQ_ACK probe rounds for SES responses whose ACK was lost */
+    uint64_t spurious_rtos;     /* RTOs undone: the original's ACK came back (each doubles the
+                                   PDC's RTO floor, e.g. when the host starves the I/O thread) */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

@@ -66,6 +66,7 @@ typedef struct {
     uint8_t state;
     uint8_t eom;
     uint8_t fast;        /* marked lost by SACK/order evidence (not by the RTO) */
+    uint8_t rto_retx;    /* marked lost by the RTO (an early ACK then reveals a spurious RTO) */
     uint16_t retx;
 } nw_tx_slot_t;
 
@@ -113,6 +114,7 @@ typedef struct {
     uint64_t srtt, rttvar;          /* smoothed RTT (0 = no sample yet) */
     uint64_t rack_deadline;         /* re-run loss detection then, 0 = none */
     uint64_t reo_extra_ns;          /* learnt reordering window (grows on spurious marks) */
+    uint64_t rto_floor;             /* learnt RTO minimum (grows on spurious RTOs), 0 = none */
     uint32_t reo_decay_psn;         /* shrink reo_extra_ns once una passes this PSN */
     uint32_t retries;
     uint32_t pipe;                  /* packets in the network (INFLIGHT): what cwnd limits */

@@ -28,12 +28,12 @@ static void increase(nw_cc_t *cc, uint32_t newly, uint32_t max_pkts)
 int nw_cc_on_ack(nw_cc_t *cc, uint32_t newly, uint64_t rtt, uint64_t now, uint64_t target_ns,
                  uint32_t min_pkts, uint32_t max_pkts)
 {
+    if (rtt && (cc->min_rtt == 0 || rtt < cc->min_rtt))
+        cc->min_rtt = rtt;
     if (target_ns == 0) {
         cc->cwnd = max_pkts;
         return 0;
     }
-    if (rtt && (cc->min_rtt == 0 || rtt < cc->min_rtt))
-        cc->min_rtt = rtt;
     uint64_t target = cc->min_rtt + target_ns;
     if (rtt == 0 || rtt <= target) {
         increase(cc, newly, max_pkts);

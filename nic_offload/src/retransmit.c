@@ -66,7 +66,7 @@ static void list_append(nw_pdc_t *p, uint32_t i)
 
 static uint64_t rto_base(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    uint64_t r = e->cfg.rto_init_ns;
+    uint64_t r = e->cfg.rto_init_ns > p->rto_floor ? e->cfg.rto_init_ns : p->rto_floor;
     if (p->srtt) {
         uint64_t est = p->srtt + 4 * p->rttvar;
         if (est > r)
@@ -131,12 +131,35 @@ static void spurious_mark(nw_engine_t *e, nw_pdc_t *p)
     e->st.spurious_loss_marks++;
 }
 
+/* The RTO fired although the packet had arrived (its ACK was late, e.g. the
+ * host did not run our thread or the peer's for a while): undo the backoff
+ * and raise this PDC's RTO floor so that the same stall does not fire again. */
+static void spurious_rto(nw_engine_t *e, nw_pdc_t *p)
+{
+    uint64_t f = p->rto_floor ? 2 * p->rto_floor : 2 * e->cfg.rto_init_ns;
+    p->rto_floor = f > e->cfg.rto_max_ns ? e->cfg.rto_max_ns : f;
+    p->rto_cur = rto_base(e, p);
+    e->st.spurious_rtos++;
+}
+
+/* An ACK of an RTO-resent packet that comes back sooner than the lowest RTT
+ * after the resend (or before it) acknowledges the original. */
+static int acks_original(const nw_pdc_t *p, const nw_tx_slot_t *s, uint64_t now)
+{
+    if (s->state == NW_TX_LOST)
+        return 1;
+    return p->cc.min_rtt && now >= s->sent_ns && now - s->sent_ns < p->cc.min_rtt;
+}
+
 /* Returns 1 if the slot was newly acknowledged. */
-static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
+static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
 {
     nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
     if (s->psn != psn || (s->state != NW_TX_INFLIGHT && s->state != NW_TX_LOST))
         return 0;
+    if (s->rto_retx && acks_original(p, s, now))
+        spurious_rto(e, p);
+    s->rto_retx = 0;
     if (s->state == NW_TX_INFLIGHT)
         list_remove(p, (uint32_t)(s - p->slots));
     else if (s->fast)
@@ -178,7 +201,7 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         nw_tx_slot_t *t = nw_tx_slot(e, p, trigger);
         int fresh = t->psn == trigger && t->state == NW_TX_INFLIGHT && t->retx == 0;
         uint64_t sent = t->sent_ns;
-        if (ack_slot(e, p, trigger)) {
+        if (ack_slot(e, p, trigger, now)) {
             newly++;
             if (fresh && now > sent) {
                 rtt = now - sent;
@@ -187,13 +210,13 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         }
     }
     for (uint32_t psn = p->una; d > 0 && nw_psn_diff(psn, cack) <= 0; psn++)
-        newly += (uint32_t)ack_slot(e, p, psn);
+        newly += (uint32_t)ack_slot(e, p, psn, now);
     while (sack_bits) {
         uint32_t i = (uint32_t)__builtin_ctzll(sack_bits);
         sack_bits &= sack_bits - 1;
         uint32_t psn = sack_base + i;
         if (in_flight_psn(p, psn))
-            newly += (uint32_t)ack_slot(e, p, psn);
+            newly += (uint32_t)ack_slot(e, p, psn, now);
     }
     while (p->una != p->nxt) {
         nw_tx_slot_t *s = nw_tx_slot(e, p, p->una);
@@ -241,6 +264,7 @@ void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
             break;
         }
         s->fast = 1;
+        s->rto_retx = 0;
         nw_tx_mark_lost(e, p, s->psn);
     }
 }
@@ -335,8 +359,11 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         queue_probes(e, p);
     else if (p->mode == NW_MODE_ROD)
         nw_tx_go_back_n(e, p, p->una);
-    else
-        nw_tx_mark_lost(e, p, p->slots[p->list_head].psn);
+    else {
+        nw_tx_slot_t *s = &p->slots[p->list_head];
+        s->rto_retx = 1;
+        nw_tx_mark_lost(e, p, s->psn);
+    }
     p->rto_deadline = now + p->rto_cur;
 }
 

@@ -37,6 +37,7 @@ class Impairments:
     drop_filter: object = None  # callable(bytes) -> bool: drop this packet
     mutate: object = None  # callable(bytes) -> bytes: rewrite a packet in flight (a switch)
     rate_bps: float = 0.0  # each sender's link rate (0 = infinite): packets leave one by one
+    hold_until: object = None  # callable(bytes, now) -> time before which it cannot arrive
 
 
 @dataclass
@@ -140,6 +141,8 @@ class EngineNet:
                     self.checksum_drops += 1
                     continue
             t = depart + imp.delay_ns
+            if imp.hold_until is not None:
+                t = max(t, imp.hold_until(pkt, self.now))
             if self.rng.random() < imp.reorder:
                 t += self.rng.randrange(imp.reorder_ns)
             self.seq += 1

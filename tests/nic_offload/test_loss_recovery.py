@@ -175,3 +175,28 @@ def test_cc_min_pkts_is_checked():
     assert b"cc_min_pkts" in ffi.string(lib.nw_config_check(cfg))
     cfg.cc_min_pkts = cfg.window_pkts + 1
     assert b"cc_min_pkts" in ffi.string(lib.nw_config_check(cfg))
+
+
+def test_a_spurious_timeout_is_undone_and_the_same_stall_does_not_fire_again():
+    # The receiver "stalls" twice (its host does not run it): the ACKs it sends
+    # during a stall leave only at its end. The first stall outlasts the sender's
+    # 1 ms RTO by a little, so the original's ACK arrives right after the resend;
+    # the second (1.9 ms) would fire the RTO again unless the first taught the PDC.
+    stalls = [(2_000_000, 3_040_000), (6_000_000, 7_900_000)]
+
+    def hold(pkt: bytes, now: int) -> int:
+        if _pds_type(pkt) == lib.NW_PDS_ACK_CC:
+            for start, end in stalls:
+                if start <= now < end:
+                    return end
+        return 0
+
+    net = EngineNet(seed=2, imp=Impairments(delay_ns=20_000, rate_bps=10e9, hold_until=hold))
+    a = net.add("10.0.0.1", window_pkts=64)
+    b = net.add("10.0.0.2", window_pkts=64)
+    _stream(net, a, b, messages=120, size=60_000, depth=4)
+    sa = a.stats()
+    assert net.now > stalls[1][1]  # the transfer outlived both stalls
+    assert sa["spurious_rtos"] == 1  # the first stall's RTO was recognised as spurious ...
+    assert sa["rto_fired"] == 1  # ... and raised the floor above the second stall
+    assert sa["retransmits"] == 1 and b.stats()["dup_pkts"] == 1
