@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.emulation.p4 import P4Error
+from netweft.emulation.p4 import P4Error, compile_p4_source
 
-from .conftest import in_ingress
+from .conftest import SKELETON, in_ingress
 from .test_typecheck import walk
 
 
@@ -379,3 +379,26 @@ def test_list_type_misuse_is_rejected(top, locals_, message):
 def test_list_stays_usable_as_a_name():
     prog = in_ingress(locals_="bit<8> list = 3;", body="hdr.h.a = list < 4 ? 8w1 : 8w0;")
     assert prog.ingress.decl.locals[0].name == "list"
+
+
+def skeleton_with(top: str = "", locals_: str = "", body: str = "") -> str:
+    return SKELETON.format(top=top, locals=locals_, body=body)
+
+
+def test_v1model_version_20200408_gives_counter_meter_register_an_index_type():
+    src = "#define V1MODEL_VERSION 20200408\n" + skeleton_with(
+        locals_="register<bit<8>, bit<4>>(16) r; counter<bit<4>>(16, CounterType.packets) c; "
+                "meter<bit<4>>(16, MeterType.packets) mt;",
+        body="bit<8> v; r.read(v, hdr.h.a[3:0]); r.write(4w2, v); c.count(4w1); "
+             "bit<2> col; mt.execute_meter(4w1, col);")
+    prog = compile_p4_source(src, "t.p4")
+    widths = {k: [t.width for t in e.type_args] for k, e in prog.externs.items()}
+    assert widths == {"I.r": [8, 4], "I.c": [4], "I.mt": [4]}
+
+
+def test_default_v1model_version_keeps_bit32_indices():
+    with pytest.raises(P4Error, match="expects 1 type arguments, got 2"):
+        in_ingress(locals_="register<bit<8>, bit<4>>(16) r;")
+    prog = in_ingress(locals_="register<bit<8>>(16) r; counter(4, CounterType.bytes) c;",
+                      body="r.write(1, 2); c.count(3);")
+    assert [len(e.type_args) for e in prog.externs.values()] == [1, 0]

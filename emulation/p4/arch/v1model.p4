@@ -70,10 +70,19 @@ enum bit<2> MeterColor {
 }
 
 /* An indexed array of counters readable by the control plane. */
+/* From V1MODEL_VERSION 20200408 on, counter, meter and register take the index
+ * type as a type parameter I (p4c's v1model does the same); before, it is bit<32>. */
+#if V1MODEL_VERSION >= 20200408
+extern counter<I> {
+    counter(bit<32> size, CounterType type);
+    void count(in I index);
+}
+#else
 extern counter {
     counter(bit<32> size, CounterType type);
     void count(in bit<32> index);
 }
+#endif
 
 /* A counter attached to a table: one per entry. */
 extern direct_counter {
@@ -82,10 +91,17 @@ extern direct_counter {
 }
 
 /* An indexed array of two-rate three-colour meters (RFC 2698). */
+#if V1MODEL_VERSION >= 20200408
+extern meter<I> {
+    meter(bit<32> size, MeterType type);
+    void execute_meter<T>(in I index, out T result);
+}
+#else
 extern meter {
     meter(bit<32> size, MeterType type);
     void execute_meter<T>(in bit<32> index, out T result);
 }
+#endif
 
 /* A meter attached to a table: one per entry. */
 extern direct_meter<T> {
@@ -94,12 +110,21 @@ extern direct_meter<T> {
 }
 
 /* An indexed array of values that the data plane reads and writes. */
+#if V1MODEL_VERSION >= 20200408
+extern register<T, I> {
+    register(bit<32> size);
+    @noSideEffects
+    void read(out T result, in I index);
+    void write(in I index, in T value);
+}
+#else
 extern register<T> {
     register(bit<32> size);
     @noSideEffects
     void read(out T result, in bit<32> index);
     void write(in bit<32> index, in T value);
 }
+#endif
 
 /* A table implementation that shares action entries (members) between keys. */
 extern action_profile {
