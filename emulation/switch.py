@@ -27,7 +27,7 @@ from netweft.emulation.pipeline.compiled import instantiate, lower_program
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext
 from netweft.emulation.v1model.counters import COUNTER_TYPES, CounterArray
-from netweft.emulation.v1model.hash_algorithms import CrcConfig, HashAlgorithms
+from netweft.emulation.v1model.hash_algorithms import CrcConfig, HashAlgorithms, bmv2_refusal
 from netweft.emulation.v1model.key_values import BadValueError, parse_value
 from netweft.emulation.v1model.match_table import (
     ActionSpec,
@@ -78,8 +78,8 @@ class SoftSwitch:
         objects: dict[str, Any] = {}
         self._create_externs(objects)
         for var, vs in self._lowered.value_sets.items():
-            width = sum(_width(t) for t in _flat_types(vs.element_type))
-            value_set = ValueSet(vs.fqn or vs.name, vs.size or 0, width)
+            widths = [_width(t) for t in _flat_types(vs.element_type)]
+            value_set = ValueSet(vs.fqn or vs.name, vs.size or 0, widths)
             self.value_sets[value_set.name] = value_set
             objects[var] = value_set
         self._ns = instantiate(self._lowered, self.context, objects)
@@ -162,6 +162,7 @@ class SoftSwitch:
         if t.name in self.profiles:
             raise SwitchError(f"table {t.name} uses an action profile: add members with "
                               "act_prof_add_member and entries with table_add_member")
+        t.check_control_plane_priority(priority)
         entry = t.add(match, action, params, priority)
         self._attach_direct_meter(t, entry)
         return entry
@@ -239,6 +240,7 @@ class SoftSwitch:
             name, args, bound = self._profile(t.name).member(member)
         except ValueError as err:
             raise SwitchError(str(err)) from None
+        t.check_control_plane_priority(priority)
         return t.add_bound(match, name, args, bound, priority)
 
     def table_add_group(self, table: str, match: Mapping[str, object] | Sequence[object],
@@ -249,6 +251,7 @@ class SoftSwitch:
             grp = self._profile(t.name).group(group)
         except ValueError as err:
             raise SwitchError(str(err)) from None
+        t.check_control_plane_priority(priority)
         return t.add_bound(match, "<group>", (), grp, priority)
 
     # ------------------------------------------------------------------ hash parameters
@@ -339,7 +342,11 @@ class SoftSwitch:
             raise SwitchError(str(err)) from None
 
     def value_set_add(self, name: str, value: object, mask: object = None) -> None:
-        """Add a member to parser value set ``name`` (a tuple for multi-field sets)."""
+        """Add a member to parser value set ``name``.
+
+        ``value``/``mask``: one integer (the fields concatenated, first field most
+        significant) or, for a set over a struct, a tuple with one value per field.
+        """
         try:
             self._named("value set", self.value_sets, name).add(value, mask)
         except (BadValueError, ValueError) as err:
@@ -367,6 +374,10 @@ class SoftSwitch:
                 self.meters[inst.name] = obj
             elif kind in ("action_profile", "action_selector"):
                 if kind == "action_selector":
+                    refusal = bmv2_refusal(_enum_name(inst.args[0], ("random",
+                                                                     *HashAlgorithms.NAMES)))
+                    if refusal is not None:
+                        raise P4Error(refusal, inst.args[0].loc or loc)
                     algo = _enum_name(inst.args[0], HashAlgorithms.NAMES)
                     obj = ActionProfile(inst.name, self.algorithms.get(algo),
                                         int(args[2]) if len(args) > 2 else 0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from netweft.emulation.p4 import ir
+from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.pipeline.types import (
     bit_width,
     field_attr,
@@ -17,6 +18,7 @@ from netweft.emulation.pipeline.types import (
     is_signed,
     unsupported,
 )
+from netweft.emulation.v1model.hash_algorithms import bmv2_refusal
 
 if TYPE_CHECKING:
     from netweft.emulation.pipeline.codegen import Body, Lowering
@@ -37,6 +39,9 @@ def _algorithm(e: Any) -> str:
     name = enum_member_name(e)
     if name is None:
         raise unsupported("a hash algorithm that is not a HashAlgorithm constant", e)
+    refusal = bmv2_refusal(name)
+    if refusal is not None:
+        raise P4Error(refusal, e.loc)
     return name
 
 

@@ -125,16 +125,29 @@ def identity(data: bytes) -> int:
     return int.from_bytes(data[:8], "big")
 
 
+def bmv2_refusal(name: str) -> str | None:
+    """Why BMv2 ``simple_switch`` cannot run HashAlgorithm ``name``; None if it can.
+
+    p4c writes ``HashAlgorithm.random`` into the BMv2 JSON as ``"random"``, but
+    bm_sim registers no hash of that name (calculations.cpp), so simple_switch
+    refuses to load such a program.  netweft rejects it the same way, by name.
+    """
+    if name == "random":
+        return ("HashAlgorithm.random: BMv2 simple_switch has no 'random' hash algorithm "
+                "and refuses to load a program that uses one; use random() for random "
+                "numbers or a real hash such as HashAlgorithm.crc32")
+    return None
+
+
 class HashAlgorithms:
     """The v1model ``HashAlgorithm`` members of one switch, by name.
 
     ``crc16_custom``/``crc32_custom`` are per-switch and reconfigurable (as
-    ``simple_switch_CLI set_crc16_parameters``); ``random`` draws from a
-    seeded generator so that runs are reproducible.
+    ``simple_switch_CLI set_crc16_parameters``).  v1model ``random()`` draws
+    from a seeded generator so that runs are reproducible.
     """
 
-    NAMES = ("crc32", "crc32_custom", "crc16", "crc16_custom", "random", "identity",
-             "csum16", "xor16")
+    NAMES = ("crc32", "crc32_custom", "crc16", "crc16_custom", "identity", "csum16", "xor16")
 
     def __init__(self, seed: int = 0) -> None:
         self._rng = _random.Random(seed)
@@ -171,8 +184,6 @@ class HashAlgorithms:
             return xor16
         if name == "identity":
             return identity
-        if name == "random":
-            return lambda data: self._rng.getrandbits(32)
         raise KeyError(f"unknown hash algorithm {name!r}")
 
     def random_in(self, lo: int, hi: int) -> int:

@@ -121,6 +121,29 @@ class MatchTable:
         args = self._args(spec, params)
         return spec.name, args, self._bind(spec.name, args)
 
+    @property
+    def needs_priority(self) -> bool:
+        """Whether entries need a priority (a ternary, range or optional key)."""
+        return self._uses_priority
+
+    def check_control_plane_priority(self, priority: int | None) -> None:
+        """Reject a priority P4Runtime would reject (its section on entry priorities).
+
+        Tables with ternary, range or optional keys need a priority of at least 1
+        (simple_switch_CLI's table_add also insists on one); other tables take none
+        (``None`` or 0).  Const entries are ranked by the compiler and skip this.
+        """
+        if self._uses_priority:
+            if priority is None:
+                raise TableError(f"table {self.name} has ternary, range or optional keys: "
+                                 "the entry needs a priority (1 or more; the larger wins)")
+            if int(priority) < 1:
+                raise TableError(f"table {self.name}: priority {priority} is invalid "
+                                 "(P4Runtime needs 1 or more; the larger wins)")
+        elif priority not in (None, 0):
+            raise TableError(f"table {self.name} has only exact/lpm keys: its entries take "
+                             f"no priority (got {priority})")
+
     def add(self, match: Mapping[str, object] | Sequence[object], action: str,
             params: Mapping[str, object] | Sequence[object] = (),
             priority: int | None = None) -> TableEntry:

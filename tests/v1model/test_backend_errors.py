@@ -49,3 +49,29 @@ def test_a_plain_program_from_the_same_template_runs():
     text = TEMPLATE.replace("BODY", "sm.egress_spec = 3;").replace("Widget(4) w;", "")
     sw = SoftSwitch(compile_p4_source(text, "w.p4"))
     assert sw.process(0, b"\x07rest") == [(3, b"\x07rest")]
+
+
+RANDOM_HASH_USES = [
+    ("apply { bit<16> v; hash(v, HashAlgorithm.random, 16w0, { hdr.h.a }, 32w16); "
+     "hdr.h.a = (bit<8>)v; }"),
+    ("apply { bit<16> v; update_checksum(true, { hdr.h.a }, v, HashAlgorithm.random); }"),
+]
+
+
+@pytest.mark.parametrize("body", RANDOM_HASH_USES)
+def test_hash_algorithm_random_is_refused_as_bmv2_refuses_it(body):
+    text = TEMPLATE.replace("BODY", "").replace("apply {  }", body).replace("Widget(4) w;", "")
+    prog = compile_p4_source(text, "rnd.p4")
+    with pytest.raises(P4Error, match=r"^rnd.p4:15:\d+: HashAlgorithm.random: BMv2 simple_switch "
+                                      r"has no 'random' hash algorithm"):
+        SoftSwitch(prog)
+
+
+def test_an_action_selector_with_hash_algorithm_random_is_refused():
+    selector = ("action_selector(HashAlgorithm.random, 32w4, 32w8) sel; action a() { } "
+                "table t { key = { hdr.h.a : exact; hdr.h.a : selector; } actions = { a; } "
+                "implementation = sel; } apply { t.apply(); }")
+    text = TEMPLATE.replace("Widget(4) w;", "").replace("apply { BODY }", selector)
+    prog = compile_p4_source(text, "sel.p4")
+    with pytest.raises(P4Error, match=r"^sel.p4:15:\d+: HashAlgorithm.random: BMv2"):
+        SoftSwitch(prog)
