@@ -64,6 +64,22 @@ static void list_append(nw_pdc_t *p, uint32_t i)
     p->pipe++;
 }
 
+/* A learnt RTO floor stays within this many initial RTOs: tail losses must
+ * still be repaired in milliseconds. */
+#define RTO_FLOOR_MAX_FACTOR 8u
+
+/* How long a fully acknowledged message waits for its SES response before
+ * a probe: about an RTT and its variation (a probe is one small packet, so
+ * an early one costs little, unlike an early retransmission). */
+static uint64_t rsp_wait(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    uint64_t floor = e->cfg.rto_init_ns / 4;
+    if (!p->srtt)
+        return e->cfg.rto_init_ns;
+    uint64_t w = 2 * p->srtt + 4 * p->rttvar;
+    return w < floor ? floor : w;
+}
+
 static uint64_t rto_base(const nw_engine_t *e, const nw_pdc_t *p)
 {
     uint64_t r = e->cfg.rto_init_ns > p->rto_floor ? e->cfg.rto_init_ns : p->rto_floor;
@@ -137,7 +153,10 @@ static void spurious_mark(nw_engine_t *e, nw_pdc_t *p)
 static void spurious_rto(nw_engine_t *e, nw_pdc_t *p)
 {
     uint64_t f = p->rto_floor ? 2 * p->rto_floor : 2 * e->cfg.rto_init_ns;
-    p->rto_floor = f > e->cfg.rto_max_ns ? e->cfg.rto_max_ns : f;
+    uint64_t cap = RTO_FLOOR_MAX_FACTOR * e->cfg.rto_init_ns;
+    if (cap > e->cfg.rto_max_ns)
+        cap = e->cfg.rto_max_ns;
+    p->rto_floor = f > cap ? cap : f;
     p->rto_cur = rto_base(e, p);
     e->st.spurious_rtos++;
 }
@@ -239,7 +258,7 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (p->awaiting_rsp == 0)
         p->rsp_deadline = 0;
     else if (p->rsp_deadline == 0)
-        p->rsp_deadline = now + rto_base(e, p);
+        p->rsp_deadline = now + rsp_wait(e, p);
     return NW_OK;
 }
 
@@ -375,5 +394,5 @@ void nw_tx_on_rsp_timeout(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
     }
     queue_probes(e, p);
     e->st.rsp_probes++;
-    p->rsp_deadline = now + 2 * rto_base(e, p);
+    p->rsp_deadline = now + 2 * rsp_wait(e, p);
 }
