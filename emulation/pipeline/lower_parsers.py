@@ -158,12 +158,22 @@ class ParserLowering:
             elif self._is_stack_next(target_e):
                 h = self.tmp("h")
                 body.emit(f"{h} = {self.expr(target_e.expr, body)}.next_for_extract({oob})")
+            elif isinstance(target_e, ir.DefaultExpression):
+                # extract<T>(_): parse a T into a scratch header, i.e. skip it
+                t = (c.type_args_resolved or [target_e.type])[0]
+                if isinstance(t, ir.Type_Name) and t.decl is not None:
+                    t = t.decl
+                if not isinstance(t, ir.Type_Header):
+                    raise unsupported("extract into '_' without a header type", c)
+                h = self.tmp("skip")
+                body.emit(f"{h} = {self.types.class_name(t)}()")
             else:
                 h = self.expr(target_e, body)
             if len(args) > 1 and args[1] is not None:
                 vlen = self.expr(args[1], body)
                 body.emit(f"{h}._extract({cur}, {short}, {vlen}, "
-                          f"{self.ecode('HeaderTooShort')})")
+                          f"{self.ecode('HeaderTooShort')}, "
+                          f"{self.ecode('ParserInvalidArgument')})")
             else:
                 body.emit(f"{h}._extract({cur}, {short})")
             if union is not None:

@@ -243,10 +243,13 @@ class TypeClasses:
             return out
         # header with one varbit field: length known only at extract time
         out.append(f"    _NBITS = {fixed}")
-        out.append("    def _extract(self, cur, too_short, vlen=0, header_too_short=0):")
+        out.append("    def _extract(self, cur, too_short, vlen=0, header_too_short=0, "
+                   "invalid_argument=0):")
         out.append(f"        if vlen > {var_field.type.size} or vlen < 0:")
         out.append("            raise ParserReject(header_too_short)")
         out.append(f"        total = {fixed} + vlen")
+        out.append("        if total % 8:  # BMv2: a header must be whole bytes")
+        out.append("            raise ParserReject(invalid_argument)")
         out.append("        v = cur.take(total // 8, too_short)")
         shift_expr = "total"
         for f in t.fields:

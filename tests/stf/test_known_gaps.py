@@ -9,8 +9,6 @@ reproduce gaps that have since been fixed and now guard against regressions.
 
 from __future__ import annotations
 
-import pytest
-
 from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.stf import run_stf
 from netweft.emulation.switch import SoftSwitch
@@ -219,10 +217,6 @@ def test_serializable_enum_key_with_a_masked_bit_keyset():
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline (varbit extract, lower_parsers.py "
-                                       "and the generated header _extract): a size that is "
-                                       "not a multiple of 8 bits must raise "
-                                       "error.ParserInvalidArgument, as BMv2 does")
 def test_varbit_extract_of_a_non_byte_multiple_is_parser_invalid_argument():
     prog = """
 #include <core.p4>
@@ -255,9 +249,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_parsers.py: extract into the "
-                                       "don't-care '_' (skip one header) generates invalid "
-                                       "Python ('internal error in the netweft back end')")
 def test_extract_into_dont_care_skips_a_header():
     prog = """
 #include <core.p4>
