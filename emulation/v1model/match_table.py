@@ -127,19 +127,21 @@ class MatchTable:
         return self._uses_priority
 
     def check_control_plane_priority(self, priority: int | None) -> None:
-        """Reject a priority P4Runtime would reject (its section on entry priorities).
+        """Reject an entry priority that is missing or meaningless.
 
-        Tables with ternary, range or optional keys need a priority of at least 1
-        (simple_switch_CLI's table_add also insists on one); other tables take none
-        (``None`` or 0).  Const entries are ranked by the compiler and skip this.
+        Tables with ternary, range or optional keys need a priority, as P4Runtime
+        and simple_switch_CLI's table_add require.  P4Runtime further excludes 0
+        (a P4Runtime front must refuse it itself); p4c's STF tests use 0 as the
+        lowest rank, so this API accepts it.  Other tables take none (``None`` or
+        0).  Const entries are ranked by the compiler and skip this.
         """
         if self._uses_priority:
             if priority is None:
                 raise TableError(f"table {self.name} has ternary, range or optional keys: "
-                                 "the entry needs a priority (1 or more; the larger wins)")
-            if int(priority) < 1:
+                                 "the entry needs a priority (the larger wins)")
+            if int(priority) < 0:
                 raise TableError(f"table {self.name}: priority {priority} is invalid "
-                                 "(P4Runtime needs 1 or more; the larger wins)")
+                                 "(a non-negative number; the larger wins)")
         elif priority not in (None, 0):
             raise TableError(f"table {self.name} has only exact/lpm keys: its entries take "
                              f"no priority (got {priority})")
