@@ -124,8 +124,10 @@ typedef struct {
     uint32_t max_recvs;       /* posted receive buffers (default 4096) */
     uint64_t seed;            /* seeds initial PSNs and PDC ids (determinism in simulation) */
     uint64_t cc_target_ns;    /* delay-based congestion window: packets in flight shrink when the
-                                 RTT exceeds the lowest RTT seen by this much (default 300 us);
-                                 0 = no congestion control (window_pkts in flight) */
+                                 RTT exceeds the lowest RTT seen by this much (e.g. 300000 for
+                                 a fabric with shared queues); 0 = off, window_pkts in flight
+                                 (default: on a CPU-bound host, thread scheduling delay reads as
+                                 queueing and the window shrinks for nothing) */
     uint32_t cc_min_pkts;     /* smallest congestion window in packets (default 32) */
 } nw_config_t;
 
