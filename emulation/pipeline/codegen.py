@@ -7,7 +7,10 @@ functions taking the same frame.  Header, union, struct and stack values
 are objects assigned by copying into them; scalars are ints and bools with
 P4's width rules applied at each operation.  Out/inout scalar parameters of
 actions, functions and sub-blocks are returned as a tuple and assigned by
-the caller (copy-in/copy-out).
+the caller (copy-in/copy-out); aggregate ones are passed by reference unless
+the callee could observe aliasing (:mod:`~netweft.emulation.pipeline.aliasing`),
+in which case they are copied in and back.  ``for`` loops become Python
+``while``/``for`` loops.
 
 The generated module refers to a few globals that
 :mod:`netweft.emulation.pipeline.compiled` provides: the runtime helpers,
