@@ -1,6 +1,8 @@
 """For loops (P4-16 1.2.5) lowered into Python loops, packet in -> packet out."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from p4_switch import switch
 
 
@@ -65,3 +67,23 @@ def test_return_from_a_loop_in_a_function(sw, target, limit, expected):
 def test_return_from_a_loop_in_an_apply_block(sw):
     assert result(sw, 6, 3) == 3
     assert result(sw, 6, 20) == 0xff
+
+
+def count_down_model(a: int, b: int) -> int:
+    """Python model of the count_down action (continue at 2, break at b)."""
+    n = 0
+    i = a
+    while i > 0:
+        if i != 2:
+            if i == b:
+                break
+            n = (n + 1) & 0xFF
+        i -= 1
+    return n
+
+
+@settings(max_examples=60, deadline=None)
+@given(a=st.integers(0, 255), b=st.integers(0, 255))
+def test_loops_agree_with_a_python_model(sw, a, b):
+    assert result(sw, 0, a, b) == count_down_model(a, b)
+    assert result(sw, 1, a, b) == sum(range(a, b + 1)) & 0xFF
