@@ -459,8 +459,8 @@ def format_diff(pattern: str | None, data: bytes | None, per_row: int = 16) -> s
             same = i >= len(exp_bytes) or (i < len(act_bytes) and all(
                 x in "* " or x == y for x, y in zip(e, a, strict=True)))
             marks.append("  " if same else "^^")
-        lines.append(f"  {start:04x} expected: {' '.join(e_row)}")
-        lines.append(f"  {start:04x} actual:   {' '.join(a_row)}")
+        lines.append(f"  {start:04x} expected: {' '.join(e_row)}".rstrip())
+        lines.append(f"  {start:04x} actual:   {' '.join(a_row)}".rstrip())
         if any(m.strip() for m in marks):
             lines.append(f"  {'':4}           {' '.join(marks)}".rstrip())
     return "\n".join(lines)
