@@ -120,15 +120,17 @@ class StatementLowering:
             items = f"range({lo}, ({hi}) + 1)"
         elif isinstance(coll.type, ir.Type_Stack):
             items = f"{self.expr(coll, body)}.e"
-        else:
-            values = getattr(coll, "components", None)
-            if values is None:
-                raise unsupported("a for-in loop over this kind of collection", coll)
+        elif getattr(coll, "components", None) is not None:
             parts = []
-            for v in values:
+            for v in coll.components:
                 code = self.expr(v, body)
                 parts.append(f"{code}._copy()" if aggregate else code)
             items = "(" + "".join(p + ", " for p in parts) + ")"
+        elif isinstance(coll.type, ir.Type_Tuple) and not aggregate:
+            # a tuple-valued variable: its values as they are before the loop
+            items = f"tuple({self.expr(coll, body)})"
+        else:
+            raise unsupported("a for-in loop over this kind of collection", coll)
         if aggregate:
             item = self.tmp("it")
             body.emit(f"{name} = {self.types.new_expr(var.type)}")

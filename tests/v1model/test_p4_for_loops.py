@@ -69,6 +69,10 @@ def test_return_from_a_loop_in_an_apply_block(sw):
     assert result(sw, 6, 20) == 0xff
 
 
+def test_tuple_variable_loop_sees_the_values_before_the_loop(sw):
+    assert result(sw, 7, 5, 9) == 14
+
+
 def count_down_model(a: int, b: int) -> int:
     """Python model of the count_down action (continue at 2, break at b)."""
     n = 0

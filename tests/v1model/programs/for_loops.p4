@@ -88,6 +88,12 @@ control LoopIngress(inout headers_t hdr, inout meta_t meta, inout standard_metad
                 if (i == hdr.op.a) { return; }
             }
             hdr.op.res = 0xff;
+        } else if (hdr.op.op == 7) {
+            // a tuple variable: its values as they are when the loop starts
+            tuple<bit<8>, bit<8>> t = {hdr.op.a, hdr.op.b};
+            bit<8> s = 0;
+            for (bit<8> v in t) { t[0] = 0; s = s + v; }
+            hdr.op.res = s;
         }
     }
 }
