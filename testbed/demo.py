@@ -105,7 +105,8 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
         for proc in (capture, switch):
             proc.terminate()
             proc.wait(timeout=10)
-    results = {"topology": "h1,h2,h3 - s1", "program": "basic_forward.p4", "size": size,
+    results = {"topology": "h1,h2,h3 - s1", "namespaces": f"{net.prefix}-*",
+               "program": "basic_forward.p4", "size": size,
                "count": count, "flows": {}, "rma_write": rma,
                "switch": json.loads(stats_file.read_text())}
     for name, records in flows.items():
