@@ -19,7 +19,9 @@
  *   NW_IO_TX_SOCKET  send from rx_fd: the UDP source port is rx_fd's port, so
  *                    the entropy value is not visible on the wire;
  *   NW_IO_TX_PORTS   one UDP socket per entropy value, bound to local_ip and
- *                    entropy_base+i (the driver opens and closes them);
+ *                    entropy_base+i (the driver opens and closes them;
+ *                    if rx_fd itself is bound to one of those ports, e.g.
+ *                    an ephemeral port, that value is sent from rx_fd);
  *                    Consecutive packets on one socket share a sendmmsg
  *                    (and GSO): the engine's default entropy_burst of 2 sends
  *                    each pair as one GSO message; larger bursts cost fewer

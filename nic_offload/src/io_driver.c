@@ -102,6 +102,22 @@ static void set_bufs(int fd, uint32_t bytes, int rcv)
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 }
 
+/* The receive socket's own port if it lies in the entropy range on our
+ * address (an ephemeral port can land there), else -1. */
+static int32_t rx_port_index(const nw_io_t *io)
+{
+    const nw_config_t *c = &io->e->cfg;
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    if (getsockname(io->cfg.rx_fd, (struct sockaddr *)&a, &alen) < 0 || a.sin_family != AF_INET)
+        return -1;
+    uint32_t rx_ip = ntohl(a.sin_addr.s_addr);
+    if (rx_ip != 0 && io->cfg.local_ip != 0 && rx_ip != io->cfg.local_ip)
+        return -1;
+    uint32_t i = (uint32_t)ntohs(a.sin_port) - c->entropy_base;
+    return i < c->entropy_count ? (int32_t)i : -1;
+}
+
 static int open_port_sockets(nw_io_t *io)
 {
     const nw_config_t *c = &io->e->cfg;
@@ -111,7 +127,12 @@ static int open_port_sockets(nw_io_t *io)
         return NW_ENOMEM;
     for (uint32_t i = 0; i < io->nports; i++)
         io->port_fds[i] = -1;
+    int32_t own = rx_port_index(io);
     for (uint32_t i = 0; i < io->nports; i++) {
+        if ((int32_t)i == own) {
+            io->port_fds[i] = io->cfg.rx_fd; /* already bound there: send from it */
+            continue;
+        }
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return NW_ESYS;
@@ -151,7 +172,7 @@ static void close_sockets(nw_io_t *io)
     if (io->raw_fd >= 0)
         close(io->raw_fd);
     for (uint32_t i = 0; io->port_fds && i < io->nports; i++)
-        if (io->port_fds[i] >= 0)
+        if (io->port_fds[i] >= 0 && io->port_fds[i] != io->cfg.rx_fd)
             close(io->port_fds[i]);
     free(io->port_fds);
     io->port_fds = NULL;

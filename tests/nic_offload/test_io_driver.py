@@ -18,7 +18,8 @@ MODES = {"socket": lib.NW_IO_TX_SOCKET, "ports": lib.NW_IO_TX_PORTS, "raw": lib.
 class Host:
     """An engine plus its I/O thread bound to addr:4793."""
 
-    def __init__(self, addr: str, tx: str, flags: int, drop_ppm: int = 0, **cfg_fields):
+    def __init__(self, addr: str, tx: str, flags: int, drop_ppm: int = 0, port: int = 4793,
+                 **cfg_fields):
         cfg = ffi.new("nw_config_t *")
         lib.nw_config_default(cfg)
         cfg.local_ip = ip(addr)
@@ -27,7 +28,7 @@ class Host:
             setattr(cfg, k, v)
         self.engine = ffi.gc(lib.nw_engine_new(cfg), lib.nw_engine_free)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.sock.bind((addr, 4793))
+        self.sock.bind((addr, port))
         io_cfg = ffi.new("nw_io_config_t *")
         lib.nw_io_config_default(io_cfg)
         io_cfg.rx_fd = self.sock.fileno()
@@ -185,3 +186,23 @@ def test_entropy_rotates_per_packet_in_the_sans_io_engine():
     assert all(len(set(r)) == 1 for r in runs)  # bursts of three per value
     assert all(runs[i][0] != runs[i + 1][0] for i in range(len(runs) - 1))
 
+
+
+def test_a_listen_port_inside_the_entropy_range_sends_that_value_itself(hosts):
+    # An ephemeral listen port can land in the entropy range; binding an entropy
+    # socket there would fail, so the driver sends that value from the listen socket.
+    base = 52000
+    a = hosts("127.0.77.5", "ports", lib.NW_IO_GSO, port=base + 3, entropy_base=base,
+              entropy_count=8, local_port=base + 3)
+    b = hosts("127.0.77.6", "ports", lib.NW_IO_GSO)
+    peer_b = ffi.new("uint32_t *")
+    assert lib.nw_io_peer_add(b.io, ip("127.0.77.5"), base + 3, lib.NW_MODE_RUD, peer_b) == 0
+    size = 300_000
+    data = os.urandom(size)
+    src, _ = a.register(size, lib.NW_ACCESS_LOCAL, data)
+    dst, rkey = b.register(size, lib.NW_ACCESS_REMOTE_WRITE)
+    peer = ffi.new("uint32_t *")
+    assert lib.nw_io_peer_add(a.io, ip("127.0.77.6"), 0, lib.NW_MODE_RUD, peer) == 0
+    assert lib.nw_io_post_write(a.io, peer[0], 7, src, size, rkey, 0) == 0
+    assert a.wait(1) == [(7, 0, lib.NW_OP_WRITE)]
+    assert bytes(ffi.buffer(dst, size)) == data
