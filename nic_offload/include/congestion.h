@@ -5,7 +5,9 @@
  * packet sent before it, and every loss then costs a full queueing delay. The
  * window keeps the queue inside the engine, where repairs jump ahead of new
  * data. Random loss never shrinks the window (loss should only cost the lost
- * share of goodput); queueing delay above the lowest RTT seen does. */
+ * share of goodput); queueing delay above the lowest RTT seen does.
+ * Off unless cc_target_ns is set: on a CPU-bound host (veth/loopback tests)
+ * thread scheduling delay is indistinguishable from queueing delay. */
 #ifndef NETWEFT_CONGESTION_H
 #define NETWEFT_CONGESTION_H
 
