@@ -9,6 +9,8 @@ reproduce gaps that have since been fixed and now guard against regressions.
 
 from __future__ import annotations
 
+import pytest
+
 from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.stf import run_stf
 from netweft.emulation.switch import SoftSwitch
@@ -268,4 +270,36 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 """
     sw = SoftSwitch(compile_p4_source(prog, "skip.p4"))
     result = run_stf(sw, "packet 0 aaaa bbbb cc\nexpect 1 bbbb cc $\n", "s.stf")
+    assert result.passed
+
+
+@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_statements.py (assignment): "
+                                       "the left-hand side's stack index must be evaluated "
+                                       "before the right-hand side's side effects (p4c's "
+                                       "gauntlet_index_7); netweft evaluates the RHS first")
+def test_assignment_evaluates_the_lvalue_index_before_the_rvalue():
+    prog = """
+#include <core.p4>
+#include <v1model.p4>
+header b_t { bit<8> v; }
+header k_t { bit<8> i; }
+struct hs { k_t k; b_t[2] s; }
+struct m_t { }
+bit<8> take(inout bit<8> i) { i = 0; return 7; }
+parser P(packet_in p, out hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    state start { p.extract(hdr.k); p.extract(hdr.s.next); p.extract(hdr.s.next);
+                  transition accept; }
+}
+control V(inout hs hdr, inout m_t m) { apply { } }
+control I(inout hs hdr, inout m_t m, inout standard_metadata_t sm) {
+    apply { hdr.s[hdr.k.i].v = take(hdr.k.i); sm.egress_spec = 1; }
+}
+control E(inout hs hdr, inout m_t m, inout standard_metadata_t sm) { apply { } }
+control C(inout hs hdr, inout m_t m) { apply { } }
+control D(packet_out p, in hs hdr) { apply { p.emit(hdr.k); p.emit(hdr.s); } }
+V1Switch(P(), V(), I(), E(), C(), D()) main;
+"""
+    sw = SoftSwitch(compile_p4_source(prog, "order.p4"))
+    # index 1 is read before take() zeroes it: s[1] gets 7
+    result = run_stf(sw, "packet 0 01 00 00\nexpect 1 00 00 07 $\n", "o.stf")
     assert result.passed
