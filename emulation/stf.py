@@ -11,8 +11,9 @@ programs and tests nobody in this project wrote can measure the switch.
 
 Commands (one per line, ``#`` starts a comment, keywords are case-blind):
 
-* ``packet PORT HEX...`` -- send a packet (hex digits, spaces ignored); a
-  packet without data is not sent (BMv2 under p4c's driver receives nothing).
+* ``packet PORT HEX...`` -- send a packet (hex digits, spaces ignored; as in
+  p4c's driver, a lone last digit is a byte of its own); a packet without
+  data is not sent (BMv2 under p4c's driver receives nothing).
 * ``expect PORT HEX...[$]`` -- the next packet out of ``PORT``; ``*`` is a
   wildcard nibble; a trailing ``$`` requires the exact length (otherwise the
   packet may be longer than the expectation, as in p4c, which also compares
@@ -133,9 +134,9 @@ def _parse_packet(rest: str) -> dict[str, Any]:
     if not re.fullmatch(r"[0-9a-fA-F]*", digits):
         bad = re.search(r"[^0-9a-fA-F]", digits)
         raise _LineError(f"invalid hex digit {bad.group()!r} in packet data")
-    if len(digits) % 2:
-        raise _LineError(f"packet data has an odd number of hex digits ({len(digits)})")
-    return {"port": _port(port), "data": bytes.fromhex(digits)}
+    # p4c's HexToByte reads digit pairs, so a lone last digit is a byte of its own (0x0N)
+    data_bytes = bytes(int(digits[i:i + 2], 16) for i in range(0, len(digits), 2))
+    return {"port": _port(port), "data": data_bytes}
 
 
 def _parse_expect(rest: str) -> dict[str, Any]:

@@ -47,10 +47,10 @@ def test_mismatch_exits_one_with_diff(tmp_path):
 
 def test_malformed_stf_is_a_message_not_a_traceback(tmp_path):
     stf = tmp_path / "broken.stf"
-    stf.write_text("# fine\npacket 0 abc\n")
+    stf.write_text("# fine\npacket 0 abz\n")
     code, out = netweft_stf(str(BASIC), str(stf))
     assert code == 1
-    assert out == f"error: {stf}:2: packet: packet data has an odd number of hex digits (3)\n"
+    assert out == f"error: {stf}:2: packet: invalid hex digit 'z' in packet data\n"
 
 
 def test_bad_program_and_missing_files(tmp_path):
