@@ -98,6 +98,8 @@ typedef struct {
     uint64_t cwnd_cuts;
     uint64_t rsp_probes;
     uint64_t spurious_rtos;
+    uint64_t rod_held;
+    uint64_t rod_nacks_deferred;
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

@@ -177,6 +177,10 @@ typedef struct {
     uint64_t rsp_probes;        /* REQ_ACK probe rounds for SES responses whose ACK was lost */
     uint64_t spurious_rtos;     /* RTOs undone: the original's ACK came back (each doubles the
                                    PDC's RTO floor, e.g. when the host starves the I/O thread) */
+    uint64_t rod_held;          /* ROD: packets ahead of the next expected PSN held in the
+                                   receiver's reorder buffer (delivered once the gap fills) */
+    uint64_t rod_nacks_deferred;/* ROD: OOO NACKs for a PSN sent less than an RTT ago, answered
+                                   only if the PSN is still unacknowledged an RTT after sending */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

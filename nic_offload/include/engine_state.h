@@ -148,6 +148,17 @@ typedef struct {
                                                unlike the RTO, not postponed by other progress */
     uint32_t post_seq, done_seq;            /* ROD: completions in posting order */
     uint32_t held;                          /* ROD: finished, waiting for predecessors */
+    /* ROD receiver: reorder buffer of whole packets ahead of the next expected
+     * PSN, one slot per window entry (psn & (W-1)); held packets are neither
+     * acknowledged nor placed until the gap before them fills. */
+    uint8_t *rod_buf;               /* W * mtu bytes (ROD PDCs only, else NULL) */
+    uint32_t *rod_len;              /* bytes held in a slot, 0 = empty */
+    uint32_t *rod_psn;
+    uint32_t rod_held_count;
+    /* ROD sender: an OOO NACK for a PSN sent less than an RTT ago is checked
+     * again at rod_recheck_deadline (one resend per RTT, not one per arrival). */
+    uint64_t rod_recheck_deadline;  /* 0 = none */
+    uint32_t rod_recheck_psn;
     nw_rx_msg_t *rx_msgs;           /* msg_id & (W-1) */
     uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
 } nw_pdc_t;
@@ -211,6 +222,10 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
                      uint32_t sack_base, uint64_t sack_bits, uint64_t now);
 void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn);
 void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn);
+/* ROD: the receiver misses from_psn (OOO NACK); resends it unless it was sent
+ * less than an RTT ago, in which case it is checked again then. */
+void nw_tx_on_rod_nack(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn, uint64_t now);
+void nw_tx_on_rod_recheck(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 /* The next slot queued for retransmission, or NULL. */
 nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p);
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now);

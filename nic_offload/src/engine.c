@@ -254,6 +254,7 @@ uint64_t nw_next_deadline(const nw_engine_t *e)
         min_deadline(&d, p->uud_deadline);
         min_deadline(&d, p->rack_deadline);
         min_deadline(&d, p->rsp_deadline);
+        min_deadline(&d, p->rod_recheck_deadline);
     }
     return d;
 }
@@ -274,6 +275,8 @@ void nw_on_time(nw_engine_t *e, uint64_t now_ns)
             nw_tx_on_rto(e, p, now_ns);
         if (p->rsp_deadline && p->rsp_deadline <= now_ns)
             nw_tx_on_rsp_timeout(e, p, now_ns);
+        if (p->rod_recheck_deadline && p->rod_recheck_deadline <= now_ns)
+            nw_tx_on_rod_recheck(e, p, now_ns);
         if (p->uud_deadline && p->uud_deadline <= now_ns)
             nw_rxm_on_time(e, p, now_ns);
         nw_pdc_activate(e, p);

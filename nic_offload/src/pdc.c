@@ -30,6 +30,9 @@ static void pdc_free_arrays(nw_pdc_t *p)
     free(p->wr_by_msg);
     free(p->rx_msgs);
     free(p->ack_ring);
+    free(p->rod_buf);
+    free(p->rod_len);
+    free(p->rod_psn);
     nw_rxw_destroy(&p->rxw);
 }
 
@@ -50,6 +53,16 @@ uint32_t nw_pdc_index(const nw_engine_t *e, const nw_pdc_t *p)
     return (uint32_t)(p - e->pdcs);
 }
 
+/* The ROD receiver's reorder buffer: one whole packet per window entry. */
+static int32_t rod_buffer_init(const nw_engine_t *e, nw_pdc_t *p)
+{
+    uint32_t w = e->cfg.window_pkts;
+    p->rod_buf = malloc((size_t)w * e->cfg.mtu);
+    p->rod_len = calloc(w, sizeof(*p->rod_len));
+    p->rod_psn = calloc(w, sizeof(*p->rod_psn));
+    return (p->rod_buf && p->rod_len && p->rod_psn) ? NW_OK : NW_ENOMEM;
+}
+
 nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode)
 {
     uint32_t w = e->cfg.window_pkts;
@@ -64,7 +77,8 @@ nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode
         p->rx_msgs = calloc(w, sizeof(*p->rx_msgs));
         p->ack_ring = calloc(w, sizeof(*p->ack_ring));
         if (!p->slots || !p->lost || !p->wr_by_msg || !p->rx_msgs || !p->ack_ring ||
-            nw_rxw_init(&p->rxw, w < 64 ? 64 : w) != NW_OK) {
+            nw_rxw_init(&p->rxw, w < 64 ? 64 : w) != NW_OK ||
+            (mode == NW_MODE_ROD && rod_buffer_init(e, p) != NW_OK)) {
             pdc_free_arrays(p);
             memset(p, 0, sizeof(*p));
             return NULL;

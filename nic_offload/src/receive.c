@@ -204,8 +204,80 @@ static int rx_semantic(nw_engine_t *e, nw_pdc_t *p, const nw_wire_pkt_t *pk,
     }
 }
 
+/* ROD: holds a packet that arrived ahead of the next expected PSN in the
+ * reorder buffer. Returns 1 if held (or already held: a duplicate), 0 if it
+ * lies beyond the buffer. */
+static int rod_hold(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, const uint8_t *raw,
+                    uint32_t raw_len)
+{
+    int32_t d = nw_psn_diff(psn, p->rxw.cum);
+    if (!p->rod_buf || d < 2 || (uint32_t)d > e->cfg.window_pkts || raw_len > e->cfg.mtu ||
+        raw_len == 0)
+        return 0;
+    uint32_t i = psn & e->wmask;
+    if (p->rod_len[i] && p->rod_psn[i] == psn) {
+        e->st.dup_pkts++;
+        return 1;
+    }
+    if (!p->rod_len[i])
+        p->rod_held_count++;
+    memcpy(p->rod_buf + (size_t)i * e->cfg.mtu, raw, raw_len);
+    p->rod_len[i] = raw_len;
+    p->rod_psn[i] = psn;
+    e->st.rod_held++;
+    return 1;
+}
+
+/* NACKs the next expected PSN once per value (ROD_OOO, payload = that PSN). */
+static void rod_nack_gap(nw_engine_t *e, nw_pdc_t *p, uint32_t trigger_psn)
+{
+    uint32_t expected = p->rxw.cum + 1;
+    if (!p->rod_nack_valid || p->rod_nacked != expected) {
+        p->rod_nacked = expected;
+        p->rod_nack_valid = 1;
+        queue_nack(e, p, NW_NACK_ROD_OOO, trigger_psn, expected);
+    }
+}
+
 static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t *payload,
-                             uint32_t len, uint32_t src_ip, uint64_t now)
+                             uint32_t len, const uint8_t *raw, uint32_t raw_len,
+                             uint32_t src_ip, uint64_t now, nw_pdc_t **rod_accepted);
+
+/* ROD: after an in-order packet, delivers the held packets that now follow
+ * the cumulative PSN, in order, through the normal receive path. */
+static void rod_drain(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    /* The ACK names the packet that just arrived, not the held ones: the
+     * sender takes RTT samples from the trigger PSN. */
+    uint32_t trigger = p->ack_trigger;
+    while (p->rod_held_count > 0) {
+        uint32_t psn = p->rxw.cum + 1;
+        uint32_t i = psn & e->wmask;
+        if (!p->rod_len[i] || p->rod_psn[i] != psn)
+            break;
+        uint32_t len = p->rod_len[i];
+        p->rod_len[i] = 0;
+        p->rod_held_count--;
+        const uint8_t *pkt = p->rod_buf + (size_t)i * e->cfg.mtu;
+        nw_wire_pkt_t pk;
+        int32_t hl = nw_wire_parse(pkt, len, &pk);
+        if (hl < 0) { /* parsed once already; cannot happen */
+            count_parse_error(e, hl);
+            break;
+        }
+        nw_pdc_t *accepted = NULL;
+        input_request(e, &pk, pkt + hl, len - (uint32_t)hl, pkt, len, p->ip, now, &accepted);
+        if (accepted != p)
+            break; /* refused (e.g. receiver not ready): the sender resends it */
+    }
+    p->ack_trigger = trigger;
+    if (p->rod_held_count > 0)
+        rod_nack_gap(e, p, p->rxw.cum + 1);
+}
+
+static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t *payload,
+                             uint32_t len, const uint8_t *raw, uint32_t raw_len,
+                             uint32_t src_ip, uint64_t now, nw_pdc_t **rod_accepted)
 {
     const nw_pds_hdr_t *h = &pk->pds;
     uint8_t mode = (h->type == NW_PDS_RUD || h->type == NW_PDS_RUD_CC) ? NW_MODE_RUD
@@ -236,13 +308,11 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     }
     int in_order = h->psn == w->cum + 1;
     if (mode == NW_MODE_ROD && !in_order) {
-        e->st.drop_unordered++;
-        if (!p->rod_nack_valid || p->rod_nacked != w->cum + 1) {
-            p->rod_nacked = w->cum + 1;
-            p->rod_nack_valid = 1;
-            queue_nack(e, p, NW_NACK_ROD_OOO, h->psn, w->cum + 1);
-        }
-        return NW_ERANGE;
+        int held = rod_hold(e, p, h->psn, raw, raw_len);
+        if (!held)
+            e->st.drop_unordered++;
+        rod_nack_gap(e, p, h->psn);
+        return held ? NW_OK : NW_ERANGE;
     }
     int r = rx_semantic(e, p, pk, payload, len, now);
     if (r == RX_RNR) {
@@ -255,6 +325,14 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
         return NW_EINVAL;
     }
     nw_rxw_mark(w, h->psn);
+    if (mode == NW_MODE_ROD) {
+        uint32_t i = h->psn & e->wmask;
+        if (p->rod_len && p->rod_len[i] && p->rod_psn[i] == h->psn) {
+            p->rod_len[i] = 0; /* a resent copy overtook the held one */
+            p->rod_held_count--;
+        }
+        *rod_accepted = p;
+    }
     if (wants_rsp)
         nw_pdc_respond(e, p, pk->ses.message_id);
     p->ack_trigger = h->psn;
@@ -352,7 +430,8 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
     return NW_OK;
 }
 
-static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip)
+static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip,
+                          uint64_t now)
 {
     const nw_pds_hdr_t *h = &pk->pds;
     nw_pdc_t *p = pdc_for_reply(e, h, src_ip);
@@ -367,7 +446,7 @@ static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
         nw_tx_mark_lost(e, p, h->nack_psn);
         break;
     case NW_NACK_ROD_OOO:
-        nw_tx_go_back_n(e, p, h->nack_payload);
+        nw_tx_on_rod_nack(e, p, h->nack_payload, now);
         break;
     case NW_NACK_NO_SES_MSG_AVAIL:
     case NW_NACK_NO_RESOURCE:
@@ -418,7 +497,13 @@ int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_
     case NW_PDS_ROD:
     case NW_PDS_RUD_CC:
     case NW_PDS_ROD_CC:
-        return input_request(e, &pk, payload, plen, src_ip, now_ns);
+    {
+        nw_pdc_t *rod = NULL;
+        int32_t r = input_request(e, &pk, payload, plen, pkt, len, src_ip, now_ns, &rod);
+        if (rod && rod->rod_held_count > 0)
+            rod_drain(e, rod, now_ns);
+        return r;
+    }
     case NW_PDS_UUD:
         return input_uud(e, &pk, payload, plen, src_ip, now_ns);
     case NW_PDS_ACK:
@@ -427,7 +512,7 @@ int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_
         return input_ack(e, &pk, src_ip, now_ns);
     case NW_PDS_NACK:
     case NW_PDS_NACK_CCX:
-        return input_nack(e, &pk, src_ip);
+        return input_nack(e, &pk, src_ip, now_ns);
     case NW_PDS_CTRL:
         return input_ctrl(e, &pk, src_ip);
     default:

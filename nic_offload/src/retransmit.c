@@ -323,6 +323,45 @@ void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn)
         nw_tx_mark_lost(e, p, psn);
 }
 
+/* How long after sending a ROD packet a NACK for it means loss rather than
+ * reordering: about an RTT and its variation (at least rto_init/4). */
+static uint64_t rod_wait(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    uint64_t floor = e->cfg.rto_init_ns / 4;
+    if (!p->srtt)
+        return e->cfg.rto_init_ns;
+    uint64_t w = p->srtt + 4 * p->rttvar;
+    return w < floor ? floor : w;
+}
+
+void nw_tx_on_rod_nack(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
+{
+    /* The ROD receiver holds packets after a gap in its reorder buffer, so only
+     * the missing PSN is resent (not go-back-N), and at most once per RTT: a
+     * NACK that comes sooner after the send may be reordering, not loss. */
+    if (!in_flight_psn(p, psn))
+        return;
+    nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+    if (s->psn != psn || s->state != NW_TX_INFLIGHT)
+        return; /* acknowledged or already queued for resending */
+    uint64_t due = s->sent_ns + rod_wait(e, p);
+    if (now >= due) {
+        s->fast = 1;
+        s->rto_retx = 0;
+        nw_tx_mark_lost(e, p, psn);
+        return;
+    }
+    e->st.rod_nacks_deferred++;
+    p->rod_recheck_psn = psn;
+    p->rod_recheck_deadline = due;
+}
+
+void nw_tx_on_rod_recheck(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    p->rod_recheck_deadline = 0;
+    nw_tx_on_rod_nack(e, p, p->rod_recheck_psn, now);
+}
+
 nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p)
 {
     uint32_t cap = e->cfg.window_pkts;
@@ -376,10 +415,13 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         p->rto_cur = e->cfg.rto_max_ns;
     if (p->list_head == NW_NIL)
         queue_probes(e, p);
-    else if (p->mode == NW_MODE_ROD)
-        nw_tx_go_back_n(e, p, p->una);
     else {
+        /* One packet: the oldest transmission; on ROD the oldest unacknowledged
+         * PSN, the one the receiver waits for (it holds the packets after it). */
         nw_tx_slot_t *s = &p->slots[p->list_head];
+        nw_tx_slot_t *u = nw_tx_slot(e, p, p->una);
+        if (p->mode == NW_MODE_ROD && u->psn == p->una && u->state == NW_TX_INFLIGHT)
+            s = u;
         s->rto_retx = 1;
         nw_tx_mark_lost(e, p, s->psn);
     }

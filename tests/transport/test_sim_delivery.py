@@ -122,7 +122,8 @@ def test_rod_writes_are_placed_in_order_and_intact():
            for i in range(64)]
     assert all(c.ok for c in a.cq.wait_all(ids, timeout=60))
     assert np.array_equal(dst.buffer, src.buffer)
-    assert b.stats()["drop_unordered"] > 0  # the ROD receiver refused to place ahead of order
+    # the ROD receiver held packets that came ahead of order instead of placing them
+    assert b.stats()["rod_held"] > 0
     assert b.stats()["placed_bytes"] == 64 * mp
 
 
