@@ -87,6 +87,11 @@
 #define NW_ACCESS_REMOTE_WRITE 0x2 /* peers may RMA-write into it */
 #define NW_ACCESS_REMOTE_READ 0x4  /* peers may RMA-read from it */
 
+/* Most half-open PDCs (opened by a remote SYN, nothing delivered yet, our PDC
+ * id not yet used by the remote) one source address may hold; further SYNs
+ * from it are dropped (drop_syn_half_open). */
+#define NW_HALF_OPEN_PER_SOURCE 4
+
 /* ---- completion opcodes ---- */
 #define NW_OP_WRITE 1 /* our RMA write finished (target placed all bytes) */
 #define NW_OP_READ 2  /* our RMA read finished (all bytes placed in local buffer) */
@@ -181,6 +186,11 @@ typedef struct {
                                    receiver's reorder buffer (delivered once the gap fills) */
     uint64_t rod_nacks_deferred;/* ROD: OOO NACKs for a PSN sent less than an RTT ago, answered
                                    only if the PSN is still unacknowledged an RTT after sending */
+    uint64_t drop_syn_half_open;/* SYN (or new UUD source) refused: its source already has
+                                   NW_HALF_OPEN_PER_SOURCE half-open PDCs */
+    uint64_t pdc_reclaimed;     /* half-open PDCs freed (evicted for a new PDC when the table
+                                   was full, or idle for 2 * rto_max_ns) */
+    uint64_t pdc_closed;        /* PDCs closed with nw_peer_close */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;

@@ -99,6 +99,15 @@ typedef struct {
     uint8_t tx_synced;      /* the peer acknowledged us: stop sending SYN */
     uint8_t rx_started;     /* we know the peer's start PSN */
     uint8_t in_active;      /* queued in the engine's active list */
+    /* Half-open: opened by a remote SYN (or a UUD packet from a new source),
+     * the remote has not yet used our PDC id, nothing was delivered and the
+     * application never named it. Such a PDC can be forgotten without loss:
+     * it is what a spoofed SYN flood creates, so it is bounded per source and
+     * reclaimed when the table is full or it stays idle. */
+    uint8_t passive;        /* opened by the remote */
+    uint8_t established;    /* the remote used our PDC id, or the application added it */
+    uint8_t delivered;      /* something was placed, received or read through it */
+    uint64_t last_rx_ns;    /* latest request that arrived on it */
 
     /* transmit half */
     uint32_t start_psn, una, nxt;
@@ -185,6 +194,17 @@ int32_t nw_pdc_table_init(nw_engine_t *e);
 void nw_pdc_table_destroy(nw_engine_t *e);
 nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode);
 nw_pdc_t *nw_pdc_by_id(nw_engine_t *e, uint16_t local_id);
+int nw_pdc_is_half_open(const nw_pdc_t *p);
+/* A passive PDC for a new remote (SYN or UUD): refused (NULL, counted) when its
+ * source has too many half-open PDCs; when the table is full, the least
+ * recently active half-open PDC is reclaimed for it. */
+nw_pdc_t *nw_pdc_open_passive(nw_engine_t *e, uint32_t ip, uint8_t mode, uint64_t now);
+/* Frees a PDC's state and its slot (its work requests must be gone). */
+void nw_pdc_free(nw_engine_t *e, nw_pdc_t *p);
+/* Frees half-open PDCs idle since before now - 2 * rto_max_ns. */
+void nw_pdc_expire_half_open(nw_engine_t *e, uint64_t now);
+/* When nw_pdc_expire_half_open must run next (0 = none). */
+uint64_t nw_pdc_half_open_deadline(const nw_engine_t *e, const nw_pdc_t *p);
 nw_pdc_t *nw_pdc_find(nw_engine_t *e, uint32_t ip, uint8_t mode, int32_t port);
 nw_pdc_t *nw_pdc_find_syn(nw_engine_t *e, uint32_t ip, uint8_t mode, uint16_t spdcid);
 uint32_t nw_pdc_index(const nw_engine_t *e, const nw_pdc_t *p);

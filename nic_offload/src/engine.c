@@ -138,6 +138,7 @@ int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
         p = nw_pdc_create(e, ip, port, mode);
     if (!p)
         return NW_EAGAIN;
+    p->established = 1; /* the application names it: never reclaimed as half-open */
     *peer_out = nw_pdc_index(e, p);
     return NW_OK;
 }
@@ -255,12 +256,14 @@ uint64_t nw_next_deadline(const nw_engine_t *e)
         min_deadline(&d, p->rack_deadline);
         min_deadline(&d, p->rsp_deadline);
         min_deadline(&d, p->rod_recheck_deadline);
+        min_deadline(&d, nw_pdc_half_open_deadline(e, p));
     }
     return d;
 }
 
 void nw_on_time(nw_engine_t *e, uint64_t now_ns)
 {
+    nw_pdc_expire_half_open(e, now_ns);
     for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
         nw_pdc_t *p = &e->pdcs[i];
         if (!p->in_use)

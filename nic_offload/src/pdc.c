@@ -101,6 +101,83 @@ nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode
     return NULL;
 }
 
+int nw_pdc_is_half_open(const nw_pdc_t *p)
+{
+    return p->in_use && p->passive && !p->established && !p->delivered;
+}
+
+void nw_pdc_free(nw_engine_t *e, nw_pdc_t *p)
+{
+    uint32_t idx = nw_pdc_index(e, p), cap = e->cfg.max_peers, n = 0;
+    for (uint32_t k = 0; k < e->active_count; k++) {
+        uint32_t v = e->active[(e->active_head + k) % cap];
+        if (v != idx)
+            e->active[(e->active_head + n++) % cap] = v;
+    }
+    e->active_count = n;
+    pdc_free_arrays(p);
+    memset(p, 0, sizeof(*p));
+}
+
+static uint32_t half_open_from(const nw_engine_t *e, uint32_t ip)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++)
+        if (e->pdcs[i].ip == ip && nw_pdc_is_half_open(&e->pdcs[i]))
+            n++;
+    return n;
+}
+
+static int reclaim_oldest_half_open(nw_engine_t *e)
+{
+    nw_pdc_t *oldest = NULL;
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
+        nw_pdc_t *p = &e->pdcs[i];
+        if (nw_pdc_is_half_open(p) && (!oldest || p->last_rx_ns < oldest->last_rx_ns))
+            oldest = p;
+    }
+    if (!oldest)
+        return 0;
+    nw_pdc_free(e, oldest);
+    e->st.pdc_reclaimed++;
+    return 1;
+}
+
+nw_pdc_t *nw_pdc_open_passive(nw_engine_t *e, uint32_t ip, uint8_t mode, uint64_t now)
+{
+    if (half_open_from(e, ip) >= NW_HALF_OPEN_PER_SOURCE) {
+        e->st.drop_syn_half_open++;
+        return NULL;
+    }
+    nw_pdc_t *p = nw_pdc_create(e, ip, e->cfg.dst_port, mode);
+    if (!p && reclaim_oldest_half_open(e))
+        p = nw_pdc_create(e, ip, e->cfg.dst_port, mode);
+    if (!p) {
+        e->st.drop_no_peer_slot++;
+        return NULL;
+    }
+    p->passive = 1;
+    p->last_rx_ns = now;
+    return p;
+}
+
+uint64_t nw_pdc_half_open_deadline(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    return nw_pdc_is_half_open(p) ? p->last_rx_ns + 2 * e->cfg.rto_max_ns : 0;
+}
+
+void nw_pdc_expire_half_open(nw_engine_t *e, uint64_t now)
+{
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
+        nw_pdc_t *p = &e->pdcs[i];
+        uint64_t d = nw_pdc_half_open_deadline(e, p);
+        if (d && d <= now) {
+            nw_pdc_free(e, p);
+            e->st.pdc_reclaimed++;
+        }
+    }
+}
+
 nw_pdc_t *nw_pdc_by_id(nw_engine_t *e, uint16_t local_id)
 {
     if (local_id == 0 || local_id > e->cfg.max_peers)

@@ -45,23 +45,23 @@ static nw_pdc_t *pdc_for_reply(nw_engine_t *e, const nw_pds_hdr_t *h, uint32_t s
         p->remote_id = h->spdcid;
         p->remote_known = 1;
     }
+    p->established = 1;
     return p;
 }
 
 /* PDC of a RUD/ROD request, creating a passive one for a new SYN. */
 static nw_pdc_t *pdc_for_request(nw_engine_t *e, const nw_pds_hdr_t *h, uint8_t mode,
-                                 uint32_t src_ip)
+                                 uint32_t src_ip, uint64_t now)
 {
     nw_pdc_t *p;
     if (h->flags & NW_PDS_F_SYN) {
         p = nw_pdc_find_syn(e, src_ip, mode, h->spdcid);
         if (!p) {
-            p = nw_pdc_create(e, src_ip, e->cfg.dst_port, mode);
-            if (!p) {
-                e->st.drop_no_peer_slot++;
-                return NULL;
-            }
+            p = nw_pdc_open_passive(e, src_ip, mode, now);
+            if (!p)
+                return NULL; /* counted */
         }
+        p->last_rx_ns = now;
         if (!p->remote_known) {
             p->remote_id = h->spdcid;
             p->remote_known = 1;
@@ -82,6 +82,8 @@ static nw_pdc_t *pdc_for_request(nw_engine_t *e, const nw_pds_hdr_t *h, uint8_t 
         e->st.drop_spoofed_pdc++;
         return NULL;
     }
+    p->established = 1; /* the remote knows our PDC id: it heard from us */
+    p->last_rx_ns = now;
     return p;
 }
 
@@ -243,6 +245,20 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
                              uint32_t len, const uint8_t *raw, uint32_t raw_len,
                              uint32_t src_ip, uint64_t now, nw_pdc_t **rod_accepted);
 
+/* rx_semantic, noting whether the packet delivered anything through the PDC
+ * (bytes placed, a receive buffer taken, a read answered): such a PDC is no
+ * longer half-open and is never reclaimed behind the application's back. */
+static int semantic_delivering(nw_engine_t *e, nw_pdc_t *p, const nw_wire_pkt_t *pk,
+                               const uint8_t *payload, uint32_t len, uint64_t now)
+{
+    uint64_t placed = e->st.placed_bytes;
+    uint32_t reads = e->read_resp_in_use, recvs = e->rq.count;
+    int r = rx_semantic(e, p, pk, payload, len, now);
+    if (e->st.placed_bytes != placed || e->read_resp_in_use != reads || e->rq.count != recvs)
+        p->delivered = 1;
+    return r;
+}
+
 /* ROD: after an in-order packet, delivers the held packets that now follow
  * the cumulative PSN, in order, through the normal receive path. */
 static void rod_drain(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
@@ -282,7 +298,7 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     const nw_pds_hdr_t *h = &pk->pds;
     uint8_t mode = (h->type == NW_PDS_RUD || h->type == NW_PDS_RUD_CC) ? NW_MODE_RUD
                                                                         : NW_MODE_ROD;
-    nw_pdc_t *p = pdc_for_request(e, h, mode, src_ip);
+    nw_pdc_t *p = pdc_for_request(e, h, mode, src_ip, now);
     if (!p)
         return NW_EINVAL;
     nw_rx_window_t *w = &p->rxw;
@@ -314,7 +330,7 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
         rod_nack_gap(e, p, h->psn);
         return held ? NW_OK : NW_ERANGE;
     }
-    int r = rx_semantic(e, p, pk, payload, len, now);
+    int r = semantic_delivering(e, p, pk, payload, len, now);
     if (r == RX_RNR) {
         e->st.drop_rnr++;
         queue_nack(e, p, NW_NACK_NO_SES_MSG_AVAIL, h->psn, w->cum + 1);
@@ -375,12 +391,11 @@ static int32_t input_uud(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t 
     }
     nw_pdc_t *p = nw_pdc_find(e, src_ip, NW_MODE_UUD, -1);
     if (!p)
-        p = nw_pdc_create(e, src_ip, e->cfg.dst_port, NW_MODE_UUD);
-    if (!p) {
-        e->st.drop_no_peer_slot++;
-        return NW_EAGAIN;
-    }
-    int r = rx_semantic(e, p, pk, payload, len, now);
+        p = nw_pdc_open_passive(e, src_ip, NW_MODE_UUD, now);
+    if (!p)
+        return NW_EAGAIN; /* counted */
+    p->last_rx_ns = now;
+    int r = semantic_delivering(e, p, pk, payload, len, now);
     if (r == RX_RNR) {
         e->st.drop_rnr++;
         return NW_EAGAIN;
