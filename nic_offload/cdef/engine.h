@@ -125,6 +125,7 @@ int32_t nw_mr_deregister(nw_engine_t *e, uint32_t rkey);
 int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
                     uint32_t *peer_out);
 
+int32_t nw_peer_close(nw_engine_t *e, uint32_t peer);
 int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,
                      uint8_t *mode);
 

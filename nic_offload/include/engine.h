@@ -216,6 +216,14 @@ int32_t nw_mr_deregister(nw_engine_t *e, uint32_t rkey);
 /* Adds (or finds) the peer at ip:port (port 0 = cfg.dst_port) with a delivery mode. */
 int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
                     uint32_t *peer_out);
+/* Closes a peer's PDC: its outstanding work requests and partly received
+ * messages complete with NW_ECANCELED, a CTRL CLOSE tells the remote (best
+ * effort: sent once, not retransmitted), and the PDC's state and table slot
+ * are freed; the handle then gives NW_ENOPEER until a later PDC reuses it.
+ * A CTRL CLOSE from the remote closes the local PDC in the same way.
+ * Close once the work on the peer has completed: a late duplicate of an early
+ * (SYN) packet that arrives after the close opens a new PDC at the receiver. */
+int32_t nw_peer_close(nw_engine_t *e, uint32_t peer);
 /* Address and mode of a peer handle (also for peers created by incoming PDCs). */
 int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,
                      uint8_t *mode);

@@ -107,6 +107,7 @@ typedef struct {
     uint8_t passive;        /* opened by the remote */
     uint8_t established;    /* the remote used our PDC id, or the application added it */
     uint8_t delivered;      /* something was placed, received or read through it */
+    uint8_t named;          /* returned by nw_peer_add: a remote CLOSE resets, never frees it */
     uint64_t last_rx_ns;    /* latest request that arrived on it */
 
     /* transmit half */
@@ -172,12 +173,20 @@ typedef struct {
     uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
 } nw_pdc_t;
 
+/* A CTRL CLOSE still to be sent for a PDC that is already freed. */
+typedef struct {
+    uint32_t ip;
+    uint16_t port, local_id, remote_id;
+} nw_close_notice_t;
+
 struct nw_engine {
     nw_config_t cfg;
     uint32_t max_payload, wmask;
     nw_pdc_t *pdcs;
     uint32_t *active;               /* ring of PDC indices with output to give */
     uint32_t active_head, active_count;
+    nw_close_notice_t *closes;      /* ring of CTRL CLOSE packets to send (max_peers) */
+    uint32_t close_head, close_count;
     nw_wr_t *wrs;
     uint32_t nwrs, wr_free;         /* free list through nw_wr_t.next */
     uint32_t wr_credits, recv_credits;
@@ -201,6 +210,9 @@ int nw_pdc_is_half_open(const nw_pdc_t *p);
 nw_pdc_t *nw_pdc_open_passive(nw_engine_t *e, uint32_t ip, uint8_t mode, uint64_t now);
 /* Frees a PDC's state and its slot (its work requests must be gone). */
 void nw_pdc_free(nw_engine_t *e, nw_pdc_t *p);
+/* Closes a PDC: cancels its work and partial receives, queues a CTRL CLOSE to
+ * the remote if notify (and the remote is known), frees it. */
+void nw_pdc_close(nw_engine_t *e, nw_pdc_t *p, int notify);
 /* Frees half-open PDCs idle since before now - 2 * rto_max_ns. */
 void nw_pdc_expire_half_open(nw_engine_t *e, uint64_t now);
 /* When nw_pdc_expire_half_open must run next (0 = none). */
@@ -265,5 +277,7 @@ void nw_rxm_on_send_pkt(nw_engine_t *e, nw_pdc_t *p, const uint8_t *payload, uin
                         uint16_t msg_id, uint32_t msg_off, uint32_t total, uint64_t now,
                         int32_t *rnr, int32_t *bad);
 void nw_rxm_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* Completes the PDC's partly received messages with NW_ECANCELED. */
+void nw_rxm_cancel(nw_engine_t *e, nw_pdc_t *p);
 
 #endif

@@ -139,6 +139,7 @@ int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
     if (!p)
         return NW_EAGAIN;
     p->established = 1; /* the application names it: never reclaimed as half-open */
+    p->named = 1;
     *peer_out = nw_pdc_index(e, p);
     return NW_OK;
 }
@@ -148,6 +149,16 @@ static nw_pdc_t *peer_get(nw_engine_t *e, uint32_t peer)
     if (peer >= e->cfg.max_peers || !e->pdcs[peer].in_use)
         return NULL;
     return &e->pdcs[peer];
+}
+
+int32_t nw_peer_close(nw_engine_t *e, uint32_t peer)
+{
+    nw_pdc_t *p = peer_get(e, peer);
+    if (!p)
+        return NW_ENOPEER;
+    p->named = 0; /* the application gives the handle up */
+    nw_pdc_close(e, p, 1);
+    return NW_OK;
 }
 
 int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,

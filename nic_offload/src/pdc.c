@@ -19,8 +19,10 @@ int32_t nw_pdc_table_init(nw_engine_t *e)
 {
     e->pdcs = calloc(e->cfg.max_peers, sizeof(*e->pdcs));
     e->active = calloc(e->cfg.max_peers, sizeof(*e->active));
+    e->closes = calloc(e->cfg.max_peers, sizeof(*e->closes));
     e->active_head = e->active_count = 0;
-    return (e->pdcs && e->active) ? NW_OK : NW_ENOMEM;
+    e->close_head = e->close_count = 0;
+    return (e->pdcs && e->active && e->closes) ? NW_OK : NW_ENOMEM;
 }
 
 static void pdc_free_arrays(nw_pdc_t *p)
@@ -44,6 +46,8 @@ void nw_pdc_table_destroy(nw_engine_t *e)
                 pdc_free_arrays(&e->pdcs[i]);
     free(e->pdcs);
     free(e->active);
+    free(e->closes);
+    e->closes = NULL;
     e->pdcs = NULL;
     e->active = NULL;
 }
@@ -63,41 +67,46 @@ static int32_t rod_buffer_init(const nw_engine_t *e, nw_pdc_t *p)
     return (p->rod_buf && p->rod_len && p->rod_psn) ? NW_OK : NW_ENOMEM;
 }
 
-nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode)
+/* Opens a fresh PDC in the free table slot i. */
+static nw_pdc_t *pdc_init_at(nw_engine_t *e, uint32_t i, uint32_t ip, uint16_t port,
+                             uint8_t mode)
 {
     uint32_t w = e->cfg.window_pkts;
-    for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
-        nw_pdc_t *p = &e->pdcs[i];
-        if (p->in_use)
-            continue;
+    nw_pdc_t *p = &e->pdcs[i];
+    memset(p, 0, sizeof(*p));
+    p->slots = calloc(w, sizeof(*p->slots));
+    p->lost = calloc(w, sizeof(*p->lost));
+    p->wr_by_msg = malloc(w * sizeof(*p->wr_by_msg));
+    p->rx_msgs = calloc(w, sizeof(*p->rx_msgs));
+    p->ack_ring = calloc(w, sizeof(*p->ack_ring));
+    if (!p->slots || !p->lost || !p->wr_by_msg || !p->rx_msgs || !p->ack_ring ||
+        nw_rxw_init(&p->rxw, w < 64 ? 64 : w) != NW_OK ||
+        (mode == NW_MODE_ROD && rod_buffer_init(e, p) != NW_OK)) {
+        pdc_free_arrays(p);
         memset(p, 0, sizeof(*p));
-        p->slots = calloc(w, sizeof(*p->slots));
-        p->lost = calloc(w, sizeof(*p->lost));
-        p->wr_by_msg = malloc(w * sizeof(*p->wr_by_msg));
-        p->rx_msgs = calloc(w, sizeof(*p->rx_msgs));
-        p->ack_ring = calloc(w, sizeof(*p->ack_ring));
-        if (!p->slots || !p->lost || !p->wr_by_msg || !p->rx_msgs || !p->ack_ring ||
-            nw_rxw_init(&p->rxw, w < 64 ? 64 : w) != NW_OK ||
-            (mode == NW_MODE_ROD && rod_buffer_init(e, p) != NW_OK)) {
-            pdc_free_arrays(p);
-            memset(p, 0, sizeof(*p));
-            return NULL;
-        }
-        for (uint32_t j = 0; j < w; j++)
-            p->wr_by_msg[j] = NW_NIL;
-        p->in_use = 1;
-        p->ip = ip;
-        p->port = port;
-        p->mode = mode;
-        p->local_id = (uint16_t)(i + 1);
-        p->sq_head = p->sq_tail = NW_NIL;
-        p->next_msg_id = (uint16_t)nw_random(e);
-        nw_tx_reset(e, p);
-        nw_entropy_init(&p->entropy, e->cfg.entropy_base, e->cfg.entropy_count,
-                        e->cfg.entropy_burst, (uint32_t)nw_random(e));
-        e->st.pdc_opened++;
-        return p;
+        return NULL;
     }
+    for (uint32_t j = 0; j < w; j++)
+        p->wr_by_msg[j] = NW_NIL;
+    p->in_use = 1;
+    p->ip = ip;
+    p->port = port;
+    p->mode = mode;
+    p->local_id = (uint16_t)(i + 1);
+    p->sq_head = p->sq_tail = NW_NIL;
+    p->next_msg_id = (uint16_t)nw_random(e);
+    nw_tx_reset(e, p);
+    nw_entropy_init(&p->entropy, e->cfg.entropy_base, e->cfg.entropy_count,
+                    e->cfg.entropy_burst, (uint32_t)nw_random(e));
+    e->st.pdc_opened++;
+    return p;
+}
+
+nw_pdc_t *nw_pdc_create(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode)
+{
+    for (uint32_t i = 0; i < e->cfg.max_peers; i++)
+        if (!e->pdcs[i].in_use)
+            return pdc_init_at(e, i, ip, port, mode);
     return NULL;
 }
 
@@ -117,6 +126,34 @@ void nw_pdc_free(nw_engine_t *e, nw_pdc_t *p)
     e->active_count = n;
     pdc_free_arrays(p);
     memset(p, 0, sizeof(*p));
+}
+
+void nw_pdc_close(nw_engine_t *e, nw_pdc_t *p, int notify)
+{
+    nw_wr_fail_pdc(e, p, NW_ECANCELED);
+    nw_rxm_cancel(e, p);
+    uint32_t cap = e->cfg.max_peers;
+    if (notify && p->remote_known && p->mode != NW_MODE_UUD && e->close_count < cap) {
+        nw_close_notice_t *c = &e->closes[(e->close_head + e->close_count) % cap];
+        c->ip = p->ip;
+        c->port = p->port;
+        c->local_id = p->local_id;
+        c->remote_id = p->remote_id;
+        e->close_count++;
+    }
+    e->st.pdc_closed++;
+    if (!p->named) {
+        nw_pdc_free(e, p);
+        return;
+    }
+    /* The application holds this handle: keep it, as a fresh PDC to the same
+     * peer (the next work request opens a new PDC pair with a SYN). */
+    uint32_t i = nw_pdc_index(e, p), ip = p->ip;
+    uint16_t port = p->port;
+    uint8_t mode = p->mode;
+    nw_pdc_free(e, p);
+    if (pdc_init_at(e, i, ip, port, mode))
+        e->pdcs[i].named = e->pdcs[i].established = 1;
 }
 
 static uint32_t half_open_from(const nw_engine_t *e, uint32_t ip)

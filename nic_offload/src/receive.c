@@ -480,6 +480,10 @@ static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     nw_pdc_t *p = pdc_for_reply(e, &pk->pds, src_ip);
     if (!p)
         return NW_EINVAL;
+    if (pk->pds.ctl_type == NW_CTRL_CLOSE) {
+        nw_pdc_close(e, p, 0); /* the remote has forgotten this PDC */
+        return NW_OK;
+    }
     if (pk->pds.ctl_type == NW_CTRL_REQ_ACK && p->rx_started) {
         /* Payload [0, message id]: the sender misses that message's response. */
         nw_pdc_respond(e, p, (uint16_t)(pk->pds.ctrl_payload & 0xffff));

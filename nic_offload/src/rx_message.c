@@ -16,6 +16,13 @@ static void finish(nw_engine_t *e, nw_pdc_t *p, nw_rx_msg_t *m, int32_t status, 
     m->done_id = m->msg_id;
 }
 
+void nw_rxm_cancel(nw_engine_t *e, nw_pdc_t *p)
+{
+    for (uint32_t i = 0; i < e->cfg.window_pkts; i++)
+        if (p->rx_msgs[i].in_use)
+            finish(e, p, &p->rx_msgs[i], NW_ECANCELED, p->rx_msgs[i].placed);
+}
+
 static void arm_uud(nw_pdc_t *p, uint64_t deadline)
 {
     if (p->uud_deadline == 0 || deadline < p->uud_deadline)

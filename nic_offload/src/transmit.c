@@ -68,6 +68,24 @@ static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, uint8_t *bu
     return nw_wire_build(&pk, buf, cap);
 }
 
+/* The oldest queued CTRL CLOSE (its PDC is already freed). */
+static int32_t output_close(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst)
+{
+    nw_close_notice_t *c = &e->closes[e->close_head];
+    nw_wire_pkt_t pk;
+    memset(&pk, 0, sizeof(pk));
+    pk.pds.type = NW_PDS_CTRL;
+    pk.pds.ctl_type = NW_CTRL_CLOSE;
+    pk.pds.spdcid = c->local_id;
+    pk.pds.dpdcid = c->remote_id;
+    dst->ip = c->ip;
+    dst->port = c->port;
+    dst->src_port = e->cfg.entropy_base;
+    e->close_head = (e->close_head + 1) % e->cfg.max_peers;
+    e->close_count--;
+    return nw_wire_build(&pk, buf, cap);
+}
+
 static int32_t build_probe(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap)
 {
     nw_wire_pkt_t pk;
@@ -257,6 +275,14 @@ int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, ui
 {
     if (cap < e->cfg.mtu)
         return NW_ETOOBIG;
+    if (e->close_count > 0) {
+        int32_t n = output_close(e, buf, cap, dst);
+        if (n > 0) {
+            e->st.pkts_out++;
+            e->st.bytes_out += (uint64_t)n;
+        }
+        return n;
+    }
     uint32_t tries = e->active_count;
     while (tries-- > 0 && e->active_count > 0) {
         uint32_t idx = e->active[e->active_head];
@@ -280,5 +306,5 @@ int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, ui
 
 int32_t nw_has_output(const nw_engine_t *e)
 {
-    return e->active_count > 0;
+    return e->active_count > 0 || e->close_count > 0;
 }

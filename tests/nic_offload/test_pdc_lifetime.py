@@ -99,3 +99,51 @@ def test_idle_half_open_pdcs_expire_and_stop_the_timer():
     lib.nw_on_time(victim.engine, net.now)
     assert victim.stats()["pdc_reclaimed"] == MAX_PEERS
     assert lib.nw_next_deadline(victim.engine) == NEVER
+
+
+def _pdcs_in_use(node) -> int:
+    st = node.stats()
+    return st["pdc_opened"] - st["pdc_reclaimed"] - st["pdc_closed"]
+
+
+def test_closed_pdcs_are_freed_on_both_sides_and_their_slots_reused():
+    net = EngineNet(seed=9)
+    hub = net.add("10.0.0.1", max_peers=2)
+    target = net.add("10.0.0.2", max_peers=2)
+    for round_ in range(5):  # more PDCs over time than either table holds
+        peer = net.peer(hub, target)
+        _write(net, hub, target, peer, 20_000, 100 + round_)
+        assert lib.nw_peer_close(hub.engine, peer) == 0
+        net.run()  # the CTRL CLOSE reaches the target
+        assert lib.nw_post_write(hub.engine, peer, 1, ffi.NULL, 0, 0, 0) == lib.NW_ENOPEER
+        assert _pdcs_in_use(hub) == 0 and _pdcs_in_use(target) == 0
+    assert hub.stats()["pdc_closed"] == 5 and target.stats()["pdc_closed"] == 5
+    assert target.stats()["placed_bytes"] == 5 * 20_000
+
+
+def test_close_cancels_outstanding_work():
+    net = EngineNet(seed=10)
+    a, b = net.add("10.0.0.1"), net.add("10.0.0.2")
+    peer = net.peer(a, b)
+    src, _ = net.register(a, 100_000, lib.NW_ACCESS_LOCAL, os.urandom(100_000))
+    _, rkey = net.register(b, 100_000, RW)
+    assert lib.nw_post_write(a.engine, peer, 7, src, 100_000, rkey, 0) == 0
+    net._drain(a)  # some packets leave, none is acknowledged yet
+    assert lib.nw_peer_close(a.engine, peer) == 0
+    assert [c[:2] for c in net.poll(a)] == [(7, lib.NW_ECANCELED)]
+    assert lib.nw_peer_close(a.engine, peer) == lib.NW_ENOPEER
+    net.run()
+    assert len(net.poll(a)) == 1  # nothing else completes
+
+
+def test_remote_close_keeps_the_applications_handle_usable():
+    net = EngineNet(seed=11)
+    a, b = net.add("10.0.0.1"), net.add("10.0.0.2")
+    peer = net.peer(a, b)
+    _write(net, a, b, peer, 30_000, 1)
+    back = net.peer(b, a)  # b names the PDC that a's SYN opened, then closes it
+    assert lib.nw_peer_close(b.engine, back) == 0
+    net.run()
+    assert a.stats()["pdc_closed"] == 1
+    _write(net, a, b, peer, 30_000, 2)  # the same handle opens a new PDC pair
+    assert b.stats()["placed_bytes"] == 60_000
