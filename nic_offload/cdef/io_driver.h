@@ -43,6 +43,7 @@ int32_t nw_io_mr_register(nw_io_t *io, void *base, uint64_t len, uint32_t access
 int32_t nw_io_mr_deregister(nw_io_t *io, uint32_t rkey);
 int32_t nw_io_peer_add(nw_io_t *io, uint32_t ip, uint16_t port, uint8_t mode,
                        uint32_t *peer_out);
+int32_t nw_io_peer_close(nw_io_t *io, uint32_t peer);
 int32_t nw_io_post_write(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *local,
                          uint64_t len, uint32_t rkey, uint64_t roffset);
 int32_t nw_io_post_read(nw_io_t *io, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,

@@ -667,6 +667,11 @@ int32_t nw_io_peer_add(nw_io_t *io, uint32_t ip, uint16_t port, uint8_t mode,
     LOCKED(io, nw_peer_add(io->e, ip, port, mode, peer_out));
 }
 
+int32_t nw_io_peer_close(nw_io_t *io, uint32_t peer)
+{
+    LOCKED_KICK(io, nw_peer_close(io->e, peer)); /* the kick sends the CTRL CLOSE */
+}
+
 int32_t nw_io_post_write(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *local,
                          uint64_t len, uint32_t rkey, uint64_t roffset)
 {

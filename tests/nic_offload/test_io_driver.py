@@ -206,3 +206,25 @@ def test_a_listen_port_inside_the_entropy_range_sends_that_value_itself(hosts):
     assert lib.nw_io_post_write(a.io, peer[0], 7, src, size, rkey, 0) == 0
     assert a.wait(1) == [(7, 0, lib.NW_OP_WRITE)]
     assert bytes(ffi.buffer(dst, size)) == data
+
+
+def test_peer_close_reaches_the_remote_over_sockets(hosts):
+    a = hosts("127.0.77.5", "socket", 0)
+    b = hosts("127.0.77.6", "socket", 0)
+    data = os.urandom(100_000)
+    src, _ = a.register(len(data), lib.NW_ACCESS_LOCAL, data)
+    dst, rkey = b.register(len(data), lib.NW_ACCESS_REMOTE_WRITE)
+    peer = ffi.new("uint32_t *")
+    assert lib.nw_io_peer_add(a.io, ip("127.0.77.6"), 0, lib.NW_MODE_RUD, peer) == 0
+    assert lib.nw_io_post_write(a.io, peer[0], 1, src, len(data), rkey, 0) == 0
+    assert a.wait(1) == [(1, 0, lib.NW_OP_WRITE)]
+    assert lib.nw_io_peer_close(a.io, peer[0]) == 0
+    assert lib.nw_io_post_write(a.io, peer[0], 2, src, 1, rkey, 0) == lib.NW_ENOPEER
+    st, io_st = ffi.new("nw_stats_t *"), ffi.new("nw_io_stats_t *")
+    for _ in range(2000):  # wait (up to ~20 s) for the CTRL CLOSE to be processed
+        lib.nw_io_stats_get(b.io, st, io_st)
+        if st.pdc_closed:
+            break
+        select.select([], [], [], 0.01)
+    assert st.pdc_closed == 1
+    assert bytes(ffi.buffer(dst, len(data))) == data
