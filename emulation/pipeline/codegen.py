@@ -46,6 +46,8 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
         self.aliases = AliasAnalysis()
         self.chunks: list[str] = []
         self._n = 0
+        # lvalue parts evaluated ahead of time: id(index or next/last node) -> temporary
+        self.pins: dict[int, str] = {}
         self.frames: dict[int, tuple[str, dict[int, str], dict[int, str]]] = {}
         self.block_funcs: dict[int, str] = {}
         self.action_funcs: dict[int, str] = {}

@@ -106,6 +106,9 @@ class ExpressionLowering:
             if e.member == "action_run":
                 return f"{call}[1]"
         if isinstance(base_t, ir.Type_Stack):
+            pinned = self.pins.get(id(e))
+            if pinned is not None:  # next/last of an lvalue fixed before a side effect
+                return pinned
             base = self.expr(e.expr, body)
             oob = self.ecode("StackOutOfBounds")
             if e.member == "next":
@@ -129,8 +132,9 @@ class ExpressionLowering:
                     raise P4Error(f"index {e.index.value} is outside the stack of "
                                   f"{e.left.type.size}", e.loc)
                 return f"{base}.e[{e.index.value}]"
-            return f"{base}.at({self.expr(e.index, body)})"
-        return f"{base}[{self.expr(e.index, body)}]"
+            index = self.pins.get(id(e.index)) or self.expr(e.index, body)
+            return f"{base}.at({index})"
+        return f"{base}[{self.pins.get(id(e.index)) or self.expr(e.index, body)}]"
 
     def _e_SliceExpr(self, e: ir.SliceExpr, body: Body) -> str:
         x = self.expr(e.expr, body)

@@ -6,6 +6,10 @@ from typing import Any
 
 from netweft.emulation.p4 import ir
 from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.evaluation_order import (
+    may_have_side_effects,
+    run_time_location_parts,
+)
 from netweft.emulation.pipeline.types import (
     bit_width,
     field_attr,
@@ -191,7 +195,39 @@ class StatementLowering:
             first = False
 
     def assign(self, left: ir.Expression, right: ir.Expression, body: Body) -> None:
-        """``left = right`` with P4 value semantics (aggregates are copied into)."""
+        """``left = right`` with P4 value semantics (aggregates are copied into).
+
+        The left-hand side's location is fixed before the right-hand side runs
+        (P4-16 8.1): run-time indices are pinned when a side effect could move them.
+        """
+        parts = run_time_location_parts(left)
+        if parts and (may_have_side_effects(right)
+                      or any(may_have_side_effects(p) for p in parts)):
+            pins = self.pin_location(left, body)
+            self._assign(left, right, body)
+            self.unpin(pins)
+        else:
+            self._assign(left, right, body)
+
+    def pin_location(self, lvalue: ir.Expression, body: Body) -> list[int]:
+        """Evaluate an lvalue's run-time indices (and next/last) into temporaries now.
+
+        Later lowerings of the same lvalue reuse them until :meth:`unpin`.
+        """
+        keys = []
+        for part in reversed(run_time_location_parts(lvalue)):  # source order
+            tmp = self.tmp("ix")
+            body.emit(f"{tmp} = {self.expr(part, body)}")
+            self.pins[id(part)] = tmp
+            keys.append(id(part))
+        return keys
+
+    def unpin(self, keys: list[int]) -> None:
+        """Forget pinned lvalue parts (the temporaries belong to one statement)."""
+        for k in keys:
+            self.pins.pop(k, None)
+
+    def _assign(self, left: ir.Expression, right: ir.Expression, body: Body) -> None:
         t = left.type
         if isinstance(left, ir.SliceExpr):
             self._assign_slice(left, self.expr(right, body), body)

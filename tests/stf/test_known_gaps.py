@@ -9,8 +9,6 @@ reproduce gaps that have since been fixed and now guard against regressions.
 
 from __future__ import annotations
 
-import pytest
-
 from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.stf import run_stf
 from netweft.emulation.switch import SoftSwitch
@@ -273,10 +271,6 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
     assert result.passed
 
 
-@pytest.mark.xfail(strict=True, reason="emulation/pipeline/lower_statements.py (assignment): "
-                                       "the left-hand side's stack index must be evaluated "
-                                       "before the right-hand side's side effects (p4c's "
-                                       "gauntlet_index_7); netweft evaluates the RHS first")
 def test_assignment_evaluates_the_lvalue_index_before_the_rvalue():
     prog = """
 #include <core.p4>
