@@ -7,6 +7,10 @@ from typing import Any
 
 from netweft.emulation.p4 import ir
 from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.evaluation_order import (
+    may_have_side_effects,
+    run_time_location_parts,
+)
 from netweft.emulation.pipeline.types import bit_width, field_attr, is_aggregate, unsupported
 
 
@@ -132,11 +136,13 @@ class CallLowering:
         are copied into temporaries and copied back in parameter order.
         """
         copies = self.aliases.needs_copies(params, args, is_aggregate, action)
+        pins: list[int] = []  # out/inout locations fixed when their argument is evaluated
+        effects_after = _side_effects_after(args)
         pass_args = list(lead)
         # copy-out steps in parameter order: ("scalar", arg, index) / ("aggregate", target, tmp)
         steps: list[tuple[str, Any, Any]] = []
         n_scalar = 0
-        for p, a in zip(params, args, strict=False):
+        for i, (p, a) in enumerate(zip(params, args, strict=False)):
             if a is None or isinstance(a, ir.DefaultExpression) and a.dontcare:
                 if p.direction in ("out", "inout") and not is_aggregate(p.type):
                     pass_args.append(self.types.new_expr(p.type))
@@ -144,6 +150,8 @@ class CallLowering:
                 else:
                     pass_args.append(self.types.new_expr(p.type))
                 continue
+            if p.direction in ("out", "inout") and run_time_location_parts(a):
+                pins += self.pin_location(a, body)
             if is_aggregate(p.type):
                 if p.direction == "in" or p.direction == "":
                     tmp = self.tmp("c")
@@ -171,11 +179,11 @@ class CallLowering:
                 steps.append(("scalar", a, n_scalar))
                 n_scalar += 1
             elif p.direction == "inout":
-                pass_args.append(self.expr(a, body))
+                pass_args.append(self._held(self.expr(a, body), effects_after[i], body))
                 steps.append(("scalar", a, n_scalar))
                 n_scalar += 1
             else:
-                pass_args.append(self.expr(a, body))
+                pass_args.append(self._held(self.expr(a, body), effects_after[i], body))
         if copies:  # every argument is evaluated before the call starts
             for i in range(len(lead), len(pass_args)):
                 if not pass_args[i].isidentifier():
@@ -185,6 +193,7 @@ class CallLowering:
         pass_args += tail or []
         call = f"{fname}({', '.join(pass_args)})"
         if not steps:
+            self.unpin(pins)
             return call
         r = self.tmp("r")
         base = 1 if has_retval else 0
@@ -199,7 +208,16 @@ class CallLowering:
             body.emit("raise")
             body.indent -= 1
         self._copy_out(steps, r, base, body)
+        self.unpin(pins)
         return f"{r}[0]" if has_retval else ""
+
+    def _held(self, value: str, later_side_effects: bool, body: Body) -> str:
+        """``value`` read now into a temporary if a later argument could change it."""
+        if not later_side_effects or value.isidentifier():
+            return value
+        held = self.tmp("a")
+        body.emit(f"{held} = {value}")
+        return held
 
     def _copy_out(self, steps: list[tuple[str, Any, Any]], source: str, base: int,
                   body: Body) -> None:
@@ -259,8 +277,12 @@ class CallLowering:
         fr = self.tmp("fr")
         body.emit(f"{fr} = {cname}()")
         outs: list[tuple[str, Any, str]] = []  # ("scalar", arg, slot) / ("aggregate", loc, slot)
+        pins: list[int] = []  # scalar out/inout locations fixed when evaluated (in order)
         for p, a in zip(callee.params, args, strict=False):
             slot = slot_of[id(p)]
+            if a is not None and p.direction in ("out", "inout") and not is_aggregate(p.type) \
+                    and run_time_location_parts(a):
+                pins += self.pin_location(a, body)
             if a is None:
                 body.emit(f"{fr}.{slot} = {self.types.new_expr(p.type)}")
                 continue
@@ -293,6 +315,7 @@ class CallLowering:
                     outs.append(("scalar", a, slot))
         if not outs:
             body.emit(f"{fname}({fr})")
+            self.unpin(pins)
             return ""
         body.emit("try:")  # copy-out also when exit leaves the sub-control
         body.emit(f"    {fname}({fr})")
@@ -304,4 +327,18 @@ class CallLowering:
             else:
                 self.assign_raw(a, f"{fr}.{slot}", body)
         body.indent -= 1
+        self.unpin(pins)
         return ""
+
+
+def _side_effects_after(args: list[Any]) -> list[bool]:
+    """For each argument: could a later argument's evaluation have a side effect?"""
+    result = [False] * len(args)
+    seen = False
+    for i in range(len(args) - 1, -1, -1):
+        result[i] = seen
+        a = args[i]
+        if a is not None and not isinstance(a, ir.DefaultExpression) \
+                and may_have_side_effects(a):
+            seen = True
+    return result
