@@ -34,6 +34,12 @@ from netweft.transport.errors import TransportError
 
 CONTROL_PORT = 4794
 IP_UDP_HEADERS = 28
+# Engine counters reported per netweft test (``extra`` in --json): the sender's ...
+CLIENT_COUNTERS = ("pkts_out", "data_pkts_out", "retransmits", "fast_retransmits", "rto_fired",
+                   "spurious_rtos", "spurious_loss_marks", "cwnd_cuts", "rsp_probes",
+                   "rod_nacks_deferred", "pdc_closed")
+# ... and the receiver's, reported as server_<name>.
+SERVER_COUNTERS = ("dup_pkts", "rod_held", "drop_syn_half_open", "pdc_reclaimed", "pdc_closed")
 
 
 @dataclass
@@ -288,9 +294,9 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         ep.close()
     if failed:
         raise PerfError(f"{failed} of {posted} netweft writes failed")
-    extra = {name: stats[name] for name in ("pkts_out", "data_pkts_out", "retransmits",
-                                            "fast_retransmits", "rto_fired")}
-    extra["server_dup_pkts"] = fin["stats"]["dup_pkts"]
+    extra = {counter: stats.get(counter, 0) for counter in CLIENT_COUNTERS}
+    for counter in SERVER_COUNTERS:
+        extra[f"server_{counter}"] = fin["stats"].get(counter, 0)
     extra["server_drops"] = sum(v for k, v in fin["stats"].items() if k.startswith("drop_"))
     return PerfResult(name, "netweft", done * msg_size, elapsed, done, cpu + fin["cpu_s"],
                       loss=loss, verified=fin["verified"], extra=extra)
@@ -372,6 +378,15 @@ def format_report(results: list[PerfResult], header: str) -> str:
                      f"{'yes' if r.verified else 'NO'}")
     for name, value in ratios(results).items():
         lines.append(f"ratio {name}: {value:.2f}x")
+    for r in results:
+        if r.proto == "netweft" and r.extra:
+            x = r.extra
+            lines.append(f"counters {r.name}: {x.get('retransmits', 0)} retransmits "
+                         f"({x.get('fast_retransmits', 0)} fast, {x.get('rto_fired', 0)} RTOs, "
+                         f"{x.get('spurious_rtos', 0)} spurious), "
+                         f"{x.get('cwnd_cuts', 0)} cwnd cuts, "
+                         f"{x.get('server_dup_pkts', 0)} duplicates and "
+                         f"{x.get('server_drops', 0)} bad packets dropped at the server")
     lossy = [r for r in results if r.loss > 0]
     if lossy:
         lines.append(f"* loss injected by netweft, not the network: a socket filter on both "

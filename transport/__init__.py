@@ -19,7 +19,8 @@ _EXPORTS = {
     "Simulation": "simulation", "Impairments": "impairments", "Link": "impairments",
     "udp_endpoint": "udp_driver",
     "TransportError": "errors", "InvalidArgumentError": "errors",
-    "EndpointClosedError": "errors", "UnregisteredMemoryError": "errors",
+    "EndpointClosedError": "errors", "PeerClosedError": "errors",
+    "UnregisteredMemoryError": "errors",
     "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
     "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
 }

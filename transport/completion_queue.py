@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from netweft.nic_offload import lib
 from netweft.transport.errors import (
     CompletionTimeout,
     EndpointClosedError,
@@ -57,6 +58,11 @@ class Completion:
     def ok(self) -> bool:
         """True if the work request succeeded."""
         return self.status == 0
+
+    @property
+    def cancelled(self) -> bool:
+        """True if the work request was flushed because its peer or endpoint closed."""
+        return self.status == lib.NW_ECANCELED
 
     def check(self) -> Completion:
         """Return self if it succeeded, else raise :class:`WorkRequestFailed`."""

@@ -10,7 +10,13 @@ Every post returns the work request id that its :class:`Completion` carries.
 Buffers given to a post are kept alive by the endpoint until that completion
 is polled, because the engine reads and writes them in place (zero copy).
 Misuse raises at once with a clear message: unregistered or foreign memory,
-offsets outside a region, a closed endpoint, wrong argument types.
+offsets outside a region, a closed endpoint or peer, wrong argument types.
+
+:meth:`Peer.close` ends a peer's delivery context: its outstanding work
+requests complete as cancelled (``Completion.cancelled``; ``check()`` raises
+:class:`WorkRequestFailed`), the remote is told to free its side, and the
+:class:`Peer` object raises :class:`PeerClosedError` from then on;
+``endpoint.connect`` opens a fresh one.
 
 An endpoint (its peers, regions and completion queue) belongs to one Python
 thread at a time; on real sockets the packet work runs on the engine's own C
@@ -35,6 +41,7 @@ from netweft.transport.errors import (
     EndpointClosedError,
     EngineError,
     InvalidArgumentError,
+    PeerClosedError,
     UnregisteredMemoryError,
 )
 from netweft.transport.memory_region import (
@@ -77,6 +84,17 @@ class Peer:
         self.handle = handle
         self.address = address
         self.mode = mode
+        self._closed = False
+
+    @property
+    def closed(self) -> bool:
+        """True after :meth:`close` (or after the endpoint closed)."""
+        return self._closed or self.endpoint.closed
+
+    def close(self) -> None:
+        """Close the delivery context: outstanding work completes as cancelled, the
+        remote frees its side, and this object refuses further use (idempotent)."""
+        self.endpoint._close_peer(self)
 
     def write(self, local: MemoryRegion, remote: RemoteKey | MemoryRegion, *,
               remote_offset: int = 0, local_offset: int = 0, length: int | None = None,
@@ -98,7 +116,9 @@ class Peer:
         return self.endpoint._post_send(self, data, offset, length, wr_id, context)
 
     def __repr__(self) -> str:
-        return f"<Peer {self.address[0]}:{self.address[1]} {self.mode.name} handle={self.handle}>"
+        state = " closed" if self.closed else ""
+        return (f"<Peer {self.address[0]}:{self.address[1]} {self.mode.name} "
+                f"handle={self.handle}{state}>")
 
 
 class Endpoint:
@@ -200,13 +220,33 @@ class Endpoint:
     def peer(self, handle: int) -> Peer:
         """The :class:`Peer` behind a completion's ``peer`` handle (e.g. to answer a sender)."""
         self._check_open()
-        for peer in self._peers.values():
-            if peer.handle == handle:
-                return peer
         ip, udp_port, mode = self._port.peer_info(handle)
-        peer = Peer(self, handle, (ip, udp_port), Mode(mode))
-        self._peers[(ip, udp_port, peer.mode)] = peer
+        key = (ip, udp_port, Mode(mode))
+        peer = self._peers.get(key)
+        if peer is None or peer.handle != handle:
+            peer = Peer(self, handle, (ip, udp_port), key[2])
+            self._peers[key] = peer
         return peer
+
+    def _close_peer(self, peer: Peer) -> None:
+        if not isinstance(peer, Peer) or peer.endpoint is not self:
+            raise InvalidArgumentError("peer must come from this endpoint's connect()")
+        if peer._closed or self._closed:
+            peer._closed = True
+            return
+        peer._closed = True
+        key = (peer.address[0], peer.address[1], peer.mode)
+        if self._peers.get(key) is peer:
+            del self._peers[key]
+        try:
+            # The remote may have closed an incoming PDC already and its slot been
+            # reused: close the handle only while it still names this peer.
+            if self._port.peer_info(peer.handle) != key:
+                return
+            self._port.peer_close(peer.handle)
+        except EngineError as exc:
+            if exc.code != lib.NW_ENOPEER:
+                raise
 
     # ---- work requests ----
     def _next_id(self, wr_id: int | None) -> int:
@@ -225,6 +265,10 @@ class Endpoint:
         self._check_open()
         if not isinstance(peer, Peer) or peer.endpoint is not self:
             raise InvalidArgumentError("peer must come from this endpoint's connect()")
+        if peer._closed:
+            raise PeerClosedError(f"peer {peer.address[0]}:{peer.address[1]} "
+                                  f"({peer.mode.name}) is closed; use endpoint.connect() "
+                                  "for a new one")
 
     def _post_rma(self, op: Opcode, peer: Peer, local: MemoryRegion,
                   remote: RemoteKey | MemoryRegion, remote_offset: int, local_offset: int,
@@ -342,9 +386,15 @@ class Endpoint:
         return self._port.stats()
 
     def close(self) -> None:
-        """Stop the engine; regions are dropped and later calls raise EndpointClosedError."""
+        """Close every peer (the remotes free their PDCs), then stop the engine; regions are
+        dropped and later calls raise EndpointClosedError."""
         if self._closed:
             return
+        for peer in list(self._peers.values()):
+            try:
+                peer.close()
+            except EngineError:
+                pass  # best effort: the engine stops next anyway
         self._closed = True
         self._port.close()
         for region in self._regions.values():

@@ -135,6 +135,9 @@ class EngineHandle:
     def peer_info(self, peer: int) -> tuple[str, int, int]:
         return peer_info(self.ptr, peer)
 
+    def peer_close(self, peer: int) -> None:
+        raise_for(lib.nw_peer_close(self.ptr, peer), f"close peer handle {peer}")
+
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:
         raise_for(lib.nw_post_write(self.ptr, peer, wr_id, local, length, rkey, roffset),

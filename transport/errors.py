@@ -20,6 +20,10 @@ class EndpointClosedError(TransportError):
     """The endpoint (or the region or peer used through it) has been closed."""
 
 
+class PeerClosedError(EndpointClosedError):
+    """The peer has been closed (``Peer.close`` or its endpoint's ``close``); connect again."""
+
+
 class UnregisteredMemoryError(TransportError):
     """A buffer or key names memory that is not (or no longer) registered."""
 

@@ -69,6 +69,11 @@ class SimulatedNic:
         self._check()
         return self.engine.peer_info(peer)
 
+    def peer_close(self, peer: int) -> None:
+        self._check()
+        self.engine.peer_close(peer)
+        self.kick()  # the CTRL CLOSE goes out
+
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:
         self._check()
@@ -112,6 +117,11 @@ class SimulatedNic:
         return self.engine.stats()
 
     def close(self) -> None:
+        """Put what the engine still has to send (e.g. CTRL CLOSEs) on the wire, then stop."""
+        if not self.closed:
+            now = self.sim.loop.now_ns
+            while (out := self.engine.output(now)) is not None:
+                self._transmit(now, out)
         self.closed = True
         if self._timer:
             self._timer.cancel()
@@ -145,16 +155,20 @@ class SimulatedNic:
             out = engine.output(now)
             if out is None:
                 break
-            data, dst_ip, dst_port, src_port = out
-            self.counters["pkts_out"] += 1
-            self.entropy_seen[src_port] += 1
-            checksum = csum16(data)
-            _, arrivals = self.path.transmit(now, data, src_port)
-            for arrival in arrivals:
-                loop.call_at(arrival.at_ns, self.sim._deliver, arrival, checksum,
-                             (dst_ip, dst_port), self.ip_int, src_port,
-                             self.counters["pkts_out"])
+            self._transmit(now, out)
         self._arm_timer()
+
+    def _transmit(self, now: int, out: tuple[bytes, int, int, int]) -> None:
+        """Put one engine output packet on this NIC's egress path."""
+        data, dst_ip, dst_port, src_port = out
+        self.counters["pkts_out"] += 1
+        self.entropy_seen[src_port] += 1
+        checksum = csum16(data)
+        _, arrivals = self.path.transmit(now, data, src_port)
+        for arrival in arrivals:
+            self.sim.loop.call_at(arrival.at_ns, self.sim._deliver, arrival, checksum,
+                                  (dst_ip, dst_port), self.ip_int, src_port,
+                                  self.counters["pkts_out"])
 
     def _arm_timer(self) -> None:
         """Keep exactly one loop timer at the engine's next deadline."""

@@ -35,6 +35,7 @@ from netweft.transport.socket_loss import attach_loss
 
 TX_MODES = {"socket": 0, "ports": 1, "raw": 2}
 _WAIT_SLICE_NS = 200_000_000  # a forever-wait wakes this often so Ctrl-C works
+_CLOSE_DRAIN_S = 0.05  # how long close() lets queued packets (CTRL CLOSEs) leave
 
 
 class UdpNic:
@@ -123,6 +124,9 @@ class UdpNic:
         finally:
             lib.nw_io_unlock(io)
 
+    def peer_close(self, peer: int) -> None:
+        raise_for(lib.nw_io_peer_close(self._live(), peer), f"close peer handle {peer}")
+
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:
         raise_for(lib.nw_io_post_write(self._live(), peer, wr_id, local, length, rkey, roffset),
@@ -174,9 +178,26 @@ class UdpNic:
         """An eventfd that is readable while completions wait (for select/epoll loops)."""
         return int(lib.nw_io_event_fd(self._live()))
 
+    def _drain_output(self, timeout: float) -> None:
+        """Give the I/O thread up to ``timeout`` seconds to take what the engine has to
+        send (e.g. the CTRL CLOSEs of closed peers) before it is stopped.
+
+        Once the engine has no output left under the lock, the thread finishes the
+        transmission it started before it can see the stop flag."""
+        end = time.monotonic() + timeout
+        while True:
+            lib.nw_io_lock(self._io)
+            pending = lib.nw_has_output(self._engine)
+            lib.nw_io_unlock(self._io)
+            if not pending or time.monotonic() >= end:
+                return
+            lib.nw_io_kick(self._io)
+            time.sleep(0.001)
+
     def close(self) -> None:
         """Stop the I/O thread, free the engine, close the socket (idempotent)."""
         if self._io is not None:
+            self._drain_output(_CLOSE_DRAIN_S)
             self._io = None
             self._shutdown()
             self._engine = None

@@ -13,7 +13,13 @@ import sys
 
 import pytest
 
-from netweft.testbed.perf import PerfResult, format_report, ratios
+from netweft.testbed.perf import (
+    CLIENT_COUNTERS,
+    SERVER_COUNTERS,
+    PerfResult,
+    format_report,
+    ratios,
+)
 
 PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
 
@@ -31,6 +37,16 @@ def test_ratios_and_report_from_results():
     text = format_report(results, "header")
     assert "ratio netweft/tcp goodput: 0.50x" in text
     assert "injected by netweft" in text and "no netem" in text
+    assert "counters" not in text  # no engine counters given, no counters line
+
+
+def test_report_summarises_the_engine_counters():
+    extra = {"retransmits": 17, "fast_retransmits": 12, "rto_fired": 5, "spurious_rtos": 2,
+             "cwnd_cuts": 3, "server_dup_pkts": 4, "server_drops": 1}
+    text = format_report([PerfResult("netweft", "netweft", 4_000, 2.0, 4, 0.5, extra=extra)],
+                         "header")
+    assert ("counters netweft: 17 retransmits (12 fast, 5 RTOs, 2 spurious), 3 cwnd cuts, "
+            "4 duplicates and 1 bad packets dropped at the server") in text
 
 
 def test_bad_options_give_messages_not_tracebacks():
@@ -64,6 +80,14 @@ def _check(out: str, raw: dict, loss: bool) -> None:
     by = {r["name"]: r for r in raw["results"]}
     assert raw["ratios"]["netweft/tcp goodput"] == pytest.approx(
         by["netweft"]["goodput_gbps"] / by["tcp"]["goodput_gbps"])
+    for r in raw["results"]:
+        if r["proto"] != "netweft":
+            continue
+        expected = set(CLIENT_COUNTERS) | {f"server_{n}" for n in SERVER_COUNTERS}
+        assert expected <= r["extra"].keys()
+        assert all(isinstance(v, int) and v >= 0 for v in r["extra"].values())
+        printed_retx = re.search(rf"counters {re.escape(r['name'])}: (\d+) retransmits", out)
+        assert printed_retx and int(printed_retx.group(1)) == r["extra"]["retransmits"]
     if loss:
         lossy = [r for r in raw["results"] if r["loss"] > 0][0]
         assert lossy["extra"]["retransmits"] > 0  # loss really was injected and repaired
