@@ -120,7 +120,8 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
         self.frames[key] = (cname, slot_of, {})
         return self.frames[key]
 
-    def _prologue(self, decl: ir.P4Control | ir.P4Parser, body: Body) -> None:
+    def _bind_params(self, decl: ir.P4Control | ir.P4Parser, body: Body) -> dict:
+        """Scope entries for the block's parameters (aggregates aliased to locals)."""
         _cname, slot_of, _ = self.frame_of(decl)
         for p in decl.params:
             slot = slot_of[id(p)]
@@ -130,6 +131,10 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
                 body.scope[id(p)] = name
             else:
                 body.scope[id(p)] = f"F.{slot}"
+        return slot_of
+
+    def _prologue(self, decl: ir.P4Control | ir.P4Parser, body: Body) -> None:
+        slot_of = self._bind_params(decl, body)
         for loc in decl.locals:
             if isinstance(loc, ir.Declaration_Variable):
                 slot = slot_of[id(loc)]
@@ -137,15 +142,7 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
 
     def _alias_prologue(self, decl: ir.P4Control | ir.P4Parser, body: Body) -> None:
         """Prologue for actions/table applies: aliases of the frame, no initialisation."""
-        _cname, slot_of, _ = self.frame_of(decl)
-        for p in decl.params:
-            slot = slot_of[id(p)]
-            if is_aggregate(p.type) or isinstance(p.type, ir.Type_ExternInstance):
-                name = "a_" + p.name
-                body.emit(f"{name} = F.{slot}")
-                body.scope[id(p)] = name
-            else:
-                body.scope[id(p)] = f"F.{slot}"
+        slot_of = self._bind_params(decl, body)
         for loc in decl.locals:
             if isinstance(loc, ir.Declaration_Variable):
                 slot = slot_of[id(loc)]

@@ -135,7 +135,7 @@ class V1ModelDriver:
         outputs: list[tuple[int, bytes]] = []
         queued: list[QueuedPacket] = []
         work: deque[_IngressPass | QueuedPacket] = deque()
-        self._guarded(lambda: self._run_egress(packet, work, outputs, queue))
+        self._guarded(self._run_egress, packet, work, outputs, queue)
         self._drain(work, outputs, queued)
         self.stats["sent"] += len(outputs)
         return outputs, queued
@@ -152,21 +152,15 @@ class V1ModelDriver:
             if queued is not None and not isinstance(job, _IngressPass):
                 queued.append(job)
                 continue
-            try:
-                if isinstance(job, _IngressPass):
-                    self._run_ingress(job, work)
-                else:
-                    self._run_egress(job, work, outputs, None)
-            except AssertionFailed as err:
-                self.stats["assert_failed"] += 1
-                LOG.error("%s; packet dropped", err)
-            except Exception:  # a back-end bug must not take the switch down
-                self.stats["internal_error"] += 1
-                LOG.exception("internal error while processing a packet; packet dropped")
+            if isinstance(job, _IngressPass):
+                self._guarded(self._run_ingress, job, work)
+            else:
+                self._guarded(self._run_egress, job, work, outputs, None)
 
-    def _guarded(self, run: Callable[[], None]) -> None:
+    def _guarded(self, run: Callable[..., None], *args: object) -> None:
+        """Run one pipeline pass; a failed assert or a back-end bug drops only this packet."""
         try:
-            run()
+            run(*args)
         except AssertionFailed as err:
             self.stats["assert_failed"] += 1
             LOG.error("%s; packet dropped", err)
