@@ -215,6 +215,8 @@ class Network:
             raise NetworkError("building a network needs root (network namespaces)")
         if self.started:
             raise NetworkError("the network is running already")
+        if self.links and shutil.which("ethtool") is None:
+            raise NetworkError("ethtool is not installed (apt-get install ethtool)")
         try:
             OWNER_DIR.mkdir(parents=True, exist_ok=True)
             (OWNER_DIR / self.prefix).write_text(f"{os.getpid()}\n")
@@ -264,8 +266,6 @@ class Network:
                 self._set_rate(iface, link.rate_mbit, link.mtu)
 
     def _disable_offloads(self, iface: Interface) -> None:
-        if shutil.which("ethtool") is None:
-            raise NetworkError("ethtool is not installed (apt-get install ethtool)")
         iface.node.cmd("ethtool", "-K", iface.name, "tx", "off", "rx", "off", "tso", "off",
                        "gso", "off", "gro", "off")
 

@@ -120,8 +120,11 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
         argv += ["--runtime", str(runtime)]
     if stats_out:
         argv += ["--stats-out", str(stats_out)]
-    stderr = open(log, "w") if log else subprocess.DEVNULL  # noqa: SIM115 - child owns it
-    proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    if log:
+        with open(log, "w") as stderr:  # the child keeps its own copy of the descriptor
+            proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    else:
+        proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
     ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"

@@ -12,6 +12,7 @@ a scalar for exact and optional keys, ``[value, prefix_len]`` for lpm,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,37 +37,45 @@ def _match(match: dict[str, Any]) -> dict[str, Any]:
             for key, value in match.items()}
 
 
+def _apply(section: str, items: list, where: str, install: Callable[[dict], None]) -> int:
+    """Install each item of one section; any error names the file, section and index."""
+    for n, item in enumerate(items):
+        try:
+            install(item)
+        except (KeyError, TypeError, ValueError, LookupError) as exc:
+            raise RuntimeFileError(f"{where}: {section}[{n}]: {exc}") from exc
+    return len(items)
+
+
+def _table_entry(switch, entry: dict) -> None:
+    params = entry.get("action_params", {})
+    if entry.get("default_action"):
+        switch.table_set_default(entry["table"], entry["action_name"], params)
+    else:
+        switch.table_add(entry["table"], _match(entry.get("match", {})),
+                         entry["action_name"], params, priority=entry.get("priority"))
+
+
+def _multicast_group(switch, group: dict) -> None:
+    replicas = [(r["egress_port"], r.get("instance", 0)) for r in group["replicas"]]
+    switch.mc_group_set(group["multicast_group_id"], replicas)
+
+
+def _clone_session(switch, session: dict) -> None:
+    replicas = session["replicas"]
+    if len(replicas) != 1:
+        raise ValueError("netweft's clone sessions have exactly one replica")
+    switch.clone_session_set(session["clone_session_id"], replicas[0]["egress_port"],
+                             truncate=session.get("packet_length_bytes") or None)
+
+
 def apply_runtime_file(switch, source: str | Path | dict[str, Any]) -> int:
     """Install every entry of a runtime file on ``switch``; returns the number applied."""
     data = source if isinstance(source, dict) else load_runtime_file(source)
     where = "<dict>" if isinstance(source, dict) else str(source)
-    applied = 0
-    for n, entry in enumerate(data.get("table_entries", [])):
-        try:
-            params = entry.get("action_params", {})
-            if entry.get("default_action"):
-                switch.table_set_default(entry["table"], entry["action_name"], params)
-            else:
-                switch.table_add(entry["table"], _match(entry.get("match", {})),
-                                 entry["action_name"], params, priority=entry.get("priority"))
-        except (KeyError, TypeError, ValueError, LookupError) as exc:
-            raise RuntimeFileError(f"{where}: table_entries[{n}]: {exc}") from exc
-        applied += 1
-    for n, group in enumerate(data.get("multicast_group_entries", [])):
-        try:
-            replicas = [(r["egress_port"], r.get("instance", 0)) for r in group["replicas"]]
-            switch.mc_group_set(group["multicast_group_id"], replicas)
-        except (KeyError, TypeError, ValueError, LookupError) as exc:
-            raise RuntimeFileError(f"{where}: multicast_group_entries[{n}]: {exc}") from exc
-        applied += 1
-    for n, session in enumerate(data.get("clone_session_entries", [])):
-        try:
-            replicas = session["replicas"]
-            if len(replicas) != 1:
-                raise ValueError("netweft's clone sessions have exactly one replica")
-            switch.clone_session_set(session["clone_session_id"], replicas[0]["egress_port"],
-                                     truncate=session.get("packet_length_bytes") or None)
-        except (KeyError, TypeError, ValueError, LookupError) as exc:
-            raise RuntimeFileError(f"{where}: clone_session_entries[{n}]: {exc}") from exc
-        applied += 1
-    return applied
+    return (_apply("table_entries", data.get("table_entries", []), where,
+                   lambda e: _table_entry(switch, e))
+            + _apply("multicast_group_entries", data.get("multicast_group_entries", []),
+                     where, lambda g: _multicast_group(switch, g))
+            + _apply("clone_session_entries", data.get("clone_session_entries", []), where,
+                     lambda c: _clone_session(switch, c)))
