@@ -698,11 +698,11 @@ def run_stf_files(program: str | Path, stf: str | Path,
                   include_dirs: Sequence[str | Path] = ()) -> STFResult:
     """Compile ``program``, build a fresh switch and run the STF file ``stf`` on it.
 
-    Raises :class:`~netweft.emulation.p4.P4Error` for a bad program and
+    Raises :class:`~netweft.p4.compiler.P4Error` for a bad program and
     :class:`STFError` for a malformed STF file.
     """
-    from netweft.emulation.p4 import compile_p4
     from netweft.emulation.switch import SoftSwitch
+    from netweft.p4.compiler import compile_p4
 
     stf_path = Path(stf)
     try:

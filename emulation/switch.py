@@ -1,6 +1,6 @@
 """``SoftSwitch``: netweft's embedded P4 switch (v1model, BMv2 ``simple_switch`` semantics).
 
->>> from netweft.emulation.p4 import compile_p4
+>>> from netweft.p4.compiler import compile_p4
 >>> from netweft.emulation.switch import SoftSwitch
 >>> sw = SoftSwitch(compile_p4("p4/basic_forward.p4"))
 >>> sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.1", 32)},
@@ -20,9 +20,6 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
-from netweft.emulation.p4.program import Program
 from netweft.emulation.pipeline.compiled import instantiate, lower_program
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext
@@ -41,6 +38,9 @@ from netweft.emulation.v1model.names import resolve_name
 from netweft.emulation.v1model.registers import RegisterArray
 from netweft.emulation.v1model.replication import CloneSessions, PacketReplicationEngine
 from netweft.emulation.v1model.simple_switch import QueuedPacket, QueueMetadata, V1ModelDriver
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.program import Program
 
 __all__ = ["SoftSwitch", "SwitchError", "QueuedPacket", "QueueMetadata"]
 from netweft.emulation.v1model.value_sets import ValueSet

@@ -155,8 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop-after", type=float, help="seconds to run (default: until killed)")
     args = parser.parse_args(argv)
 
-    from netweft.emulation.p4 import P4Error, compile_p4
     from netweft.emulation.switch import SoftSwitch
+    from netweft.p4.compiler import P4Error, compile_p4
     from netweft.testbed.runtime_file import RuntimeFileError, apply_runtime_file
 
     try:

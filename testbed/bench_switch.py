@@ -78,8 +78,8 @@ _CONFIGURATIONS = {
 
 def run_switch_bench(args: argparse.Namespace) -> int:
     """Measure and print both programs; returns the exit code."""
-    from netweft.emulation.p4 import P4Error, compile_p4
     from netweft.emulation.switch import SoftSwitch
+    from netweft.p4.compiler import P4Error, compile_p4
 
     folder = source_dir()
     includes = (str(folder),)

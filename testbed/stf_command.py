@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run_stf_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the test named by ``args``; returns the exit code."""
-    from netweft.emulation.p4 import P4Error
     from netweft.emulation.stf import STFError, run_stf_files
+    from netweft.p4.compiler import P4Error
 
     out = out or sys.stdout
     try:

@@ -1,12 +1,23 @@
-"""netweft's P4-16 front end: preprocessor, parser, IR, name resolution and type checking.
+"""Deprecated alias of :mod:`netweft.p4.compiler`, kept for one release.
 
->>> from netweft.emulation.p4 import compile_p4, P4Error
->>> prog = compile_p4("prog.p4")          # raises P4Error("file:line:col: message")
+The P4 front end moved to ``p4/compiler/`` (imported as ``netweft.p4.compiler``):
+the compiler is not part of the emulated target. ``import netweft.emulation.p4``
+and ``import netweft.emulation.p4.<module>`` still work and give the same module
+objects as the new names, with a DeprecationWarning.
 """
 
-from netweft.emulation.p4.compiler import compile_p4, compile_p4_source
-from netweft.emulation.p4.errors import P4Error, SourceLoc
-from netweft.emulation.p4.program import Block, ExternInstance, Program
+import importlib
+import pkgutil
+import sys
+import warnings
 
-__all__ = ["compile_p4", "compile_p4_source", "P4Error", "SourceLoc", "Program", "Block",
-           "ExternInstance"]
+import netweft.p4.compiler as _compiler
+
+warnings.warn("netweft.emulation.p4 is deprecated; import netweft.p4.compiler instead",
+              DeprecationWarning, stacklevel=2)
+
+for _info in pkgutil.iter_modules(_compiler.__path__):
+    sys.modules[f"{__name__}.{_info.name}"] = importlib.import_module(
+        f"netweft.p4.compiler.{_info.name}")
+
+sys.modules[__name__] = _compiler

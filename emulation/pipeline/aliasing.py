@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from netweft.emulation.p4 import ir
+from netweft.p4.compiler import ir
 
 # one step of a location path: a field name, a constant index, or ANY_INDEX
 ANY_INDEX = "*"

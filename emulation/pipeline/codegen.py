@@ -22,8 +22,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.program import Program
 from netweft.emulation.pipeline.aliasing import AliasAnalysis
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.lower_calls import CallLowering
@@ -32,6 +30,8 @@ from netweft.emulation.pipeline.lower_parsers import ParserLowering
 from netweft.emulation.pipeline.lower_statements import StatementLowering
 from netweft.emulation.pipeline.lower_tables import TableInfo, TableLowering
 from netweft.emulation.pipeline.types import TypeClasses, field_attr, is_aggregate, unsupported
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.program import Program
 
 __all__ = ["Body", "Lowering", "TableInfo"]
 

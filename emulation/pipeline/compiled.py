@@ -1,7 +1,7 @@
 """Compile a checked program once into Python code, and instantiate it per switch.
 
 :func:`lower_program` generates and ``compile()``s the module source (cached
-per :class:`~netweft.emulation.p4.Program`); :func:`instantiate` executes
+per :class:`~netweft.p4.compiler.Program`); :func:`instantiate` executes
 the code object in a fresh namespace bound to one switch's context, tables
 and externs, and returns the six v1model block entry points.
 """
@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
-from netweft.emulation.p4.program import BLOCK_ROLES, Program
 from netweft.emulation.pipeline import runtime
 from netweft.emulation.pipeline.codegen import Lowering, TableInfo
 from netweft.emulation.pipeline.types import field_attr, is_aggregate
 from netweft.emulation.v1model.hash_algorithms import hash_with_offset
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.program import BLOCK_ROLES, Program
 
 
 @dataclass

@@ -13,8 +13,8 @@ untouched.
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
 from netweft.emulation.pipeline.aliasing import iter_nodes
+from netweft.p4.compiler import ir
 
 # calls that only read: header validity and compile-time sizes
 _PURE_CALLS = {(ir.CALL_HEADER, "isValid"), (ir.CALL_BUILTIN, "minSizeInBits"),

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.pipeline.types import (
     bit_width,
     field_attr,
@@ -19,6 +17,8 @@ from netweft.emulation.pipeline.types import (
     unsupported,
 )
 from netweft.emulation.v1model.hash_algorithms import bmv2_refusal
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
 
 if TYPE_CHECKING:
     from netweft.emulation.pipeline.codegen import Body, Lowering

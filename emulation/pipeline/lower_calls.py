@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from netweft.emulation.p4 import ir
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.evaluation_order import (
     may_have_side_effects,
     run_time_location_parts,
 )
 from netweft.emulation.pipeline.types import bit_width, field_attr, is_aggregate, unsupported
+from netweft.p4.compiler import ir
 
 
 class CallLowering:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.pipeline.emitter import Body
 from netweft.emulation.pipeline.types import (
     bit_width,
@@ -14,6 +12,8 @@ from netweft.emulation.pipeline.types import (
     is_signed,
     unsupported,
 )
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
 
 
 class ExpressionLowering:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.types import bit_width, field_attr, is_signed, unsupported
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
 
 PARSER_STEP_LIMIT = 4096  # state transitions per parse before error.ParserTimeout
 

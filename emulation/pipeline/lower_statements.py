@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from netweft.emulation.p4 import ir
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.evaluation_order import (
     may_have_side_effects,
@@ -17,6 +16,7 @@ from netweft.emulation.pipeline.types import (
     is_signed,
     unsupported,
 )
+from netweft.p4.compiler import ir
 
 
 class StatementLowering:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from netweft.emulation.p4 import ir
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.types import bit_width
+from netweft.p4.compiler import ir
 
 
 @dataclass

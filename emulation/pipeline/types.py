@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import keyword
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
 
 
 def field_attr(name: str) -> str:

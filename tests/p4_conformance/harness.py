@@ -24,7 +24,7 @@ def program_path(name: str) -> Path:
 
 def compile_program(path: Path):
     """Compile ``path`` with the embedded front end (imported lazily)."""
-    from netweft.emulation.p4 import compile_p4
+    from netweft.p4.compiler import compile_p4
 
     return compile_p4(str(path), include_dirs=(str(REPO_P4_DIR), str(PROGRAMS_DIR)))
 

@@ -42,7 +42,7 @@ def mutated_program(draw) -> str:
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=mutated_program())
 def test_mutated_programs_never_crash_the_front_end(text):
-    from netweft.emulation.p4 import P4Error, compile_p4
+    from netweft.p4.compiler import P4Error, compile_p4
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "mutant.p4"

@@ -59,7 +59,7 @@ V1Switch(P(), VC(), I(), E(), CC(), D()) main;
 
 
 def compile_text(tmp_path: Path, text: str, name: str = "prog.p4"):
-    from netweft.emulation.p4 import compile_p4
+    from netweft.p4.compiler import compile_p4
 
     path = tmp_path / name
     path.write_text(text)
@@ -73,7 +73,7 @@ def expect_error(tmp_path: Path, text: str, line_of: str, words: tuple[str, ...]
     ``column_of`` (a substring of that line), when given, must start at or
     contain the reported column.
     """
-    from netweft.emulation.p4 import P4Error
+    from netweft.p4.compiler import P4Error
 
     with pytest.raises(P4Error) as info:
         compile_text(tmp_path, text, name)
@@ -123,7 +123,7 @@ def test_mixed_widths_in_binary_operation(tmp_path):
 
 def test_missing_semicolon(tmp_path):
     text = with_ingress("meta.m = 1\n        meta.m = 2;")
-    from netweft.emulation.p4 import P4Error
+    from netweft.p4.compiler import P4Error
 
     with pytest.raises(P4Error) as info:
         compile_text(tmp_path, text)
@@ -169,7 +169,7 @@ def test_error_in_included_file_names_that_file(tmp_path):
     (tmp_path / "bad_header.p4").write_text("header broken_t {\n    bit<8> a\n    bit<8> b;\n}\n")
     text = TEMPLATE.replace("#include <v1model.p4>",
                             '#include <v1model.p4>\n#include "bad_header.p4"')
-    from netweft.emulation.p4 import P4Error
+    from netweft.p4.compiler import P4Error
 
     with pytest.raises(P4Error) as info:
         compile_text(tmp_path, text)
@@ -180,7 +180,7 @@ def test_error_in_included_file_names_that_file(tmp_path):
 
 def test_unterminated_comment(tmp_path):
     text = TEMPLATE.replace("// INGRESS", "/* never closed")
-    from netweft.emulation.p4 import P4Error
+    from netweft.p4.compiler import P4Error
 
     with pytest.raises(P4Error) as info:
         compile_text(tmp_path, text)
@@ -189,7 +189,7 @@ def test_unterminated_comment(tmp_path):
 
 def test_unbalanced_conditional_directive(tmp_path):
     text = "#ifdef SOMETHING\n" + TEMPLATE
-    from netweft.emulation.p4 import P4Error
+    from netweft.p4.compiler import P4Error
 
     with pytest.raises(P4Error) as info:
         compile_text(tmp_path, text)
@@ -198,7 +198,7 @@ def test_unbalanced_conditional_directive(tmp_path):
 
 def test_no_main_package(tmp_path):
     text = TEMPLATE.replace("V1Switch(P(), VC(), I(), E(), CC(), D()) main;", "")
-    from netweft.emulation.p4 import P4Error
+    from netweft.p4.compiler import P4Error
 
     with pytest.raises(P4Error) as info:
         compile_text(tmp_path, text)
@@ -229,7 +229,7 @@ def test_unsupported_architecture_names_the_package(tmp_path):
 def test_unreadable_inputs_are_p4_errors(tmp_path):
     """A missing file, a directory, binary junk and an empty file are bad user
     input too: P4Error with a location, never another exception."""
-    from netweft.emulation.p4 import P4Error, compile_p4
+    from netweft.p4.compiler import P4Error, compile_p4
 
     (tmp_path / "junk.p4").write_bytes(bytes(range(256)))
     (tmp_path / "empty.p4").write_text("")

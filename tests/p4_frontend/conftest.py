@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from netweft.emulation.p4 import compile_p4_source
+from netweft.p4.compiler import compile_p4_source
 
 PROGRAMS = Path(__file__).parent / "programs"
 
@@ -49,5 +49,5 @@ def compile_ingress():
 
 @pytest.fixture(scope="session")
 def corpus_programs():
-    from netweft.emulation.p4 import compile_p4
+    from netweft.p4.compiler import compile_p4
     return [compile_p4(p) for p in sorted(PROGRAMS.glob("*.p4"))]

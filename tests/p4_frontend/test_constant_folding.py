@@ -6,12 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netweft.emulation.p4 import P4Error, ir
-from netweft.emulation.p4.lexer import tokenize
-from netweft.emulation.p4.parser import parse_tokens
-from netweft.emulation.p4.preprocessor import preprocess_text
-from netweft.emulation.p4.program import Program
-from netweft.emulation.p4.typecheck import TypeChecker
+from netweft.p4.compiler import P4Error, ir
+from netweft.p4.compiler.lexer import tokenize
+from netweft.p4.compiler.parser import parse_tokens
+from netweft.p4.compiler.preprocessor import preprocess_text
+from netweft.p4.compiler.program import Program
+from netweft.p4.compiler.typecheck import TypeChecker
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

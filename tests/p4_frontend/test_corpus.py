@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from netweft.emulation.p4 import P4Error, compile_p4, compile_p4_source, ir
-from netweft.emulation.p4.naming import expression_text
-from netweft.emulation.p4.typesys import type_str
+from netweft.p4.compiler import P4Error, compile_p4, compile_p4_source, ir
+from netweft.p4.compiler.naming import expression_text
+from netweft.p4.compiler.typesys import type_str
 
 from .conftest import PROGRAMS
 

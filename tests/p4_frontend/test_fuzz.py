@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netweft.emulation.p4 import P4Error, compile_p4_source
-from netweft.emulation.p4.lexer import KEYWORDS, OPERATORS
+from netweft.p4.compiler import P4Error, compile_p4_source
+from netweft.p4.compiler.lexer import KEYWORDS, OPERATORS
 
 from .conftest import PROGRAMS
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.typesys import same_type, type_str
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.typesys import same_type, type_str
 
 from .test_typecheck import checked_roots, walk
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.emulation.p4 import P4Error, compile_p4_source, ir
-from netweft.emulation.p4.lexer import parse_int_literal, tokenize
-from netweft.emulation.p4.naming import expression_text
-from netweft.emulation.p4.parser import Parser
-from netweft.emulation.p4.preprocessor import preprocess_text
+from netweft.p4.compiler import P4Error, compile_p4_source, ir
+from netweft.p4.compiler.lexer import parse_int_literal, tokenize
+from netweft.p4.compiler.naming import expression_text
+from netweft.p4.compiler.parser import Parser
+from netweft.p4.compiler.preprocessor import preprocess_text
 
 
 def toks(text: str):
@@ -56,7 +56,7 @@ def shape(e: ir.Expression) -> str:
     ("4s3", (3, 4, True, 10)),
 ])
 def test_integer_literals(text, value):
-    from netweft.emulation.p4.errors import SourceLoc
+    from netweft.p4.compiler.errors import SourceLoc
     assert parse_int_literal(text, SourceLoc("x", 1, 1)) == value
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.emulation.p4 import P4Error, compile_p4_source
+from netweft.p4.compiler import P4Error, compile_p4_source
 
 from .conftest import SKELETON, in_ingress
 from .test_typecheck import walk
@@ -48,7 +48,7 @@ VARBIT_TOP = "header v_t { bit<8> n; varbit<16> v; }\nstruct vs_t { v_t x; v_t y
 
 def _comparisons(prog) -> list:
     """Every == / != node in the ingress control, in source order."""
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     return [n for n in walk(prog.ingress.decl)
             if isinstance(n, ir.Binary) and n.op in ("==", "!=")]
 
@@ -89,7 +89,7 @@ control Twice(inout bit<8> x)(step_t s) { apply { s.apply(x); s.apply(x); } }
 
 def _sub_applies(block) -> list:
     """Sub-control/parser apply calls inside ``block`` (a P4Control)."""
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     return [n for n in walk(block)
             if isinstance(n, ir.MethodCallExpression) and n.kind == ir.CALL_APPLY_INSTANCE]
 
@@ -135,7 +135,7 @@ def test_direct_invocation_needs_a_control_without_constructor_parameters():
 
 def test_header_stack_accepts_a_signed_run_time_index():
     prog = in_ingress(locals_="h_t[3] st;", body="st[hdr.h.s].a = 1;")
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     idx = [n for n in walk(prog.ingress.decl) if isinstance(n, ir.ArrayIndex)]
     assert idx and idx[0].index.type.signed
 
@@ -169,7 +169,7 @@ def test_legacy_priority_cannot_mix_with_priority_syntax():
 
 
 def _statements(block, kind) -> list:
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     return [n for n in walk(block) if isinstance(n, getattr(ir, kind))]
 
 
@@ -237,7 +237,7 @@ def test_for_break_and_continue_remain_usable_as_names():
 
 
 def _call_args(prog, name: str) -> list:
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     return [n for n in walk(prog.ingress.decl)
             if isinstance(n, ir.MethodCallExpression) and n.method_name == name]
 
@@ -271,7 +271,7 @@ def test_newtype_is_treated_as_its_underlying_type():
     # p4c accepts (with casts) compile the same, and the back end sees plain bit<W>
     prog = in_ingress(top="type bit<8> Tag_t;", locals_="Tag_t tag;",
                       body="tag = hdr.h.a; hdr.h.a = (bit<8>)tag; tag = (Tag_t)8w3;")
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     tag = [n for n in walk(prog.ingress.decl)
            if isinstance(n, ir.Declaration_Variable) and n.name == "tag"][0]
     assert type(tag.type).__name__ == "Type_Bits" and tag.type.width == 8
@@ -336,7 +336,7 @@ def test_serializable_enum_key_rejects_another_width():
 def test_static_assert_passes_folds_and_disappears_as_a_statement():
     prog = in_ingress(top='const bool ok = static_assert(V1MODEL_VERSION >= 20180101, "old");',
                       body="static_assert(8 == 8);")
-    from netweft.emulation.p4 import ir
+    from netweft.p4.compiler import ir
     assert not [n for n in walk(prog.ingress.decl) if isinstance(n, ir.MethodCallExpression)
                 and n.method_name == "static_assert"]
 

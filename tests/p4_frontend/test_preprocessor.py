@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.emulation.p4 import P4Error
-from netweft.emulation.p4.preprocessor import preprocess_file, preprocess_text
+from netweft.p4.compiler import P4Error
+from netweft.p4.compiler.preprocessor import preprocess_file, preprocess_text
 
 
 def lines(text: str) -> list[str]:
@@ -133,7 +133,7 @@ def test_exponential_macros_are_stopped():
 
 
 def test_columns_after_macro_expansion_point_into_the_original_line():
-    from netweft.emulation.p4 import compile_p4_source
+    from netweft.p4.compiler import compile_p4_source
     src = ("#define LONG_NAME_FOR_ONE 1\n#define ADD(a, b) ((a) + (b))\n"
            "const bit<8> A = ADD(LONG_NAME_FOR_ONE, 2) + nope;\n")
     with pytest.raises(P4Error) as info:

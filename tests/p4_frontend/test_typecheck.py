@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.emulation.p4 import P4Error, compile_p4_source, ir
-from netweft.emulation.p4.typesys import type_str
+from netweft.p4.compiler import P4Error, compile_p4_source, ir
+from netweft.p4.compiler.typesys import type_str
 
 from .conftest import SKELETON, in_ingress
 

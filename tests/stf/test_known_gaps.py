@@ -9,9 +9,9 @@ reproduce gaps that have since been fixed and now guard against regressions.
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.stf import run_stf
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4_source
 
 # A one-header v1model skeleton; {decls} and {ingress} fill in the program.
 SKELETON = """

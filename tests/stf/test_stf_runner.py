@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from netweft.emulation.p4 import compile_p4
 from netweft.emulation.stf import match_packet, run_stf
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent

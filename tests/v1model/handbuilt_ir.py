@@ -15,8 +15,8 @@ It lets the back end be tested independently of the front end.  The program:
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.program import Block, Program
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.program import Block, Program
 
 ERRORS = ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds", "HeaderTooShort",
           "ParserTimeout", "ParserInvalidArgument"]

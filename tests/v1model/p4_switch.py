@@ -11,7 +11,7 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 @cache
 def compiled(name: str):
     """The compiled program ``programs/<name>.p4`` (compiled once per test run)."""
-    from netweft.emulation.p4 import compile_p4
+    from netweft.p4.compiler import compile_p4
 
     return compile_p4(str(PROGRAMS / f"{name}.p4"))
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from netweft.emulation.p4 import P4Error, compile_p4_source
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import P4Error, compile_p4_source
 
 TEMPLATE = """
 #include <core.p4>

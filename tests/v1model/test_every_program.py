@@ -15,8 +15,8 @@ import pytest
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
-from netweft.emulation.p4 import P4Error, compile_p4
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import P4Error, compile_p4
 
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = [ROOT / "p4", ROOT / "tests" / "p4_conformance" / "programs",

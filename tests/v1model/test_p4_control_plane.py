@@ -2,9 +2,9 @@
 
 import pytest
 
-from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.switch import SoftSwitch, SwitchError
 from netweft.emulation.v1model.match_table import TableError
+from netweft.p4.compiler import compile_p4_source
 
 PROGRAM = """
 #include <core.p4>

@@ -10,8 +10,8 @@ import pytest
 from p4_switch import compiled, switch
 
 import netweft.p4
-from netweft.emulation.p4 import compile_p4
 from netweft.emulation.pipeline.compiled import lower_program
+from netweft.p4.compiler import compile_p4
 
 
 def run(sw, op: int, a: int, b: int, g: int = 0) -> tuple[int, int, int]:

@@ -4,8 +4,8 @@ index included, before later side effects run; arguments are read left to right.
 
 import pytest
 
-from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4_source
 
 PROGRAM = """
 #include <core.p4>

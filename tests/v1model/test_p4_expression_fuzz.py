@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4_source
 
 M8, M16 = 0xFF, 0xFFFF
 

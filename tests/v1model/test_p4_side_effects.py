@@ -3,8 +3,8 @@ slices of slices are assignable; a single value on a range key in const entries.
 
 import pytest
 
-from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4_source
 
 PROGRAM = """
 #include <core.p4>

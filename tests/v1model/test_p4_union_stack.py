@@ -1,7 +1,7 @@
 """Header stacks whose elements are header unions: extract, emit, push_front, validity."""
 
-from netweft.emulation.p4 import compile_p4_source
 from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4_source
 
 PROGRAM = """
 #include <core.p4>

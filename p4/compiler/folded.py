@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import SourceLoc
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import SourceLoc
 
 
 def bits_type(width: int, signed: bool = False) -> ir.Type_Bits:

@@ -6,13 +6,13 @@ import os
 import sys
 from collections.abc import Sequence
 
-from netweft.emulation.p4.architecture import resolve_main
-from netweft.emulation.p4.errors import P4Error, SourceLoc
-from netweft.emulation.p4.lexer import tokenize
-from netweft.emulation.p4.parser import Parser
-from netweft.emulation.p4.preprocessor import PreprocessedSource, Preprocessor
-from netweft.emulation.p4.program import Program
-from netweft.emulation.p4.typecheck import TypeChecker
+from netweft.p4.compiler.architecture import resolve_main
+from netweft.p4.compiler.errors import P4Error, SourceLoc
+from netweft.p4.compiler.lexer import tokenize
+from netweft.p4.compiler.parser import Parser
+from netweft.p4.compiler.preprocessor import PreprocessedSource, Preprocessor
+from netweft.p4.compiler.program import Program
+from netweft.p4.compiler.typecheck import TypeChecker
 
 
 def compile_p4(path: str | os.PathLike, include_dirs: Sequence[str | os.PathLike] = ()) -> Program:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
+from netweft.p4.compiler import ir
 
 
 def same_type(a: ir.Type, b: ir.Type) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from netweft.emulation.p4 import ir
+from netweft.p4.compiler import ir
 
 BLOCK_ROLES = ("parser", "verify_checksum", "ingress", "egress", "compute_checksum", "deparser")
 

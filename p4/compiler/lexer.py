@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from netweft.emulation.p4.errors import P4Error, SourceLoc
-from netweft.emulation.p4.preprocessor import PreprocessedSource
+from netweft.p4.compiler.errors import P4Error, SourceLoc
+from netweft.p4.compiler.preprocessor import PreprocessedSource
 
 # ``key``, ``actions``, ``entries``, ``priority`` and ``size`` are contextual (plain identifiers).
 KEYWORDS = frozenset("""

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import copy
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.folded import typed_bool as _bool
-from netweft.emulation.p4.folded import typed_constant as _const
-from netweft.emulation.p4.scopes import Scope, did_you_mean
-from netweft.emulation.p4.typesys import (
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.folded import typed_bool as _bool
+from netweft.p4.compiler.folded import typed_constant as _const
+from netweft.p4.compiler.scopes import Scope, did_you_mean
+from netweft.p4.compiler.typesys import (
     bit_width,
     contains_type_var,
     min_size_in_bits,

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from netweft.emulation.p4.compiler import compile_p4
-from netweft.emulation.p4.errors import P4Error
-from netweft.emulation.p4.program import Program
+from netweft.p4.compiler.compiler import compile_p4
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.program import Program
 
 
 def summary(prog: Program) -> list[str]:

@@ -10,10 +10,10 @@ the offending token.
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
-from netweft.emulation.p4.lexer import EOF, IDENT, INTEGER, KEYWORD, OP, STRING, Token
-from netweft.emulation.p4.scopes import did_you_mean
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.lexer import EOF, IDENT, INTEGER, KEYWORD, OP, STRING, Token
+from netweft.p4.compiler.scopes import did_you_mean
 
 BUILTIN_TYPE_KEYWORDS = ("bit", "int", "varbit", "bool", "error", "string", "void",
                          "match_kind", "tuple")

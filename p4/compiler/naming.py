@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
+from netweft.p4.compiler import ir
 
 
 def qualified_name(prefix: str | None, node: ir.Node, local_name: str) -> str:
@@ -49,7 +49,7 @@ def expression_text(e: ir.Expression) -> str:
     if isinstance(e, ir.Binary):
         return f"{expression_text(e.left)} {e.op} {expression_text(e.right)}"
     if isinstance(e, ir.Cast):
-        from netweft.emulation.p4.typesys import type_str
+        from netweft.p4.compiler.typesys import type_str
         return f"({type_str(e.dest_type)}){expression_text(e.expr)}"
     if isinstance(e, ir.Mux):
         return (f"{expression_text(e.cond)} ? {expression_text(e.e1)} : "

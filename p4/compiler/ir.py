@@ -1,7 +1,7 @@
 """The intermediate representation of P4-16 programs (p4c style, one IR for all passes).
 
 The parser builds these nodes; the semantic passes annotate them *in place*.
-The back end reads them after :func:`netweft.emulation.p4.compile_p4`.
+The back end reads them after :func:`netweft.p4.compiler.compile_p4`.
 
 Conventions
 -----------
@@ -94,7 +94,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from netweft.emulation.p4.errors import UNKNOWN_LOC, SourceLoc
+from netweft.p4.compiler.errors import UNKNOWN_LOC, SourceLoc
 
 # ---------------------------------------------------------------- base nodes
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
 
 # Declarations that may share a name in one scope (overloaded by argument count).
 _OVERLOADABLE = (ir.Method, ir.Function)

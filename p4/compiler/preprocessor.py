@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from netweft.emulation.p4.errors import P4Error, SourceLoc
+from netweft.p4.compiler.errors import P4Error, SourceLoc
 
 ARCH_DIR = Path(__file__).parent / "arch"
 _MAX_INCLUDE_DEPTH = 50

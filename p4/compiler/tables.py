@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import copy
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.naming import expression_text, qualified_name
-from netweft.emulation.p4.scopes import Scope, did_you_mean
-from netweft.emulation.p4.typesys import type_str
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.naming import expression_text, qualified_name
+from netweft.p4.compiler.scopes import Scope, did_you_mean
+from netweft.p4.compiler.typesys import type_str
 
 KNOWN_TABLE_PROPERTIES = ("key", "actions", "default_action", "entries", "size",
                           "implementation", "counters", "meters", "largest_priority_wins",

@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import copy
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.calls import CallChecker
-from netweft.emulation.p4.errors import P4Error
-from netweft.emulation.p4.expressions import ExpressionChecker
-from netweft.emulation.p4.folded import bits_type as _bits
-from netweft.emulation.p4.naming import qualified_name
-from netweft.emulation.p4.program import ExternInstance, Program
-from netweft.emulation.p4.scopes import Scope, did_you_mean
-from netweft.emulation.p4.tables import TableChecker
-from netweft.emulation.p4.typesys import (
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.calls import CallChecker
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.expressions import ExpressionChecker
+from netweft.p4.compiler.folded import bits_type as _bits
+from netweft.p4.compiler.naming import qualified_name
+from netweft.p4.compiler.program import ExternInstance, Program
+from netweft.p4.compiler.scopes import Scope, did_you_mean
+from netweft.p4.compiler.tables import TableChecker
+from netweft.p4.compiler.typesys import (
     same_type,
     type_str,
 )

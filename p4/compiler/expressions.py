@@ -6,13 +6,13 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from netweft.emulation.p4 import arith, ir
-from netweft.emulation.p4.calls import HEADER_METHODS
-from netweft.emulation.p4.folded import bits_type as _bits
-from netweft.emulation.p4.folded import typed_bool as _bool
-from netweft.emulation.p4.folded import typed_constant as _const
-from netweft.emulation.p4.scopes import Scope, did_you_mean
-from netweft.emulation.p4.typesys import contains_type_var, is_numeric, same_type, type_str
+from netweft.p4.compiler import arith, ir
+from netweft.p4.compiler.calls import HEADER_METHODS
+from netweft.p4.compiler.folded import bits_type as _bits
+from netweft.p4.compiler.folded import typed_bool as _bool
+from netweft.p4.compiler.folded import typed_constant as _const
+from netweft.p4.compiler.scopes import Scope, did_you_mean
+from netweft.p4.compiler.typesys import contains_type_var, is_numeric, same_type, type_str
 
 ARITH_OPS = ("+", "-", "*", "/", "%", "|+|", "|-|", "&", "|", "^")
 COMPARE_OPS = ("<", "<=", ">", ">=")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from netweft.emulation.p4 import ir
-from netweft.emulation.p4.errors import P4Error
-from netweft.emulation.p4.program import BLOCK_ROLES, Block, Program
-from netweft.emulation.p4.typecheck import TypeChecker
-from netweft.emulation.p4.typesys import same_type, type_str
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.program import BLOCK_ROLES, Block, Program
+from netweft.p4.compiler.typecheck import TypeChecker
+from netweft.p4.compiler.typesys import same_type, type_str
 
 SUPPORTED_PACKAGES = {"V1Switch": BLOCK_ROLES}
 
