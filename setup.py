@@ -11,12 +11,18 @@ FOLDERS = {"p4": "netweft.p4", "emulation": "netweft.emulation", "testbed": "net
 
 
 def _packages() -> list[str]:
-    """Every folder with an __init__.py under the mapped top-level folders."""
-    found = []
+    """Each mapped top-level folder, and every folder with an __init__.py below it.
+
+    ``p4/`` itself has no ``__init__.py`` on purpose: run from the repository root
+    (``python -m``, ``python -c``), a regular package named ``p4`` there would shadow
+    the ``p4`` package of the P4Runtime protobufs (``p4.v1``, ``p4.config.v1``).
+    """
+    found = list(FOLDERS.values())
     for folder, name in FOLDERS.items():
         for init in sorted((ROOT / folder).rglob("__init__.py")):
             rel = init.parent.relative_to(ROOT / folder)
-            found.append(".".join([name, *rel.parts]) if rel.parts else name)
+            if rel.parts:
+                found.append(".".join([name, *rel.parts]))
     return found
 
 

@@ -21,7 +21,7 @@ import time
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from netweft.p4 import source_dir
+from netweft.p4.programs import source_dir
 
 
 def _udp_frame(dst: str, payload: int = 64) -> bytes:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from netweft.emulation.network import Network, NetworkError
 from netweft.emulation.switch_process import start_switch_process
-from netweft.p4 import program
+from netweft.p4.programs import program
 from netweft.testbed.plots import plot_rtt_cdf
 
 ECHO_PORT = 7007

@@ -23,7 +23,7 @@ def test_program_compiles(path):
 @pytest.mark.parametrize("name", ["basic_forward", "ecmp_spray"])
 def test_programs_compile_from_the_installed_package(name):
     """netweft.p4.program() finds the package data; includes resolve next to it."""
-    from netweft.p4 import program
     from netweft.p4.compiler import compile_p4
+    from netweft.p4.programs import program
 
     assert compile_p4(str(program(name))) is not None

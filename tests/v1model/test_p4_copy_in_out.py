@@ -4,14 +4,13 @@ Each case gives a different packet if header arguments were passed by reference.
 """
 
 import re
-from pathlib import Path
 
 import pytest
 from p4_switch import compiled, switch
 
-import netweft.p4
 from netweft.emulation.pipeline.compiled import lower_program
 from netweft.p4.compiler import compile_p4
+from netweft.p4.programs import source_dir
 
 
 def run(sw, op: int, a: int, b: int, g: int = 0) -> tuple[int, int, int]:
@@ -81,5 +80,5 @@ def test_only_the_calls_that_could_observe_aliasing_copy():
     # none for the two calls of plain()
     assert len(copied.findall(aliased)) == 12
     for name in ("basic_forward.p4", "ecmp_spray.p4"):
-        path = Path(netweft.p4.__file__).parent / name
+        path = source_dir() / name
         assert not copied.findall(lower_program(compile_p4(str(path))).source)

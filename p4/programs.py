@@ -1,4 +1,4 @@
-"""netweft's P4-16 switch programs, shipped as package data.
+"""Where netweft's P4-16 switch programs are: they ship as package data.
 
 ``source_dir()`` is the folder holding the ``.p4`` files, ``include/`` with
 the shared headers and parsers, and ``tna/`` with the Tofino variants.
