@@ -20,8 +20,9 @@ header header_union if in inout int match_kind out package parser return select 
 string struct switch table this transition true tuple type typedef value_set varbit void _
 """.split())
 
-# Longest first.
-OPERATORS = ("...", "&&&", "|+|", "|-|", "<<", "<=", ">=", "==", "!=", "&&", "||", "++", "..",
+# Longest first. ``>>=`` arrives as ``>`` followed by ``>=`` (see above); the parser joins them.
+OPERATORS = ("|+|=", "|-|=", "...", "&&&", "|+|", "|-|", "<<=", "+=", "-=", "*=", "/=", "%=",
+             "&=", "|=", "^=", "<<", "<=", ">=", "==", "!=", "&&", "||", "++", "..",
              "{", "}", "(", ")", "[", "]", "<", ">", ";", ":", ",", ".", "=", "+", "-", "*",
              "/", "%", "&", "|", "^", "~", "!", "?", "@", "#")
 

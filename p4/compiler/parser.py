@@ -10,8 +10,10 @@ the offending token.
 
 from __future__ import annotations
 
+import copy
+
 from netweft.p4.compiler import ir
-from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.errors import P4Error, SourceLoc
 from netweft.p4.compiler.lexer import EOF, IDENT, INTEGER, KEYWORD, OP, STRING, Token
 from netweft.p4.compiler.scopes import did_you_mean
 
@@ -26,6 +28,11 @@ BINARY_PRECEDENCE = {
 }
 
 _MAX_DEPTH = 250
+
+# ``a op= b`` is ``a = a op b`` with ``a`` evaluated once (P4-16 1.2.5, 8.18).
+COMPOUND_ASSIGNMENTS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
+                        "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>", "|+|=": "|+|",
+                        "|-|=": "|-|"}
 
 
 class _Backtrack(Exception):
@@ -990,6 +997,10 @@ class Parser:
             right = self.parse_expression()
             self.expect_op(";", "after assignment")
             return ir.AssignmentStatement(left=left, right=right, loc=loc)
+        compound = self.parse_compound_assignment(left, loc)
+        if compound is not None:
+            self.expect_op(";", "after assignment")
+            return compound
         if isinstance(left, ir.MethodCallExpression):
             self.expect_op(";", "after method call")
             return ir.MethodCallStatement(call=left, loc=loc)
@@ -1074,11 +1085,39 @@ class Parser:
         if self.accept_op("="):
             right = self.parse_expression()
             return ir.AssignmentStatement(left=left, right=right, loc=t.loc)
+        compound = self.parse_compound_assignment(left, t.loc)
+        if compound is not None:
+            return compound
         if isinstance(left, ir.MethodCallExpression):
             return ir.MethodCallStatement(call=left, loc=t.loc)
         raise P4Error("a for-loop initialisation or update must be an assignment, a method "
                       "call" + (" or a variable declaration" if declaration_allowed else ""),
                       t.loc)
+
+    def parse_compound_assignment(self, left: ir.Expression,
+                                  loc: SourceLoc) -> ir.AssignmentStatement | None:
+        """``left op= right`` (the operator is next) as ``left = left op right``, or None.
+
+        The copy of ``left`` on the right reads the same location; an l-value with a
+        call in it (whose location could change between the two reads) is refused.
+        """
+        t = self.peek()
+        if t.is_op(">") and t.adjacent_next and self.at_op(">=", 1):
+            op_text = ">>="
+        elif t.kind == OP and t.text in COMPOUND_ASSIGNMENTS:
+            op_text = t.text
+        else:
+            return None
+        self.advance()
+        if op_text == ">>=":
+            self.advance()
+        if any(isinstance(n, ir.MethodCallExpression) for n in _expression_nodes(left)):
+            raise P4Error(f"'{op_text}' on an l-value that contains a call is not supported "
+                          "(it would be evaluated twice); assign with '=' instead", left.loc)
+        right = self.parse_expression()
+        value = ir.Binary(op=COMPOUND_ASSIGNMENTS[op_text], left=copy.deepcopy(left),
+                          right=right, loc=t.loc)
+        return ir.AssignmentStatement(left=left, right=value, loc=loc)
 
     def parse_switch(self) -> ir.SwitchStatement:
         loc = self.expect_kw("switch").loc
@@ -1146,6 +1185,8 @@ class Parser:
             return None
         if t.text == ">" and t.adjacent_next and self.at_op(">", 1):
             return ">>"
+        if t.text == ">" and t.adjacent_next and self.at_op(">=", 1):
+            return None  # ``>>=``, a compound assignment
         return t.text if t.text in BINARY_PRECEDENCE else None
 
     def parse_binary(self, min_prec: int) -> ir.Expression:
@@ -1347,6 +1388,19 @@ class Parser:
             self.speculating -= 1
         self.pos = save
         return None
+
+
+def _expression_nodes(e: ir.Node):
+    """``e`` and every node below it (an unchecked, freshly parsed expression)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        for value in vars(n).values():
+            if isinstance(value, ir.Node):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ir.Node))
 
 
 def parse_tokens(tokens: list[Token]) -> ir.P4Program:
