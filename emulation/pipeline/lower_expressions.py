@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from netweft.emulation.pipeline.emitter import Body
+from netweft.emulation.pipeline.evaluation_order import may_have_side_effects
 from netweft.emulation.pipeline.types import (
     bit_width,
     field_attr,
@@ -14,6 +16,8 @@ from netweft.emulation.pipeline.types import (
 )
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import P4Error
+
+_LITERAL = re.compile(r"\(?-?\d+\)?|True|False")
 
 
 class ExpressionLowering:
@@ -160,10 +164,9 @@ class ExpressionLowering:
     def _e_Binary(self, e: ir.Binary, body: Body) -> str:
         op = e.op
         lt, rt, t = e.left.type, e.right.type, e.type
-        a = self.expr(e.left, body)
         if op in ("&&", "||"):
-            return self._short_circuit(op, a, e.right, body)
-        b = self.expr(e.right, body)
+            return self._short_circuit(op, self.expr(e.left, body), e.right, body)
+        a, b = self.in_order([e.left, e.right], body)
         if op in ("==", "!=") and isinstance(lt, ir.Type_Varbits):
             # varbit values are equal when their current widths and values are
             if not (isinstance(e.left, ir.Member) and isinstance(e.right, ir.Member)):
@@ -214,6 +217,42 @@ class ExpressionLowering:
                 return f"({self._to_signed(r, t.width)})"
             return r
         raise unsupported(f"the operator {op} outside a keyset", e)
+
+    def in_order(self, operands: list[Any], body: Body) -> list[str]:
+        """Lower ``operands`` left to right (P4-16 8.1).
+
+        A later operand whose lowering emits statements (a call's copy-out of an
+        ``inout`` argument, as in ``x + f(x)``) could change what an earlier operand's
+        source text reads, so the earlier values are pinned in temporaries first.
+        """
+        values: list[str] = []
+        for e in operands:
+            value, side = self._lowered_apart(e, body)
+            if side:
+                values = [self._pin(v, prev.type, body)
+                          for v, prev in zip(values, operands, strict=False)]
+                body.lines += side
+            elif values and may_have_side_effects(e):
+                # an aggregate is read by reference: a call changing it in place
+                # would otherwise be seen by the earlier operand
+                values = [self._pin(v, prev.type, body)
+                          if is_aggregate(prev.type) or isinstance(prev.type, ir.Type_Tuple)
+                          else v for v, prev in zip(values, operands, strict=False)]
+            values.append(value)
+        return values
+
+    def _pin(self, value: str, t: Any, body: Body) -> str:
+        """``value`` copied into a fresh temporary (unless it is a literal)."""
+        if _LITERAL.fullmatch(value):
+            return value
+        pinned = self.tmp("pin")
+        if is_aggregate(t):
+            body.emit(f"{pinned} = {value}._copy()")
+        elif isinstance(t, ir.Type_Tuple):
+            body.emit(f"{pinned} = list({value})")
+        else:
+            body.emit(f"{pinned} = {value}")
+        return pinned
 
     def _lowered_apart(self, e: ir.Expression, body: Body) -> tuple[str, list[str]]:
         """Lower ``e``; also return (and take back) the statements it emitted."""
@@ -279,7 +318,7 @@ class ExpressionLowering:
         t = e.type
         if isinstance(t, ir.Type_StructLike):
             return self._make_struct(t, list(e.components), body)
-        return "[" + ", ".join(self.expr(c, body) for c in e.components) + "]"
+        return "[" + ", ".join(self.in_order(list(e.components), body)) + "]"
 
     def _e_StructExpression(self, e: ir.StructExpression, body: Body) -> str:
         t = e.type
@@ -302,7 +341,9 @@ class ExpressionLowering:
 
     def _make_struct(self, t: ir.Type_StructLike, values: list[Any], body: Body) -> str:
         cname = self.types.class_name(t)
+        given = [v for v in values if v is not None]
+        lowered = iter(self.in_order(given, body))
         args = []
         for f, v in zip(t.fields, values, strict=False):
-            args.append(self.types.new_expr(f.type) if v is None else self.expr(v, body))
+            args.append(self.types.new_expr(f.type) if v is None else next(lowered))
         return f"{cname}._make({', '.join(args)})"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netweft.emulation.pipeline.aliasing import iter_nodes
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.evaluation_order import (
     may_have_side_effects,
@@ -234,7 +235,7 @@ class StatementLowering:
             return
         if is_aggregate(t):
             target = self.lvalue(left, body)
-            self.assign_to(target, t, right, body)
+            self.assign_to(target, t, right, body, reads_root_of=left)
             return
         if isinstance(t, ir.Type_Tuple):
             body.emit(f"{self.lvalue(left, body)} = list({self.expr(right, body)})")
@@ -242,8 +243,11 @@ class StatementLowering:
         value = self.expr(right, body)
         body.emit(f"{self.lvalue(left, body)} = {value}")
 
-    def assign_to(self, target: str, t: Any, right: ir.Expression, body: Body) -> None:
-        """Copy an aggregate value into the object ``target``."""
+    def assign_to(self, target: str, t: Any, right: ir.Expression, body: Body,
+                  reads_root_of: ir.Expression | None = None) -> None:
+        """Copy an aggregate value into the object ``target`` (the l-value
+        ``reads_root_of``, when known, lets a list expression be written in place
+        only if it does not read the variable it writes)."""
         if isinstance(right, ir.InvalidHeader):
             body.emit(f"{target}._v = False")
             return
@@ -255,13 +259,18 @@ class StatementLowering:
                 values = [by_name.get(f.name) for f in t.fields]
             else:
                 values = list(comps)
+            if reads_root_of is not None and _reads_root(right, reads_root_of):
+                # ``s = { s.b, s.a }``: build the whole value before writing any field
+                body.emit(f"{target}._assign({self._make_struct(t, values, body)})")
+                return
             if isinstance(t, ir.Type_Header):
                 body.emit(f"{target}._v = True")
             for f, v in zip(t.fields, values, strict=False):
                 if v is None:
                     continue
                 if is_aggregate(f.type):
-                    self.assign_to(f"{target}.{field_attr(f.name)}", f.type, v, body)
+                    self.assign_to(f"{target}.{field_attr(f.name)}", f.type, v, body,
+                                   reads_root_of)
                 else:
                     body.emit(f"{target}.{field_attr(f.name)} = {self.expr(v, body)}")
             return
@@ -293,3 +302,21 @@ class StatementLowering:
         if is_signed(bt):
             new = self._to_signed(new, bt.width)
         body.emit(f"{base} = {new}")
+
+
+def _root_decl(e: Any) -> Any:
+    """The declaration of the variable an l-value path starts from (or None)."""
+    while isinstance(e, (ir.Member, ir.ArrayIndex, ir.SliceExpr)):
+        e = e.left if isinstance(e, ir.ArrayIndex) else e.expr
+    return e.decl if isinstance(e, ir.PathExpression) else None
+
+
+def _reads_root(value: ir.Expression, lvalue: ir.Expression) -> bool:
+    """Whether ``value`` mentions the variable ``lvalue`` writes (or calls anything)."""
+    root = _root_decl(lvalue)
+    for n in iter_nodes(value):
+        if isinstance(n, ir.MethodCallExpression):
+            return True
+        if isinstance(n, ir.PathExpression) and (root is None or n.decl is root):
+            return True
+    return False

@@ -225,10 +225,10 @@ class TypeClasses:
             out.append("    def _extract(self, cur, too_short):")
             out.append(f"        v = cur.take({nbytes}, too_short)")
             shift = fixed
-            for f in t.fields:
-                w = bit_width(f.type)
+            for ref, ft in _leaf_fields(t.fields):
+                w = bit_width(ft)
                 shift -= w
-                out.append("        " + _unpack_field(f, "v", shift, w))
+                out.append("        " + _unpack_field(ref, ft, "v", shift, w))
             out.append("        self._v = True")
             out.append("")
             out.append("    def _bits(self):")
@@ -259,10 +259,11 @@ class TypeClasses:
                 out.append(f"        self.{field_attr(f.name)}__len = vlen")
                 shift_expr = "_s"
             else:
-                w = bit_width(f.type)
-                out.append(f"        _s = {shift_expr} - {w}")
-                out.append("        " + _unpack_field(f, "v", None, w))
-                shift_expr = "_s"
+                for ref, ft in _leaf_fields([f]):
+                    w = bit_width(ft)
+                    out.append(f"        _s = {shift_expr} - {w}")
+                    out.append("        " + _unpack_field(ref, ft, "v", None, w))
+                    shift_expr = "_s"
         out.append("        self._v = True")
         out.append("")
         out.append("    def _emit(self, out):")
@@ -276,30 +277,46 @@ class TypeClasses:
                 out.append(f"        acc = (acc << self.{a}__len) | self.{a}")
                 out.append(f"        n += self.{a}__len")
             else:
-                w = bit_width(f.type)
-                out.append(f"        acc = (acc << {w}) | ({_field_bits(f, 'self.' + field_attr(f.name))})")
-                out.append(f"        n += {w}")
+                for ref, ft in _leaf_fields([f]):
+                    w = bit_width(ft)
+                    out.append(f"        acc = (acc << {w}) | ({_field_bits(ft, ref)})")
+                    out.append(f"        n += {w}")
         out.append("        out.append(acc.to_bytes(n // 8, 'big'))")
         return out
 
 
-def _unpack_field(f: ir.StructField, src: str, shift: int | None, w: int) -> str:
+def _leaf_fields(fields: list[ir.StructField], ref: str = "self"):
+    """(attribute path, type) of each scalar field in wire order; a struct nested
+    in a header contributes its own fields (P4-16 7.2.2 allows structs of bit fields)."""
+    for f in fields:
+        path = f"{ref}.{field_attr(f.name)}"
+        ft = f.type
+        while isinstance(ft, (ir.Type_Newtype, ir.Type_Typedef)) and \
+                isinstance(ft.type, ir.Type_Struct):
+            ft = ft.type
+        if isinstance(ft, ir.Type_Struct):
+            yield from _leaf_fields(ft.fields, path)
+        else:
+            yield path, f.type
+
+
+def _unpack_field(ref: str, ft: ir.Type, src: str, shift: int | None, w: int) -> str:
     sh = "_s" if shift is None else str(shift)
     mask = (1 << w) - 1
     raw = f"(({src} >> {sh}) & {mask:#x})" if sh != "0" else f"({src} & {mask:#x})"
-    if isinstance(f.type, ir.Type_Boolean):
-        return f"self.{field_attr(f.name)} = {raw} != 0"
-    if is_signed(f.type):
+    if isinstance(ft, ir.Type_Boolean):
+        return f"{ref} = {raw} != 0"
+    if is_signed(ft):
         half = 1 << (w - 1)
-        return f"self.{field_attr(f.name)} = ({raw} ^ {half:#x}) - {half:#x}"
-    return f"self.{field_attr(f.name)} = {raw}"
+        return f"{ref} = ({raw} ^ {half:#x}) - {half:#x}"
+    return f"{ref} = {raw}"
 
 
-def _field_bits(f: ir.StructField, ref: str) -> str:
-    w = bit_width(f.type)
-    if isinstance(f.type, ir.Type_Boolean):
+def _field_bits(ft: ir.Type, ref: str) -> str:
+    w = bit_width(ft)
+    if isinstance(ft, ir.Type_Boolean):
         return f"(1 if {ref} else 0)"
-    if is_signed(f.type):
+    if is_signed(ft):
         return f"({ref} & {(1 << w) - 1:#x})"
     return ref
 
@@ -307,9 +324,9 @@ def _field_bits(f: ir.StructField, ref: str) -> str:
 def _pack_fields(fields: list[ir.StructField], total: int) -> str:
     parts = []
     shift = total
-    for f in fields:
-        w = bit_width(f.type)
+    for ref, ft in _leaf_fields(fields):
+        w = bit_width(ft)
         shift -= w
-        bits = _field_bits(f, "self." + field_attr(f.name))
+        bits = _field_bits(ft, ref)
         parts.append(f"({bits} << {shift})" if shift else bits)
     return " | ".join(parts) if parts else "0"
