@@ -87,6 +87,9 @@ Changes after the first commit are additive and listed here:
   in parser states); ``break``/``continue`` only inside a loop.
 * ``==``/``!=`` are allowed on varbit values and header stacks; a stack index may be a
   signed ``int<W>`` at run time (a negative value is out of bounds).
+* ``StructField.declared_type`` / ``Parameter.declared_type``: the type as written in
+  source (``Type_Name`` with ``.decl`` set), kept beside the canonical ``type`` so that
+  P4Info can name ``type`` (newtype) declarations and typedefs as p4c does.
 """
 
 from __future__ import annotations
@@ -271,6 +274,7 @@ class StructField(Node):
     name: str
     type: Type
     annotations: list[Annotation] = field(default_factory=list)
+    declared_type: Any = _ann()  # the type as written in source (see module docstring)
 
 
 @dataclass(eq=False, kw_only=True)
@@ -385,6 +389,7 @@ class Parameter(Node):
     type: Type
     default: Expression | None = None
     annotations: list[Annotation] = field(default_factory=list)
+    declared_type: Any = _ann()  # the type as written in source (see module docstring)
 
     @property
     def optional(self) -> bool:

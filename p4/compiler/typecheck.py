@@ -194,6 +194,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         for tv, a in zip(d.type_params, args, strict=True):
             scope.names[tv.name] = [a]
         for f in spec.fields:
+            if f.declared_type is None:
+                f.declared_type = f.type
             f.type = self.canon(f.type, scope)
         cache[key] = spec
         self.ensure_struct(spec)
@@ -212,6 +214,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
                 if f.name in seen:
                     raise self.err(f"duplicate field '{f.name}' in '{d.name}'", f)
                 seen.add(f.name)
+                if f.declared_type is None:
+                    f.declared_type = f.type
                 f.type = self.canon(f.type, self.globals)
                 ft = f.type
                 if isinstance(d, ir.Type_Header):
@@ -298,6 +302,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
     def canon_params(self, params: list[ir.Parameter], scope: Scope) -> None:
         for p in params:
             if not getattr(p, "_canon_done", False):
+                if p.declared_type is None:
+                    p.declared_type = p.type
                 p.type = self.canon(p.type, scope)
                 p._canon_done = True  # type: ignore[attr-defined]
                 if p.default is not None:
