@@ -1,13 +1,31 @@
 """Build glue that pyproject.toml cannot express: the folder-to-namespace map
-for every subpackage and the cffi build of the C engine."""
+for every subpackage, the package data, and the cffi build of the C engine."""
 
+import warnings
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.warnings import InformationOnly
+
+# The editable install's notice is about a folder named like the package in the
+# working directory taking precedence over it; netweft has no ``netweft/`` folder
+# (its folders map to ``netweft.*`` through package-dir), so the notice is noise.
+warnings.filterwarnings("ignore", message="Editable installation", category=InformationOnly)
 
 ROOT = Path(__file__).parent
 FOLDERS = {"p4": "netweft.p4", "emulation": "netweft.emulation", "testbed": "netweft.testbed",
            "transport": "netweft.transport", "nic_offload": "netweft.nic_offload"}
+# Files installed beside the code, by package. Folders that hold only data are
+# packages of their own here (setuptools warns about, and may one day drop, data
+# in a folder that is importable but not listed as a package).
+PACKAGE_DATA = {
+    "netweft.p4": ["*.p4"],
+    "netweft.p4.include": ["*.p4"],
+    "netweft.p4.compiler.arch": ["*.p4"],
+    "netweft.nic_offload.include": ["*.h"],
+    "netweft.nic_offload.src": ["*.c", "*.h"],
+    "netweft.transport.wireshark": ["*.lua"],
+}
 
 
 def _packages() -> list[str]:
@@ -23,7 +41,7 @@ def _packages() -> list[str]:
             rel = init.parent.relative_to(ROOT / folder)
             if rel.parts:
                 found.append(".".join([name, *rel.parts]))
-    return found
+    return found + [name for name in PACKAGE_DATA if name not in found]
 
 
 # Keep setuptools' egg-info out of the source root: there it would sit on sys.path
@@ -33,5 +51,6 @@ def _packages() -> list[str]:
 setup(
     options={"egg_info": {"egg_base": "build"}},
     packages=_packages(),
+    package_data=PACKAGE_DATA,
     cffi_modules=["nic_offload/build_engine.py:ffibuilder"],
 )

@@ -1,1 +1,1 @@
-"""Control plane, topologies, experiments, reports and the `netweft` command line."""
+"""Runtime files, the demo experiment, plots and the ``netweft`` command line."""

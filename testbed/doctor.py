@@ -59,12 +59,12 @@ def check_python() -> list[Check]:
 _PACKAGE_USE = {
     "netweft": "the netweft distribution",
     "cffi": "the C engine (nic_offload)",
-    "numpy": "memory regions, collectives",
+    "numpy": "memory regions",
     "scapy": "packet crafting, netweft header layers",
     "pyroute2": "namespaces, veth, links",
     "pytest": "the test suite",
     "hypothesis": "property and fuzz tests",
-    "grpcio": "the P4Runtime server",
+    "grpcio": "gRPC for P4Runtime clients (p4runtime-shell)",
     "protobuf": "P4Runtime messages",
     "p4runtime": "P4Runtime protobufs",
     "p4runtime-shell": "P4Runtime client scripts",
@@ -85,7 +85,7 @@ def check_engine() -> list[Check]:
     header = os.path.exists("/usr/include/isa-l.h")
     rows.append(Check("ISA-L", bool(isal) and header,
                       f"library {isal or 'missing'}, header {'present' if header else 'missing'}",
-                      "Reed-Solomon erasure coding"))
+                      "linked into the C engine (erasure coding is planned)"))
     return rows
 
 
@@ -176,8 +176,8 @@ def check_tools() -> list[Check]:
     return [
         _tool("tcpdump", ["--version"], "packet captures"),
         _tool("tshark", ["--version"], "decoding captures with netweft's Lua dissector"),
-        _tool("simple_switch_grpc", ["--version"], "BMv2 as an alternative switch target"),
-        _tool("p4c", ["--version"], "compiling P4 for BMv2 and Tofino"),
+        _tool("simple_switch_grpc", ["--version"], "BMv2 (optional; not used by netweft yet)"),
+        _tool("p4c", ["--version"], "compiling P4 for BMv2 (optional; netweft has its own front end)"),
     ]
 
 

@@ -1,4 +1,4 @@
-"""The transport's Python API, collectives and scapy layers for netweft's headers.
+"""The transport's Python API, its drivers and scapy layers for netweft's headers.
 
 The API's names are importable from here; they load on first use (so that
 importing one submodule, e.g. the scapy layers, does not load the C engine):
