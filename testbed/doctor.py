@@ -20,6 +20,13 @@ import uuid
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
+from netweft.testbed.host_tools import (
+    CLANG_RUNTIMES,
+    HOST_TOOLS,
+    clang_runtime_package,
+    missing_clang_runtimes,
+)
+
 QDISCS = ("pfifo", "tbf", "htb", "mq", "clsact", "netem", "red", "fq", "fq_codel",
           "codel", "pie", "sfq", "prio")
 PACKAGES = ("netweft", "cffi", "numpy", "scapy", "pyroute2", "pytest", "hypothesis",
@@ -156,7 +163,7 @@ def _check_qdiscs(ip: str, ns: str) -> Check:
         (present if res.returncode == 0 else absent).append(qdisc)
         _run([ip, "netns", "exec", ns, "tc", "qdisc", "del", "dev", "nwd0", *(where or [qdisc])])
     detail = f"have {', '.join(present) or 'none'}; lack {', '.join(absent) or 'none'}"
-    enables = "link rate via tbf/htb; netem absent means the switch emulates delay and loss"
+    enables = "link rate via tbf/htb; without netem, links add no delay or loss"
     return Check("qdiscs", bool(present), detail, enables)
 
 
@@ -173,12 +180,33 @@ def _tool(name: str, version_args: list[str], enables: str) -> Check:
 
 
 def check_tools() -> list[Check]:
-    return [
-        _tool("tcpdump", ["--version"], "packet captures"),
-        _tool("tshark", ["--version"], "decoding captures with netweft's Lua dissector"),
+    """Every host tool netweft and its tests run (with the package that provides it),
+    clang's fuzzer and sanitizer runtimes, and the optional BMv2 and p4c."""
+    rows = []
+    for tool in HOST_TOOLS.values():
+        row = _tool(tool.command, list(tool.version_args), tool.enables)
+        if not row.ok:
+            row.detail = f"not on PATH (apt-get install {tool.package})"
+        rows.append(row)
+    rows.append(check_clang_runtimes())
+    rows += [
         _tool("simple_switch_grpc", ["--version"], "BMv2 (optional; not used by netweft yet)"),
         _tool("p4c", ["--version"], "compiling P4 for BMv2 (optional; netweft has its own front end)"),
     ]
+    return rows
+
+
+def check_clang_runtimes() -> Check:
+    """clang's libFuzzer, ASan and UBSan runtimes, which the fuzz tests link."""
+    enables = "the fuzz tests (libFuzzer + ASan + UBSan)"
+    clang = shutil.which("clang")
+    if clang is None:
+        return Check("clang runtimes", False, "clang not on PATH (apt-get install clang)", enables)
+    missing = missing_clang_runtimes(clang)
+    if missing:
+        return Check("clang runtimes", False, f"missing {', '.join(missing)} (apt-get install "
+                     f"{clang_runtime_package(clang)})", enables)
+    return Check("clang runtimes", True, ", ".join(CLANG_RUNTIMES), enables)
 
 
 def run_checks() -> list[Check]:

@@ -1,8 +1,17 @@
-"""Shared pytest configuration: tests marked ``netns`` need root."""
+"""Shared pytest configuration.
+
+- Tests marked ``netns`` need root (skipped otherwise; CI runs as root).
+- ``@pytest.mark.host_tools("tshark", ...)`` and ``@pytest.mark.clang_fuzzer``
+  name the host tools a test runs. A missing one fails the test with the Debian
+  package to install: ``./scripts/setup`` installs them all, so on a machine set
+  up by it nothing may be silently skipped.
+"""
 
 import os
 
 import pytest
+
+from netweft.testbed.host_tools import MissingToolError, require, require_clang_fuzzer
 
 
 def pytest_collection_modifyitems(config, items):
@@ -12,3 +21,14 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "netns" in item.keywords:
             item.add_marker(skip)
+
+
+def pytest_runtest_setup(item):
+    try:
+        for mark in item.iter_markers("host_tools"):
+            for command in mark.args:
+                require(command)
+        if item.get_closest_marker("clang_fuzzer"):
+            require_clang_fuzzer()
+    except MissingToolError as exc:
+        pytest.fail(str(exc), pytrace=False)

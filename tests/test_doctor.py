@@ -11,6 +11,7 @@ from importlib import metadata
 import pytest
 
 from netweft.testbed import doctor
+from netweft.testbed.host_tools import HOST_TOOLS, missing_clang_runtimes
 
 
 @functools.cache
@@ -34,10 +35,18 @@ def test_versions_match_installed_packages():
             assert row["detail"] == version
 
 
-@pytest.mark.parametrize("tool", ["tcpdump", "tshark", "simple_switch_grpc", "p4c"])
+@pytest.mark.parametrize("tool", [*HOST_TOOLS, "simple_switch_grpc", "p4c"])
 def test_tools_match_path(tool):
     row = _rows()[tool]
     assert row["ok"] == bool(shutil.which(tool))
+
+
+def test_every_tool_the_tests_use_is_checked():
+    """The doctor reports every host tool (clang's runtimes too) the test suite runs."""
+    rows = _rows()
+    assert set(HOST_TOOLS) <= set(rows)
+    assert rows["clang runtimes"]["ok"] == (not missing_clang_runtimes(shutil.which("clang")))
+    assert "P4Runtime server" not in json.dumps(rows)
 
 
 def test_root_row():

@@ -20,9 +20,9 @@ ALL = sorted(p.name for p in (NIC / "src").glob("*.c"))
      ("io_driver_check.c", ALL, ["ports"])],
     ids=["sack_window", "io_driver_socket", "io_driver_ports"],
 )
+@pytest.mark.host_tools("gcc")
 def test_c_check(tmp_path, check, sources, args):
-    cc = shutil.which("gcc") or shutil.which("cc")
-    assert cc, "a C compiler is needed"
+    cc = shutil.which("gcc")
     exe = tmp_path / check.removesuffix(".c")
     build = subprocess.run(
         [cc, "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",

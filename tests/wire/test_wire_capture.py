@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -22,13 +21,12 @@ from netweft.transport import layers
 
 from .cases import c_build, c_parse, nonzero, pkt_to_dict
 from .scapy_view import scapy_fields
-from .tshark import TSHARK, as_c_fields, decode_pcap, payload_of
+from .tshark import as_c_fields, decode_pcap, payload_of
 
 pytestmark = [
     pytest.mark.netns,
     pytest.mark.tshark,
-    pytest.mark.skipif(TSHARK is None or shutil.which("tcpdump") is None,
-                       reason="tshark and tcpdump are installed by scripts/setup"),
+    pytest.mark.host_tools("tshark", "tcpdump"),
 ]
 
 ENTROPY_BASE = 49152

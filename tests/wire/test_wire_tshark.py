@@ -19,7 +19,7 @@ from .tshark import LUA_DISSECTOR, TSHARK, as_c_fields, decode_pcap, payload_of
 
 pytestmark = [
     pytest.mark.tshark,
-    pytest.mark.skipif(TSHARK is None, reason="tshark is not installed (scripts/setup installs it)"),
+    pytest.mark.host_tools("tshark"),
 ]
 
 # Each example is one tshark run over a whole list of packets; shrinking a failure
