@@ -575,7 +575,8 @@ class STFRunner:
         for c in list(candidates):
             if c.endswith(".$valid$") or c.endswith("$valid$"):
                 candidates.append(re.sub(r"\.?\$valid\$$", "", c) + ".isValid()")
-            elif c.endswith(".valid"):
+            elif c.endswith(".valid"):  # p4c names an isValid() key h.$valid$
+                candidates.append(c[:-len(".valid")] + ".$valid$")
                 candidates.append(c[:-len(".valid")] + ".isValid()")
         for c in candidates:
             exact = [k for k in keys if k.name == c]

@@ -35,7 +35,8 @@ class ExpressionChecker:
             return e
         if isinstance(src, ir.Type_InfInt) and isinstance(target, ir.Type_Bits):
             if isinstance(e, ir.Constant):
-                return _const(arith.wrap(e.value, target.width, target.signed), target, e.loc)
+                return _const(arith.wrap(e.value, target.width, target.signed), target, e.loc,
+                              e.base)
             c = ir.Cast(dest_type=target, expr=e, loc=e.loc)
             c.type = target
             return c

@@ -11,9 +11,9 @@ def bits_type(width: int, signed: bool = False) -> ir.Type_Bits:
     return ir.Type_Bits(width=width, signed=signed)
 
 
-def typed_constant(value: int, t: ir.Type, loc: SourceLoc) -> ir.Constant:
-    """An integer constant that already carries its type."""
-    c = ir.Constant(value=value, loc=loc)
+def typed_constant(value: int, t: ir.Type, loc: SourceLoc, base: int = 10) -> ir.Constant:
+    """An integer constant that already carries its type (``base``: the literal's radix)."""
+    c = ir.Constant(value=value, base=base, loc=loc)
     c.type = t
     return c
 

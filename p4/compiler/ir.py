@@ -87,6 +87,8 @@ Changes after the first commit are additive and listed here:
   in parser states); ``break``/``continue`` only inside a loop.
 * ``==``/``!=`` are allowed on varbit values and header stacks; a stack index may be a
   signed ``int<W>`` at run time (a negative value is out of bounds).
+* ``Annotation.structured``: the annotation was written ``@name[...]`` (P4-16
+  structured annotation; P4Info keeps those apart).
 * ``StructField.declared_type`` / ``Parameter.declared_type``: the type as written in
   source (``Type_Name`` with ``.decl`` set), kept beside the canonical ``type`` so that
   P4Info can name ``type`` (newtype) declarations and typedefs as p4c does.
@@ -126,6 +128,7 @@ class Annotation(Node):
     args: list[Expression] = field(default_factory=list)
     kv: dict[str, Expression] | None = None
     body: list[str] = field(default_factory=list)
+    structured: bool = False  # written with square brackets: @name[...]
 
 
 def find_annotation(node: Node, name: str) -> Annotation | None:

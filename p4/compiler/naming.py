@@ -57,3 +57,45 @@ def expression_text(e: ir.Expression) -> str:
     if isinstance(e, ir.ListExpression):
         return "{" + ", ".join(expression_text(c) for c in e.components) + "}"
     return type(e).__name__
+
+
+def key_name(e: ir.Expression) -> str | None:
+    """p4c's name for a table key without ``@name`` (its TableKeyNames pass), on a
+    checked expression: paths, fields (a field's ``@name`` honoured), stack
+    indices, slices, ``& mask`` and ``h.isValid()`` (``h.$valid$``); None for a
+    complex key, which needs ``@name``."""
+    if isinstance(e, ir.PathExpression):
+        return ("." if e.top_level else "") + e.name
+    if isinstance(e, ir.Member):
+        base_type = e.expr.type
+        fname = e.member
+        if isinstance(base_type, ir.Type_Header | ir.Type_HeaderUnion) and fname == "isValid":
+            fname = "$valid$"
+        elif isinstance(base_type, ir.Type_StructLike):
+            f = base_type.field_named(fname)
+            if f is not None:
+                fname = ir.name_annotation(f) or fname
+        if fname.startswith("."):
+            return fname[1:]
+        base = key_name(e.expr)
+        return None if base is None else f"{base}.{fname}"
+    if isinstance(e, ir.ArrayIndex):
+        left, right = key_name(e.left), key_name(e.index)
+        return None if left is None or right is None else f"{left}[{right}]"
+    if isinstance(e, ir.Constant):
+        return hex(e.value) if e.base == 16 else str(e.value)
+    if isinstance(e, ir.SliceExpr):
+        base = key_name(e.expr)
+        if base is None or e.hi_value is None or e.lo_value is None:
+            return None
+        return f"{base}[{e.hi_value}:{e.lo_value}]"
+    if isinstance(e, ir.Binary) and e.op == "&":
+        left, right = key_name(e.left), key_name(e.right)
+        return None if left is None or right is None else f"{left} & {right}"
+    if isinstance(e, ir.MethodCallExpression) and not e.args:
+        m = key_name(e.method)
+        if m is not None and m.endswith("$valid$"):
+            return m
+    if isinstance(e, ir.Cast):
+        return key_name(e.expr)
+    return None

@@ -33,6 +33,7 @@ from netweft.p4.compiler.p4info_annotations import (
     add_annotations,
     add_documentation,
     has_annotation,
+    key_values,
     set_preamble,
 )
 from netweft.p4.compiler.p4info_types import (
@@ -68,7 +69,8 @@ def build_p4info(program: Program) -> p4info_pb2.P4Info:
 
 def walk(node) -> Iterator[ir.Node]:
     """Every IR node below ``node`` (itself included) through its structural fields;
-    annotated back-references (declarations, targets, types) are not followed."""
+    annotated back-references (declarations, targets, types) are not followed, nor
+    the dead branch of an ``if`` on a constant."""
     stack = [node]
     while stack:
         n = stack.pop()
@@ -81,6 +83,11 @@ def walk(node) -> Iterator[ir.Node]:
         if not isinstance(n, ir.Node):
             continue
         yield n
+        if isinstance(n, ir.IfStatement) and isinstance(n.condition, ir.BoolLiteral):
+            live = n.if_true if n.condition.value else n.if_false
+            if live is not None:  # p4c folds the constant condition away first
+                stack.append(live)
+            continue
         children = []
         for f in dataclasses.fields(n):
             if not f.compare or f.name == "annotations":
@@ -110,7 +117,7 @@ class _Block:
     bodies: list[ir.Node]
     tables: list[ir.P4Table] = dataclasses.field(default_factory=list)
     actions: list[ir.P4Action] = dataclasses.field(default_factory=list)
-    action_bodies: list[ir.Node] = dataclasses.field(default_factory=list)
+    called: set[int] = dataclasses.field(default_factory=set)  # ids of actions called
 
 
 def _instance_of_apply(call: ir.MethodCallExpression) -> ir.Declaration_Instance | None:
@@ -120,10 +127,23 @@ def _instance_of_apply(call: ir.MethodCallExpression) -> ir.Declaration_Instance
     return None
 
 
-def _flatten(decl: ir.P4Control | ir.P4Parser) -> tuple[list[ir.Node], list[ir.Node]]:
+def _calls_inlining_actions(root: ir.Node) -> Iterator[ir.MethodCallExpression]:
+    """Calls under ``root`` in order, with the calls of each action called from it in
+    the place of that call (as after p4c's InlineActions)."""
+    for c in _calls(root):
+        if c.kind == ir.CALL_ACTION and isinstance(c.target, ir.P4Action):
+            yield from _calls_inlining_actions(c.target.body)
+        else:
+            yield c
+
+
+def _flatten(decl: ir.P4Control | ir.P4Parser,
+             inlined: set[int] | None = None) -> tuple[list[ir.Node], list[ir.Node]]:
     """Declarations and bodies of ``decl`` with applied sub-instances inlined in place
     (direct type invocations become instances at the end, as p4c's
-    InstantiateDirectCalls appends them)."""
+    InstantiateDirectCalls appends them). An instance applied from several places
+    (through constructor parameters) is inlined once, where it is first reached."""
+    inlined = set() if inlined is None else inlined
     body_nodes: list[ir.Node] = [decl.body] if isinstance(decl, ir.P4Control) else \
         list(decl.states)
     applied: list[ir.Declaration_Instance] = []
@@ -139,8 +159,9 @@ def _flatten(decl: ir.P4Control | ir.P4Parser) -> tuple[list[ir.Node], list[ir.N
     order = list(decl.locals) + [i for i in applied if id(i) not in in_locals]
     for loc_decl in order:
         if isinstance(loc_decl, ir.Declaration_Instance) and loc_decl.instantiated is not None:
-            if loc_decl in applied:
-                sub_locals, sub_bodies = _flatten(loc_decl.instantiated)
+            if loc_decl in applied and id(loc_decl) not in inlined:
+                inlined.add(id(loc_decl))
+                sub_locals, sub_bodies = _flatten(loc_decl.instantiated, inlined)
                 locals_out.extend(sub_locals)
                 bodies.extend(sub_bodies)
             continue
@@ -159,6 +180,16 @@ class _P4InfoBuilder:
         self.touched_type_info = False
         self.origin: dict[tuple[str, str], SourceLoc] = {}  # (kind, name) -> first loc
         self.written: dict[str, list[tuple[str, SourceLoc]]] = {}  # kind -> (name, loc)
+        self.digest_names: dict[int, str] = {}  # digest calls on non-struct data
+        self.constants = {o.name: o.initializer for o in program.ast.objects
+                          if isinstance(o, ir.Declaration_Constant)}
+
+    # ------------------------------------------------------------------ annotations
+    def _preamble(self, preamble, ident, name, alias, node, skip=lambda _n: False) -> None:
+        set_preamble(preamble, ident, name, alias, node, skip, self.constants)
+
+    def _annotations(self, message, node, skip=lambda _n: False) -> None:
+        add_annotations(message, node, skip, self.constants)
 
     # ------------------------------------------------------------------ driver
     def build(self) -> p4info_pb2.P4Info:
@@ -186,13 +217,19 @@ class _P4InfoBuilder:
             self.blocks.append(b)
 
     def _used(self, b: _Block) -> None:
-        """Tables applied and actions referenced (to a fixed point, as p4c's
-        RemoveAllUnusedDeclarations), actions ordered as LocalizeAllActions leaves them."""
+        """Tables applied and the actions they or the apply block reference, as p4c's
+        front end leaves them: actions called only from other actions are inlined
+        (InlineActions) and then, like tables never applied, removed
+        (RemoveAllUnusedDeclarations); global actions come first in first-use order
+        (LocalizeAllActions)."""
         applied: set[int] = set()
-        for body in b.bodies:
-            for c in _calls(body):
-                if c.kind == ir.CALL_TABLE_APPLY and isinstance(c.target, ir.P4Table):
+        todo: list = list(b.bodies)
+        while todo:  # a used table's key may apply another table
+            for c in _calls(todo.pop()):
+                if c.kind == ir.CALL_TABLE_APPLY and isinstance(c.target, ir.P4Table) \
+                        and id(c.target) not in applied:
                     applied.add(id(c.target))
+                    todo.append([k.expression for k in c.target.keys or ()])
         b.tables = [t for t in b.locals if isinstance(t, ir.P4Table) and id(t) in applied]
         used: list[ir.P4Action] = []  # first-use order
 
@@ -207,16 +244,11 @@ class _P4InfoBuilder:
                 use(t.default_action.action_ref.action)
             for e in t.entries or ():
                 use(e.action.action)
-        for body in b.bodies:
+        for body in b.bodies:  # actions called from the apply block stay
             for c in _calls(body):
                 if c.kind == ir.CALL_ACTION:
                     use(c.target)
-        i = 0
-        while i < len(used):  # actions called from used actions
-            for c in _calls(used[i].body):
-                if c.kind == ir.CALL_ACTION:
-                    use(c.target)
-            i += 1
+                    b.called.add(id(c.target))
         local_ids = {id(x) for x in b.locals if isinstance(x, ir.P4Action)}
         used_ids = {id(a) for a in used}
         globals_first = [a for a in used if id(a) in self.global_actions]
@@ -225,7 +257,20 @@ class _P4InfoBuilder:
         b.actions = globals_first + own + stray
 
     # ------------------------------------------------------------------ symbols
+    def _check_action_names(self) -> None:
+        """p4c's DuplicateActionControlPlaneNameCheck: two different actions may not
+        share a control-plane name."""
+        owner: dict[str, ir.P4Action] = {}
+        for b in self.blocks:
+            for a in b.actions:
+                name = a.fqn or a.name
+                other = owner.setdefault(name, a)
+                if other is not a:
+                    raise P4Error(f"conflicting control plane name: '{name}' is also the "
+                                  f"name of the action at {other.loc}", a.loc)
+
     def _collect_symbols(self) -> None:
+        self._check_action_names()
         S = self.symbols
         for ext in self._global_externs():
             self._collect_extern(ext)
@@ -284,22 +329,21 @@ class _P4InfoBuilder:
     def _digest_calls(self, b: _Block) -> list[tuple[str, ir.Type, SourceLoc]]:
         """v1model ``digest<T>(receiver, data)`` calls in the block's actions, then its
         body, as (name, type, loc): the name is T's control-plane name."""
+        calls = [c for a in b.actions for c in _calls_inlining_actions(a.body)]
+        calls += [c for body in b.bodies for c in _calls(body)]
         out = []
-        roots = [a.body for a in b.actions] + list(b.bodies)
-        for root in roots:
-            for c in _calls(root):
-                if c.kind != ir.CALL_EXTERN_FUNCTION or c.method_name != "digest":
-                    continue
-                targs = c.type_args_resolved or []
-                if not targs:
-                    continue
-                t = targs[0]
-                if isinstance(t, ir.Type_StructLike):
-                    name = _cp_name(t)
-                else:
-                    raise P4Error("netweft names digests after their struct type; use a "
-                                  "struct as digest's data", c.loc)
-                out.append((name, t, c.loc))
+        for c in calls:
+            if c.kind != ir.CALL_EXTERN_FUNCTION or c.method_name != "digest":
+                continue
+            targs = c.type_args_resolved or []
+            if not targs:
+                continue
+            t = targs[0]
+            if isinstance(t, ir.Type_StructLike):
+                name = _cp_name(t)
+            else:  # p4c: "Cannot find a good name", an auto-generated one
+                name = self.digest_names.setdefault(id(c), f"digest_{len(self.digest_names)}")
+            out.append((name, t, c.loc))
         return out
 
     # ------------------------------------------------------------------ emitting
@@ -314,7 +358,7 @@ class _P4InfoBuilder:
                     c.kind == ir.CALL_EXTERN_FUNCTION
                     for root in [a.body for a in b.actions] + b.bodies for c in _calls(root))
                 for a in b.actions:
-                    self._action(a, emitted_actions)
+                    self._action(a, emitted_actions, id(a) in b.called)
                 for name, t, loc in self._digest_calls(b):
                     self._digest(name, t, loc, emitted_digests)
         for b in self.blocks:
@@ -340,12 +384,15 @@ class _P4InfoBuilder:
             for name, loc in entries:
                 if name in seen:
                     first = self.origin[(kind, name)]
+                    where = "" if first == loc else f" (also at {first})"
                     raise P4Error(f"Name '{name}' is used for multiple {kind} objects in the "
-                                  f"P4Info message (first at {first})", loc)
+                                  f"P4Info message{where}", loc)
                 seen.add(name)
 
     # ---- actions
-    def _action(self, a: ir.P4Action, emitted: set[int]) -> None:
+    def _action(self, a: ir.P4Action, emitted: set[int], called: bool) -> None:
+        """An action; one that the apply block calls directly has its parameters bound
+        there, and p4c (RemoveActionParameters) drops them all."""
         if has_annotation(a, "hidden"):
             return
         name = a.fqn or a.name
@@ -355,11 +402,11 @@ class _P4InfoBuilder:
         emitted.add(ident)
         self._remember("action", name, a.loc)
         action = self.info.actions.add()
-        set_preamble(action.preamble, ident, name, self.symbols.alias(name), a)
-        params = [p for p in a.params if p.direction == ""]
+        self._preamble(action.preamble, ident, name, self.symbols.alias(name), a)
+        params = [] if called else [p for p in a.params if p.direction == ""]
         for p, pid in zip(params, _field_ids(params), strict=True):
             param = action.params.add(id=pid, name=_cp_name(p))
-            add_annotations(param, p)
+            self._annotations(param, p)
             add_documentation(param, p)
             t = p.type
             if not isinstance(t, ir.Type_Bits | ir.Type_Boolean | ir.Type_SerEnum |
@@ -384,7 +431,7 @@ class _P4InfoBuilder:
         self._remember("table", t.fqn, t.loc)
         self.touched_type_info = True
         table = self.info.tables.add()
-        set_preamble(table.preamble, S.id_of(ids.TABLE, t.fqn), t.fqn, S.alias(t.fqn), t)
+        self._preamble(table.preamble, S.id_of(ids.TABLE, t.fqn), t.fqn, S.alias(t.fqn), t)
         keys = list(t.keys or ())
         for k, kid in zip(keys, _field_ids(keys), strict=True):
             if k.match_kind == "selector":
@@ -393,7 +440,7 @@ class _P4InfoBuilder:
             declared = _declared_type(k.expression)
             self.types.register(declared, canonical)
             mf = table.match_fields.add(id=kid, name=k.name)
-            add_annotations(mf, k)
+            self._annotations(mf, k)
             add_documentation(mf, k)
             mf.bitwidth = type_width(declared, canonical)
             if k.match_kind in _MATCH_TYPES:
@@ -405,7 +452,7 @@ class _P4InfoBuilder:
                 mf.type_name.name = tn
         for ref in t.action_refs or ():
             ar = table.action_refs.add(id=S.id_of(ids.ACTION, ref.action.fqn or ref.action.name))
-            add_annotations(ar, ref)
+            self._annotations(ar, ref)
             if ref.table_only and ref.default_only:
                 raise P4Error(f"Table '{t.fqn}' has an action reference "
                               f"('{ref.action.fqn}') which is annotated with both "
@@ -479,12 +526,12 @@ class _P4InfoBuilder:
             anns = None if in_place else inst
             if prop_name == "counters":
                 dc = self.info.direct_counters.add()
-                set_preamble(dc.preamble, rid, name, S.alias(name), anns)
+                self._preamble(dc.preamble, rid, name, S.alias(name), anns)
                 dc.spec.unit = _COUNTER_UNITS.get(unit, 0)
                 dc.direct_table_id = S.id_of(ids.TABLE, t.fqn)
             else:
                 dm = self.info.direct_meters.add()
-                set_preamble(dm.preamble, rid, name, S.alias(name), anns)
+                self._preamble(dm.preamble, rid, name, S.alias(name), anns)
                 dm.spec.unit = _METER_UNITS.get(unit, 0)
                 dm.direct_table_id = S.id_of(ids.TABLE, t.fqn)
 
@@ -500,7 +547,7 @@ class _P4InfoBuilder:
             kind = ids.COUNTER if ext == "counter" else ids.METER
             self._remember(ext, name, d.loc)
             msg = self.info.counters.add() if ext == "counter" else self.info.meters.add()
-            set_preamble(msg.preamble, S.id_of(kind, name), name, S.alias(name), d)
+            self._preamble(msg.preamble, S.id_of(kind, name), name, S.alias(name), d)
             units = _COUNTER_UNITS if ext == "counter" else _METER_UNITS
             msg.spec.unit = units.get(unit, 0)
             msg.size = _int_value(size, d, "size")
@@ -508,7 +555,7 @@ class _P4InfoBuilder:
             size = _ctor_arg(d, "size")
             self._remember("register", name, d.loc)
             reg = self.info.registers.add()
-            set_preamble(reg.preamble, S.id_of(ids.REGISTER, name), name, S.alias(name), d)
+            self._preamble(reg.preamble, S.id_of(ids.REGISTER, name), name, S.alias(name), d)
             reg.size = _int_value(size, d, "size")
             declared = d.type.args[0] if isinstance(d.type, ir.Type_Specialized) \
                 and d.type.args else None
@@ -520,7 +567,7 @@ class _P4InfoBuilder:
         S = self.symbols
         self._remember("action profile", name, annotated.loc)
         prof = self.info.action_profiles.add()
-        set_preamble(prof.preamble, S.id_of(ids.ACTION_PROFILE, name), name, S.alias(name),
+        self._preamble(prof.preamble, S.id_of(ids.ACTION_PROFILE, name), name, S.alias(name),
                      annotated, lambda n: n in _PROFILE_ANNOTATIONS)
         selector = d.extern.extern.name == "action_selector"
         prof.with_selector = selector
@@ -564,7 +611,7 @@ class _P4InfoBuilder:
         emitted.add(ident)
         self._remember("digest", name, loc)
         dg = self.info.digests.add()
-        set_preamble(dg.preamble, ident, name, self.symbols.alias(name), None)
+        self._preamble(dg.preamble, ident, name, self.symbols.alias(name), None)
         dg.type_spec.CopyFrom(self.types.convert(None, t))
 
     # ---- value sets
@@ -574,7 +621,7 @@ class _P4InfoBuilder:
         S = self.symbols
         self._remember("value set", v.fqn, v.loc)
         vs = self.info.value_sets.add()
-        set_preamble(vs.preamble, S.id_of(ids.VALUE_SET, v.fqn), v.fqn, S.alias(v.fqn), v)
+        self._preamble(vs.preamble, S.id_of(ids.VALUE_SET, v.fqn), v.fqn, S.alias(v.fqn), v)
         if v.size is None or v.size < 0:
             raise P4Error(f"@size should be a positive integer for declaration {v.name}",
                           v.loc)
@@ -600,7 +647,7 @@ class _P4InfoBuilder:
                         m.match_type = _MATCH_TYPES[mk]
                     else:
                         m.other_match_type = mk
-                add_annotations(m, f, lambda n: n == "match")
+                self._annotations(m, f, lambda n: n == "match")
                 add_documentation(m, f)
         elif isinstance(et, ir.Type_SerEnum):
             width = et.underlying.width
@@ -624,7 +671,7 @@ class _P4InfoBuilder:
         self.touched_type_info = True
         cpm = self.info.controller_packet_metadata.add()
         ident = self.symbols.id_of(ids.CONTROLLER_HEADER, _cp_name(h))
-        set_preamble(cpm.preamble, ident, cname, cname, h)
+        self._preamble(cpm.preamble, ident, cname, cname, h)
         fields = flatten_header(h)
         leafs = [f for _n, f, _t, _a in fields]
         for (fname, f, ftype, anns), fid in zip(fields, _field_ids(leafs), strict=True):
@@ -632,7 +679,7 @@ class _P4InfoBuilder:
                 continue
             md = cpm.metadata.add(id=fid, name=fname)
             holder = ir.StructField(name=f.name, type=ftype, annotations=anns)
-            add_annotations(md, holder)
+            self._annotations(md, holder)
             if not isinstance(ftype, ir.Type_Bits | ir.Type_SerEnum):
                 raise P4Error(f"Header field {f.name} has a type which is not bit<>, int<>, "
                               "type, or serializable enum", f.loc)
@@ -649,19 +696,19 @@ class _P4InfoBuilder:
             return
         pkg = self.info.pkg_info
         a = ir.find_annotation(main, "pkginfo")
-        if a is not None and a.kv:
-            for key, value in a.kv.items():
-                if key in ("name", "version", "organization", "contact", "url", "arch") \
-                        and isinstance(value, ir.StringLiteral):
-                    setattr(pkg, key, value.value)
+        for key, value in (key_values(a) if a is not None else {}).items():
+            text = _literal_text(value)
+            if key in ("name", "version", "organization", "contact", "url", "arch") \
+                    and isinstance(text, str):
+                setattr(pkg, key, text)
         p = ir.find_annotation(main, "platform_property")
-        if p is not None and p.kv:
-            for key, value in p.kv.items():
-                if key in ("multicast_group_table_size", "multicast_group_table_total_replicas",
-                           "multicast_group_table_max_replicas_per_entry") \
-                        and isinstance(value, ir.Constant):
-                    setattr(pkg.platform_properties, key, value.value)
-        add_annotations(pkg, main, lambda n: n in ("pkginfo", "platform_property"))
+        for key, value in (key_values(p) if p is not None else {}).items():
+            number = _literal_text(value)
+            if key in ("multicast_group_table_size", "multicast_group_table_total_replicas",
+                       "multicast_group_table_max_replicas_per_entry") \
+                    and isinstance(number, int):
+                setattr(pkg.platform_properties, key, number)
+        self._annotations(pkg, main, lambda n: n in ("pkginfo", "platform_property"))
         add_documentation(pkg, main)
 
 
@@ -671,6 +718,20 @@ _COUNTER_UNITS = {"packets": p4info_pb2.CounterSpec.PACKETS,
                   "bytes": p4info_pb2.CounterSpec.BYTES,
                   "packets_and_bytes": p4info_pb2.CounterSpec.BOTH}
 _METER_UNITS = {"packets": p4info_pb2.MeterSpec.PACKETS, "bytes": p4info_pb2.MeterSpec.BYTES}
+
+
+def _literal_text(v) -> str | int | None:
+    """A string or integer from a parsed literal or a literal token."""
+    if isinstance(v, ir.StringLiteral):
+        return v.value
+    if isinstance(v, ir.Constant):
+        return v.value
+    if isinstance(v, str):
+        if len(v) >= 2 and v.startswith('"') and v.endswith('"'):
+            return v[1:-1]
+        if v.isdigit():
+            return int(v)
+    return None
 
 
 def _id_annotation(node: ir.Node) -> int | None:
@@ -746,6 +807,8 @@ def _unit_name(d: ir.Declaration_Instance) -> str:
 
 
 def _int_value(e: ir.Expression | None, d: ir.Node, what: str) -> int:
+    while isinstance(e, ir.Cast):
+        e = e.expr
     if isinstance(e, ir.Constant):
         return e.value
     if isinstance(e, ir.Member) and isinstance(e.decl, ir.SerEnumMember):

@@ -3,11 +3,12 @@ printer), ``structured_annotations`` and ``doc`` (``@brief``/``@description``)."
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from p4.config.v1 import p4info_pb2, p4types_pb2
 
 from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
 
 # never written as annotation strings: P4Info carries them elsewhere
 _SKIPPED = frozenset({"name", "id", "brief", "description"})
@@ -43,25 +44,74 @@ def annotation_text(a: ir.Annotation) -> str:
     return "@" + a.name + "(" + " ".join(a.body) + ")"
 
 
-def _literal(e: ir.Expression, out: p4types_pb2.Expression) -> None:
+_FOLD_OPS = {
+    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "&&": lambda a, b: a and b, "||": lambda a, b: a or b, "&": lambda a, b: a & b,
+    "|": lambda a, b: a | b, "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b,
+    ">>": lambda a, b: a >> b,
+}
+
+
+def fold_literal(e: ir.Expression, constants: Mapping[str, ir.Expression]):
+    """The value of a structured annotation's expression (p4c folds them): a str,
+    bool or int, or None when it is not a compile-time literal."""
     if isinstance(e, ir.StringLiteral):
-        out.string_value = e.value
-    elif isinstance(e, ir.BoolLiteral):
-        out.bool_value = e.value
-    elif isinstance(e, ir.Constant):
-        out.int64_value = e.value
+        return e.value
+    if isinstance(e, ir.BoolLiteral):
+        return e.value
+    if isinstance(e, ir.Constant):
+        return e.value
+    if isinstance(e, ir.PathExpression) and e.name in constants:
+        return fold_literal(constants[e.name], constants)
+    if isinstance(e, ir.Unary):
+        v = fold_literal(e.expr, constants)
+        if e.op == "!" and isinstance(v, bool):
+            return not v
+        if e.op == "-" and isinstance(v, int) and not isinstance(v, bool):
+            return -v
+        return None
+    if isinstance(e, ir.Binary) and e.op in _FOLD_OPS:
+        a, b = fold_literal(e.left, constants), fold_literal(e.right, constants)
+        if a is None or b is None:
+            return None
+        return _FOLD_OPS[e.op](a, b)
+    return None
+
+
+def _literal(e: ir.Expression, out: p4types_pb2.Expression,
+             constants: Mapping[str, ir.Expression]) -> None:
+    v = fold_literal(e, constants)
+    if isinstance(v, bool):
+        out.bool_value = v
+    elif isinstance(v, int):
+        out.int64_value = v
+    elif isinstance(v, str):
+        out.string_value = v
+    else:
+        raise P4Error("structured annotation expression must be a compile-time value",
+                      e.loc)
 
 
 def add_annotations(message, node: ir.Node | None,
-                    skip: Callable[[str], bool] = lambda _name: False) -> None:
+                    skip: Callable[[str], bool] = lambda _name: False,
+                    constants: Mapping[str, ir.Expression] | None = None) -> None:
     """Append ``node``'s annotations to ``message.annotations`` /
-    ``message.structured_annotations`` (p4c's ``addAnnotations``)."""
+    ``message.structured_annotations`` (p4c's ``addAnnotations``; ``constants``
+    names the global constants a structured annotation may use)."""
+    constants = constants or {}
     for a in getattr(node, "annotations", None) or ():
-        if a.kv is not None:
+        if a.structured:
             sa = message.structured_annotations.add(name=a.name)
-            for k, v in a.kv.items():
-                kv = sa.kv_pair_list.kv_pairs.add(key=k)
-                _literal(v, kv.value)
+            if a.kv is not None:
+                for k, v in a.kv.items():
+                    kv = sa.kv_pair_list.kv_pairs.add(key=k)
+                    _literal(v, kv.value, constants)
+            else:
+                sa.expression_list.SetInParent()
+                for v in a.args:
+                    _literal(v, sa.expression_list.expressions.add(), constants)
             continue
         if a.name in _SKIPPED or skip(a.name):
             continue
@@ -86,13 +136,30 @@ def add_documentation(message, node: ir.Node | None) -> None:
 
 def set_preamble(preamble: p4info_pb2.Preamble, ident: int, name: str, alias: str,
                  node: ir.Node | None,
-                 skip: Callable[[str], bool] = lambda _name: False) -> None:
+                 skip: Callable[[str], bool] = lambda _name: False,
+                 constants: Mapping[str, ir.Expression] | None = None) -> None:
     """Fill a P4Info preamble as p4c's ``setPreamble``."""
     preamble.id = ident
     preamble.name = name
     preamble.alias = alias
-    add_annotations(preamble, node, skip)
+    add_annotations(preamble, node, skip, constants)
     add_documentation(preamble, node)
+
+
+def key_values(a: ir.Annotation) -> dict[str, ir.Expression | str]:
+    """The ``key=value`` pairs of an annotation such as ``@pkginfo(name="x", ...)``:
+    parsed values where the parser kept them, else the value tokens' text."""
+    if a.kv is not None:
+        return dict(a.kv)
+    out: dict[str, ir.Expression | str] = {}
+    toks = a.body
+    i = 0
+    while i + 2 < len(toks) + 0 and toks[i + 1] == "=":
+        out[toks[i]] = toks[i + 2]
+        i += 3
+        if i < len(toks) and toks[i] == ",":
+            i += 1
+    return out
 
 
 def has_annotation(node: ir.Node | None, name: str) -> bool:

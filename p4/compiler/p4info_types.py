@@ -42,22 +42,29 @@ def newtype_of(declared: ir.Type | None) -> ir.Type_Newtype | None:
 
 
 def translation(newtype: ir.Type_Newtype) -> tuple[str, int | None] | None:
-    """``@p4runtime_translation(uri, W | string)`` as (uri, W) or (uri, None for string)."""
+    """``@p4runtime_translation(uri, W)`` (also ``bit<W>`` or ``string`` as the second
+    argument, as p4c accepts) as (uri, W), or (uri, None) for ``string``."""
     a = ir.find_annotation(newtype, "p4runtime_translation")
     if a is None:
         return None
-    if len(a.args) != 2 or not isinstance(a.args[0], ir.StringLiteral):
-        raise P4Error("@p4runtime_translation needs a URI string and a bit width or 'string'",
-                      a.loc)
-    second = a.args[1]
-    if isinstance(second, ir.Constant):
-        return a.args[0].value, second.value
-    if isinstance(second, ir.StringLiteral) or (
-            isinstance(second, ir.PathExpression) and second.name == "string"):
-        return a.args[0].value, None
-    if a.body and a.body[-1] == "string":
-        return a.args[0].value, None
-    raise P4Error("the second argument of @p4runtime_translation must be a bit width or "
+    if len(a.args) == 2 and isinstance(a.args[0], ir.StringLiteral):
+        second = a.args[1]
+        if isinstance(second, ir.Constant):
+            return a.args[0].value, second.value
+        if isinstance(second, ir.StringLiteral):
+            return a.args[0].value, None
+    body = a.body
+    if len(body) >= 3 and body[0].startswith('"') and body[1] == ",":
+        uri = body[0][1:-1]
+        rest = body[2:]
+        if rest == ["string"]:
+            return uri, None
+        if len(rest) == 1 and rest[0].isdigit():
+            return uri, int(rest[0])
+        if len(rest) == 4 and rest[0] == "bit" and rest[1] == "<" and rest[2].isdigit() \
+                and rest[3] == ">":
+            return uri, int(rest[2])
+    raise P4Error("@p4runtime_translation needs a URI string and a width (W or bit<W>) or "
                   "'string'", a.loc)
 
 
@@ -65,11 +72,9 @@ def type_width(declared: ir.Type | None, canonical: ir.Type) -> int:
     """P4Info ``bitwidth`` of a value: the controller width of a translated ``type``,
     0 for ``error``, else the width of the canonical type."""
     nt = newtype_of(declared)
-    while nt is not None:
-        tr = translation(nt)
-        if tr is not None:
-            return tr[1] or 0
-        nt = newtype_of(nt.type)
+    tr = translation(nt) if nt is not None else None
+    if tr is not None:
+        return tr[1] or 0
     if isinstance(canonical, ir.Type_Error):
         return 0
     w = bit_width(canonical)

@@ -203,6 +203,7 @@ class Parser:
                 ann.body, ann.args = self.parse_annotation_body("(", ")")
             elif self.at_op("[") and name_tok.adjacent_next:
                 ann.body, ann.args, ann.kv = self.parse_structured_annotation()
+                ann.structured = True
             result.append(ann)
         return result
 

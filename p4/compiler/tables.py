@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 
 from netweft.p4.compiler import ir
-from netweft.p4.compiler.naming import expression_text, qualified_name
+from netweft.p4.compiler.naming import expression_text, key_name, qualified_name
 from netweft.p4.compiler.scopes import Scope, did_you_mean
 from netweft.p4.compiler.typesys import type_str
 
@@ -33,8 +33,10 @@ class TableChecker:
             for k in key_prop.value:
                 self.node_stack.append(k)
                 try:
-                    k.name = ir.name_annotation(k) or expression_text(k.expression)
+                    source_text = expression_text(k.expression)
                     k.expression = self.expr(k.expression, scope)
+                    k.name = (ir.name_annotation(k) or key_name(k.expression)
+                              or source_text)
                     kt = k.expression.type
                     if k.match_kind not in self.match_kinds:
                         raise self.err(f"unknown match kind '{k.match_kind}'"
