@@ -9,7 +9,9 @@ jitter, junk), the receiver's downlink queues arrivals from every sender (tail
 drop at the link's queue depth: incast), and the receiving NIC checks each
 datagram's checksum as UDP would, then hands it to the receiving engine with
 the packet's entropy as its UDP source port. Engine timers run at the
-engine's own deadlines.
+engine's own deadlines. :meth:`Simulation.stall` models a host that does not
+run an endpoint's I/O thread for a while (CPU starvation): its arrivals wait,
+as in a socket buffer, and its timers run late.
 
 The same seed and the same calls give the same run, event for event.
 """
@@ -48,6 +50,8 @@ class SimulatedNic:
         self._service_pending = False
         self._timer: Timer | None = None
         self._timer_at: int | None = None
+        self.stalled_until_ns = 0
+        self._backlog: list[tuple[bytes, int, int]] = []
 
     # ---- EnginePort: work requests go straight to the engine, then the NIC runs ----
     def max_payload(self) -> int:
@@ -138,12 +142,30 @@ class SimulatedNic:
             self._service_pending = True
             self.sim.loop.call_later(0, self._service)
 
+    def stall(self, duration_ns: int) -> None:
+        """From now on, for ``duration_ns``, the host does not run this NIC's engine."""
+        until = self.sim.loop.now_ns + duration_ns
+        if until > self.stalled_until_ns:
+            self.stalled_until_ns = until
+            self.sim.loop.call_at(until, self._wake)
+
+    def _wake(self) -> None:
+        """The stall is over: the engine reads what waited, in arrival order, then runs."""
+        if self.closed or self.sim.loop.now_ns < self.stalled_until_ns:
+            return
+        backlog, self._backlog = self._backlog, []
+        for data, src_ip, src_port in backlog:
+            self.receive(data, src_ip, src_port)
+        self.kick()
+
     def _service(self) -> None:
         self._service_pending = False
         if self.closed:
             return
         loop, engine = self.sim.loop, self.engine
         now = loop.now_ns
+        if now < self.stalled_until_ns:
+            return  # _wake runs the engine when the stall ends
         deadline = engine.next_deadline()
         if deadline is not None and deadline <= now:
             engine.on_time(now)
@@ -195,6 +217,9 @@ class SimulatedNic:
     def receive(self, data: bytes, src_ip: int, src_port: int) -> None:
         """A datagram reached this NIC: hand it to the engine, then run the NIC."""
         if self.closed:
+            return
+        if self.sim.loop.now_ns < self.stalled_until_ns:
+            self._backlog.append((data, src_ip, src_port))
             return
         self.counters["pkts_in"] += 1
         self.engine.input(data, src_ip, src_port, self.sim.loop.now_ns)
@@ -284,6 +309,18 @@ class Simulation:
         """Run until no event is left (True) or ``max_seconds`` of virtual time pass (False)."""
         end = self.loop.now_ns + int(max_seconds * 1e9)
         return self.loop.run_until(lambda: self.loop.next_time() is None, end)
+
+    def stall(self, endpoint: Endpoint, at: float, duration: float) -> None:
+        """Stall ``endpoint``'s host from virtual second ``at`` for ``duration`` seconds:
+        its engine neither reads arrivals (they wait, in order) nor runs timers until then,
+        as when a loaded machine does not schedule its I/O thread."""
+        nic = self._nics.get(tuple(endpoint.address))
+        if nic is None:
+            raise InvalidArgumentError("stall: the endpoint is not on this simulation")
+        if not at >= 0 or not duration > 0:
+            raise InvalidArgumentError(f"stall: need at >= 0 and duration > 0, got {at!r}, "
+                                       f"{duration!r}")
+        self.loop.call_at(max(self.loop.now_ns, int(at * 1e9)), nic.stall, int(duration * 1e9))
 
     def path_counters(self) -> Counter:
         """Impairment counters summed over every endpoint's egress path."""

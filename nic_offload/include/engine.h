@@ -113,7 +113,7 @@ typedef struct {
                                  system calls of the per-port sockets and lets GRO merge
                                  the pair; 1 = a new value every packet, 0 counts as 1) */
     uint32_t window_pkts;     /* max unacknowledged packets per PDC, power of two, <= 65536 (default 512) */
-    uint64_t rto_init_ns;     /* initial retransmission timeout (default 1 ms) */
+    uint64_t rto_init_ns;     /* initial and minimum retransmission timeout (default 1 ms) */
     uint64_t rto_max_ns;      /* backoff cap (default 200 ms) */
     uint32_t max_retries;     /* consecutive RTOs without progress before failing the PDC (default 12) */
     uint32_t reorder_pkts;    /* fast retransmit: a packet is lost once a packet sent this many
@@ -180,8 +180,11 @@ typedef struct {
                                      (each widens the PDC's reordering window) */
     uint64_t cwnd_cuts;         /* congestion window decreases (queueing delay above target) */
     uint64_t rsp_probes;        /* REQ_ACK probe rounds for SES responses whose ACK was lost */
-    uint64_t spurious_rtos;     /* RTOs undone: the original's ACK came back (each doubles the
-                                   PDC's RTO floor, e.g. when the host starves the I/O thread) */
+    uint64_t spurious_rtos;     /* RTO resends proven unneeded (the receiver reported the PSN as
+                                   a duplicate, or the original's ACK came back before or
+                                   sooner than an RTT after the resend) and undone: each raises
+                                   the PDC's RTO floor above the ACK silence, e.g. when the host
+                                   starves the I/O thread */
     uint64_t rod_held;          /* ROD: packets ahead of the next expected PSN held in the
                                    receiver's reorder buffer (delivered once the gap fills) */
     uint64_t rod_nacks_deferred;/* ROD: OOO NACKs for a PSN sent less than an RTT ago, answered

@@ -66,7 +66,10 @@ typedef struct {
     uint8_t state;
     uint8_t eom;
     uint8_t fast;        /* marked lost by SACK/order evidence (not by the RTO) */
-    uint8_t rto_retx;    /* marked lost by the RTO (an early ACK then reveals a spurious RTO) */
+    uint8_t rto_retx;    /* RTO (re)sends of this PSN awaiting a verdict: an ACK before the
+                            resend left, an ACK sooner than the lowest RTT after it, or a
+                            duplicate report (NW_PDS_F_DUP) from the receiver proves one
+                            spurious; cleared when the slot is reused */
     uint16_t retx;
 } nw_tx_slot_t;
 
@@ -87,6 +90,7 @@ typedef struct {
 
 #define NW_MAX_PENDING_RSP 64
 #define NW_ERR_MEMORY 16
+#define NW_DUP_REPORTS 8 /* duplicate reports a PDC holds until its next output */
 #define NW_RSP_REPEAT 4 /* an error response rides on this many ACKs (ACKs may be lost) */
 
 /* ---- packet delivery context: one per (peer address, mode) ---- */
@@ -121,7 +125,19 @@ typedef struct {
     uint16_t next_msg_id;
     uint32_t *wr_by_msg;            /* msg_id & (W-1) -> wr index or NW_NIL */
     uint64_t rto_deadline, rto_cur; /* 0 = RTO disarmed */
-    uint64_t srtt, rttvar;          /* smoothed RTT (0 = no sample yet) */
+    uint64_t srtt, rttvar;          /* smoothed RTT (0 = no sample yet) and the variation the
+                                       RTO uses (decays at most once per round trip) */
+    uint64_t mdev, mdev_max;        /* per-sample RTT variation; its maximum this round trip */
+    uint32_t rtt_round_psn;         /* the round trip ends once una passes this PSN */
+    uint64_t progress_ns;           /* when the RTO was last restarted (new data acknowledged) */
+    uint64_t rto_gap_ns;            /* ACK silence that ended the latest RTO episode */
+    uint64_t rto_undo_cur;          /* rto_cur before the episode's first backoff */
+    uint64_t rto_floor_ns;          /* when rto_floor was last raised or decayed */
+    uint8_t rto_episode;            /* an RTO fired since the last progress */
+    uint8_t dup_count;              /* receiver: duplicates to report, each in an ACK flagged
+                                       NW_PDS_F_DUP (more than NW_DUP_REPORTS at once: the
+                                       rest go unreported) */
+    uint32_t dup_psn[NW_DUP_REPORTS];
     uint64_t rack_deadline;         /* re-run loss detection then, 0 = none */
     uint64_t reo_extra_ns;          /* learnt reordering window (grows on spurious marks) */
     uint64_t rto_floor;             /* learnt RTO minimum (grows on spurious RTOs), 0 = none */
@@ -252,6 +268,9 @@ void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint64_t now);
 /* Processes an ACK; returns NW_OK or NW_ERANGE if it acknowledges unsent PSNs. */
 int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigger,
                      uint32_t sack_base, uint64_t sack_bits, uint64_t now);
+/* The receiver reports a duplicate of psn (ACK with NW_PDS_F_DUP): if psn was
+ * resent by the RTO, that resend was spurious; undo the RTO's backoff. */
+void nw_tx_on_dup_report(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now);
 void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn);
 void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn);
 /* ROD: the receiver misses from_psn (OOO NACK); resends it unless it was sent

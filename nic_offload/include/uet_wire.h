@@ -61,6 +61,8 @@
 
 /* ---- PDS flags (7 bits; meaning depends on the type) ------------------ */
 #define NW_PDS_F_TRIMMED   0x40  /* requests: netweft extension, set by a trimming switch */
+#define NW_PDS_F_DUP       0x40  /* ACK: netweft extension, the trigger PSN had arrived before
+                                     (a duplicate, like TCP's DSACK) */
 #define NW_PDS_F_M         0x20  /* ACK/NACK: ECN marked */
 #define NW_PDS_F_RETX      0x10  /* retransmission */
 #define NW_PDS_F_AR        0x08  /* requests/CTRL: ACK request */

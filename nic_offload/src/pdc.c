@@ -260,7 +260,7 @@ void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p)
 
 int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    if (p->ack_now || p->nack_pending || p->ack_ring_count || p->probe_count)
+    if (p->ack_now || p->nack_pending || p->ack_ring_count || p->probe_count || p->dup_count)
         return 1;
     if (p->failed)
         return 0;

@@ -313,8 +313,10 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
         if (wants_rsp)
             nw_pdc_respond(e, p, pk->ses.message_id); /* the first response may be lost */
         e->st.dup_pkts++;
-        p->ack_trigger = h->psn;
-        p->ack_now = 1;
+        /* Reported at once in an ACK flagged NW_PDS_F_DUP (netweft's DSACK): the
+         * sender learns that its resend was not needed. */
+        if (p->dup_count < NW_DUP_REPORTS)
+            p->dup_psn[p->dup_count++] = h->psn;
         nw_pdc_activate(e, p);
         return NW_OK;
     }
@@ -433,8 +435,10 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
         base = h->cack_psn + h->sack_psn_off;
         bits = h->sack_bitmap;
     }
-    int32_t r = nw_tx_on_ack(e, p, h->cack_psn, h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off,
-                             base, bits, now);
+    uint32_t trigger = h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off;
+    int32_t r = nw_tx_on_ack(e, p, h->cack_psn, trigger, base, bits, now);
+    if (r == NW_OK && (h->flags & NW_PDS_F_DUP))
+        nw_tx_on_dup_report(e, p, trigger, now);
     if (rw && rw->in_use && rw->rsp_seen && rw->msg_id == pk->rsp.message_id)
         nw_wr_write_progress(e, rw); /* all packets were acknowledged before */
     if (r != NW_OK) {

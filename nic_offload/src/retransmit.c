@@ -2,7 +2,12 @@
  * by transmission order (a packet is lost once one sent reorder_pkts
  * transmissions after it was acknowledged: fast retransmit from SACK
  * evidence, tolerant of sprayed reordering), go-back-N for ROD, and the
- * retransmission timeout with exponential backoff and a cap. */
+ * retransmission timeout: RFC 6298 smoothing with the variation decaying once
+ * per round trip, rto_init_ns as the minimum, exponential backoff with a cap,
+ * and spurious-RTO undo. UET has no timestamps, so a spurious RTO is proven by
+ * the receiver: it reports every duplicate PSN in an ACK flagged
+ * NW_PDS_F_DUP (netweft's DSACK), and a duplicate of an RTO-resent PSN means
+ * the resend was not needed. */
 #include <string.h>
 
 #include "engine_state.h"
@@ -64,9 +69,12 @@ static void list_append(nw_pdc_t *p, uint32_t i)
     p->pipe++;
 }
 
-/* A learnt RTO floor stays within this many initial RTOs: tail losses must
- * still be repaired in milliseconds. */
-#define RTO_FLOOR_MAX_FACTOR 8u
+/* A learnt RTO floor stays within this many initial RTOs (and rto_max_ns):
+ * tail losses must still be repaired in tens of milliseconds at worst. */
+#define RTO_FLOOR_MAX_FACTOR 32u
+/* A learnt floor loses a quarter after this many initial RTOs without a
+ * spurious RTO (1 s at the default 1 ms), so one long stall is forgotten. */
+#define RTO_FLOOR_HOLD_FACTOR 1000u
 
 /* How long a fully acknowledged message waits for its SES response before
  * a probe: about an RTT and its variation (a probe is one small packet, so
@@ -97,20 +105,39 @@ void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint64_t now)
     s->sent_ns = now;
     s->state = NW_TX_INFLIGHT;
     list_append(p, (uint32_t)(s - p->slots));
-    if (p->rto_deadline == 0)
+    if (p->rto_deadline == 0) {
         p->rto_deadline = now + p->rto_cur;
+        p->progress_ns = now;
+    }
 }
 
+/* RFC 6298 smoothing (gains 1/8 and 1/4). The receiver ACKs every few
+ * packets, so a window gives hundreds of samples per round trip; decayed per
+ * sample, the variation would forget a scheduling stall within a fraction of
+ * an RTT. So, as Linux does, rttvar rises at once with the per-sample
+ * variation but falls only at the end of a round trip, a quarter of the way
+ * towards the largest variation seen in it. */
 static void rtt_sample(nw_pdc_t *p, uint64_t rtt)
 {
     if (p->srtt == 0) {
         p->srtt = rtt;
-        p->rttvar = rtt / 2;
+        p->mdev = p->mdev_max = p->rttvar = rtt / 2;
+        p->rtt_round_psn = p->nxt;
         return;
     }
     uint64_t err = rtt > p->srtt ? rtt - p->srtt : p->srtt - rtt;
-    p->rttvar = (3 * p->rttvar + err) / 4;
+    p->mdev = (3 * p->mdev + err) / 4;
+    if (p->mdev > p->mdev_max)
+        p->mdev_max = p->mdev;
+    if (p->mdev_max > p->rttvar)
+        p->rttvar = p->mdev_max;
     p->srtt = (7 * p->srtt + rtt) / 8;
+    if (nw_psn_diff(p->una, p->rtt_round_psn) > 0) {
+        if (p->mdev_max < p->rttvar)
+            p->rttvar -= (p->rttvar - p->mdev_max) / 4;
+        p->mdev_max = p->mdev;
+        p->rtt_round_psn = p->nxt;
+    }
 }
 
 void nw_wr_write_progress(nw_engine_t *e, nw_wr_t *w)
@@ -149,16 +176,40 @@ static void spurious_mark(nw_engine_t *e, nw_pdc_t *p)
 
 /* The RTO fired although the packet had arrived (its ACK was late, e.g. the
  * host did not run our thread or the peer's for a while): undo the backoff
- * and raise this PDC's RTO floor so that the same stall does not fire again. */
-static void spurious_rto(nw_engine_t *e, nw_pdc_t *p)
+ * (the RTO and retry count from before the episode) and raise this PDC's RTO
+ * floor above the ACK silence that fooled it (5/4 of it; twice the floor if
+ * that is unknown), so that the same stall does not fire again. */
+static void spurious_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
-    uint64_t f = p->rto_floor ? 2 * p->rto_floor : 2 * e->cfg.rto_init_ns;
+    uint64_t f = p->rto_gap_ns ? p->rto_gap_ns + p->rto_gap_ns / 4
+                               : 2 * (p->rto_floor ? p->rto_floor : e->cfg.rto_init_ns);
     uint64_t cap = RTO_FLOOR_MAX_FACTOR * e->cfg.rto_init_ns;
     if (cap > e->cfg.rto_max_ns)
         cap = e->cfg.rto_max_ns;
-    p->rto_floor = f > cap ? cap : f;
-    p->rto_cur = rto_base(e, p);
+    if (f > cap)
+        f = cap;
+    if (f > p->rto_floor)
+        p->rto_floor = f;
+    p->rto_floor_ns = now;
+    p->retries = 0;
+    uint64_t base = rto_base(e, p);
+    p->rto_cur = p->rto_undo_cur > base ? p->rto_undo_cur : base;
+    if (p->rto_cur > e->cfg.rto_max_ns)
+        p->rto_cur = e->cfg.rto_max_ns;
+    if (p->rto_deadline && p->rto_deadline < now + p->rto_cur)
+        p->rto_deadline = now + p->rto_cur;
     e->st.spurious_rtos++;
+}
+
+/* Without a spurious RTO for a while, a learnt floor decays by a quarter. */
+static void floor_decay(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    if (!p->rto_floor || now - p->rto_floor_ns < RTO_FLOOR_HOLD_FACTOR * e->cfg.rto_init_ns)
+        return;
+    p->rto_floor -= p->rto_floor / 4;
+    if (p->rto_floor <= e->cfg.rto_init_ns)
+        p->rto_floor = 0;
+    p->rto_floor_ns = now;
 }
 
 /* An ACK of an RTO-resent packet that comes back sooner than the lowest RTT
@@ -176,9 +227,11 @@ static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
     nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
     if (s->psn != psn || (s->state != NW_TX_INFLIGHT && s->state != NW_TX_LOST))
         return 0;
-    if (s->rto_retx && acks_original(p, s, now))
-        spurious_rto(e, p);
-    s->rto_retx = 0;
+    /* An RTO resend's verdict stays open until a duplicate report or reuse. */
+    if (s->rto_retx && acks_original(p, s, now)) {
+        s->rto_retx--;
+        spurious_rto(e, p, now);
+    }
     if (s->state == NW_TX_INFLIGHT)
         list_remove(p, (uint32_t)(s - p->slots));
     else if (s->fast)
@@ -249,6 +302,11 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
                      e->cfg.window_pkts))
         e->st.cwnd_cuts++;
     if (newly) {
+        if (p->rto_episode)
+            p->rto_gap_ns = now - p->progress_ns;
+        p->rto_episode = 0;
+        p->progress_ns = now;
+        floor_decay(e, p, now);
         p->retries = 0;
         p->rto_cur = rto_base(e, p);
         p->rto_deadline = (p->list_head != NW_NIL || p->awaiting_rsp) ? now + p->rto_cur : 0;
@@ -260,6 +318,17 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     else if (p->rsp_deadline == 0)
         p->rsp_deadline = now + rsp_wait(e, p);
     return NW_OK;
+}
+
+void nw_tx_on_dup_report(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
+{
+    nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+    if (s->psn != psn || nw_psn_diff(psn, p->nxt) >= 0)
+        return; /* not a PSN we sent, or its slot was reused */
+    if (s->rto_retx == 0)
+        return; /* the copy came from fast retransmit or the network */
+    s->rto_retx--;
+    spurious_rto(e, p, now);
 }
 
 /* A packet is lost once a packet sent at least reorder_pkts transmissions
@@ -396,6 +465,10 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         return;
     }
     e->st.rto_fired++;
+    if (!p->rto_episode) {
+        p->rto_episode = 1;
+        p->rto_undo_cur = p->rto_cur;
+    }
     if (++p->retries > e->cfg.max_retries) {
         p->failed = 1;
         e->st.pdc_failed++;
@@ -422,7 +495,8 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         nw_tx_slot_t *u = nw_tx_slot(e, p, p->una);
         if (p->mode == NW_MODE_ROD && u->psn == p->una && u->state == NW_TX_INFLIGHT)
             s = u;
-        s->rto_retx = 1;
+        if (s->rto_retx < UINT8_MAX)
+            s->rto_retx++;
         nw_tx_mark_lost(e, p, s->psn);
     }
     p->rto_deadline = now + p->rto_cur;

@@ -15,7 +15,10 @@ static void fill_dest(nw_pdc_t *p, nw_dest_t *dst)
     dst->src_port = nw_entropy_next(&p->entropy);
 }
 
-static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, uint8_t *buf,
+/* An ACK for trigger PSN trig; dup: the report of a duplicate (NW_PDS_F_DUP),
+ * which leaves the coalesced ACK state alone (the real trigger still gets
+ * its own ACK and the sender its RTT sample). */
+static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, int dup, uint8_t *buf,
                          uint32_t cap)
 {
     nw_wire_pkt_t pk;
@@ -29,6 +32,7 @@ static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, uint8_t *bu
     if (nw_psn_diff(trig, cum) > 64)
         base = trig - 63;
     h->type = NW_PDS_ACK_CC;
+    h->flags = dup ? NW_PDS_F_DUP : 0;
     h->cack_psn = cum;
     h->ack_psn_off = (int16_t)toff;
     h->spdcid = p->local_id;
@@ -59,7 +63,7 @@ static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, uint8_t *bu
             p->rsp_count++;
         }
     }
-    if (p->ack_ring_count == 0) {
+    if (p->ack_ring_count == 0 && !dup) {
         p->ack_now = p->rsp_count > 0; /* one ACK per pending response */
         p->ack_pending = 0;
         p->ack_deadline = 0;
@@ -230,16 +234,23 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         fill_dest(p, dst);
         return build_nack(e, p, buf, cap);
     }
+    if (p->dup_count) {
+        uint32_t psn = p->dup_psn[0];
+        p->dup_count--;
+        memmove(p->dup_psn, p->dup_psn + 1, p->dup_count * sizeof(p->dup_psn[0]));
+        fill_dest(p, dst);
+        return build_ack(e, p, psn, 1, buf, cap);
+    }
     if (p->ack_ring_count) {
         uint32_t trig = p->ack_ring[p->ack_ring_head];
         p->ack_ring_head = (p->ack_ring_head + 1) & e->wmask;
         p->ack_ring_count--;
         fill_dest(p, dst);
-        return build_ack(e, p, trig, buf, cap);
+        return build_ack(e, p, trig, 0, buf, cap);
     }
     if (p->ack_now) {
         fill_dest(p, dst);
-        return build_ack(e, p, p->ack_trigger, buf, cap);
+        return build_ack(e, p, p->ack_trigger, 0, buf, cap);
     }
     if (p->failed)
         return 0;
