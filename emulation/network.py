@@ -231,9 +231,9 @@ class Network:
             for host in self.hosts:
                 self._configure_host(host)
             self.started = True
-        except Exception as exc:
+        except BaseException as exc:  # Ctrl-C half-way through start cleans up too
             self.stop()
-            if isinstance(exc, NetworkError):
+            if isinstance(exc, NetworkError) or not isinstance(exc, Exception):
                 raise
             raise NetworkError(f"network start failed and was cleaned up: {exc}") from exc
 
@@ -342,6 +342,18 @@ def _owner_alive(prefix: str) -> bool:
     return True
 
 
+def _is_network_prefix(head: str, prefixes: Sequence[str]) -> bool:
+    """Whether ``head`` is a network prefix of netweft's form, ``<prefix><5 hex>``
+    (or one of ``prefixes`` itself, to name a single network)."""
+    if head in prefixes:
+        return True
+    for prefix in prefixes:
+        tag = head[len(prefix):]
+        if head.startswith(prefix) and len(tag) == 5 and all(c in "0123456789abcdef" for c in tag):
+            return True
+    return False
+
+
 def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
                         include_live: bool = False) -> list[str]:
     """Namespaces that look like netweft's (``<prefix><5 hex>-<node>``) whose owner is gone.
@@ -351,10 +363,20 @@ def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
     found = []
     for name in netns.listnetns():
         head, _, node = name.partition("-")
-        for prefix in prefixes:
-            tag = head[len(prefix):]
-            if head.startswith(prefix) and node and len(tag) == 5 and all(
-                    c in "0123456789abcdef" for c in tag):
-                if include_live or not _owner_alive(head):
-                    found.append(name)
+        if node and _is_network_prefix(head, prefixes) and (include_live or not _owner_alive(head)):
+            found.append(name)
     return sorted(found)
+
+
+def leftover_owner_files(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
+                         include_live: bool = False) -> list[Path]:
+    """Owner files (``/run/netweft/<prefix><5 hex>``) of networks whose owner is gone.
+
+    A network killed before ``stop()`` (``kill -9``) leaves its file behind; with
+    ``include_live``, also the files of networks whose owner still runs.
+    """
+    if not OWNER_DIR.is_dir():
+        return []
+    return sorted(path for path in OWNER_DIR.iterdir()
+                  if _is_network_prefix(path.name, prefixes)
+                  and (include_live or not _owner_alive(path.name)))

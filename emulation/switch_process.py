@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -120,20 +121,26 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
         argv += ["--runtime", str(runtime)]
     if stats_out:
         argv += ["--stats-out", str(stats_out)]
-    if log:
-        with open(log, "w") as stderr:  # the child keeps its own copy of the descriptor
-            proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=stderr, text=True)
-    else:
-        proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"
-    sel.close()
-    if not ready:
-        proc.kill()
-        proc.wait()
-        detail = Path(log).read_text()[-2000:] if log else ""
-        raise RuntimeError(f"switch process in {node.netns} did not start\n{detail}")
+    # The child's error output goes to ``log``, or else to an anonymous file, so that
+    # a failed start can say why (never a pipe: nobody drains it while the switch runs).
+    with open(log, "w+") if log else tempfile.TemporaryFile("w+") as stderr:
+        proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"
+        sel.close()
+        if not ready:
+            try:  # it closed its output: it is exiting
+                status = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                status = None
+            proc.kill()
+            proc.wait()
+            stderr.seek(0)
+            why = stderr.read().strip()[-2000:] or "no error output"
+            state = (f"exited with status {status}" if status is not None
+                     else f"was not ready after {timeout:g} s")
+            raise RuntimeError(f"switch process in {node.netns} {state}: {why}")
     return proc
 
 
@@ -147,7 +154,8 @@ def _parse_port(text: str) -> tuple[int, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program", required=True, type=Path, help="P4-16 v1model source")
-    parser.add_argument("--include", action="append", default=[], help="include directory")
+    parser.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                        help="directory searched by #include (repeatable)")
     parser.add_argument("--port", action="append", type=_parse_port, default=[],
                         help="NUMBER=IFNAME, repeated")
     parser.add_argument("--runtime", type=Path, help="runtime file (sX-runtime.json style)")

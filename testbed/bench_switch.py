@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import sys
 import time
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from netweft.p4.programs import source_dir
+from netweft.testbed.arg_types import existing_file, int_in
+from netweft.testbed.cli import CommandError
 
 
 def _udp_frame(dst: str, payload: int = 64) -> bytes:
@@ -87,27 +88,26 @@ def run_switch_bench(args: argparse.Namespace) -> int:
     rows = []
     try:
         basic = compile_p4(str(folder / "basic_forward.p4"), include_dirs=includes)
-    except (P4Error, FileNotFoundError) as err:
-        print(f"netweft bench switch: cannot compile basic_forward.p4: {err}", file=sys.stderr)
-        return 1
+    except P4Error as err:
+        raise CommandError(f"cannot compile basic_forward.p4: {err}") from None
     sw = SoftSwitch(basic)
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
                  "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
     measure(sw, frames, min(args.packets, 500))  # warm up
     pps, cpu_pps, sent = measure(sw, frames, args.packets)
     rows.append(("basic_forward.p4 (IPv4 LPM, 1 route)", pps, cpu_pps, sent))
-    big = Path(args.program) if args.program else largest_program(folder)
+    big = args.program or largest_program(folder)
     if big is not None:
         try:
-            prog = compile_p4(str(big), include_dirs=includes)
-            for setup in _CONFIGURATIONS.get(big.name, [lambda _sw: "no entries"]):
-                sw2 = SoftSwitch(prog)
-                label = setup(sw2)
-                measure(sw2, frames, min(args.packets, 500))
-                pps2, cpu2, sent2 = measure(sw2, frames, args.packets)
-                rows.append((f"{big.name} ({label})", pps2, cpu2, sent2))
+            prog = compile_p4(str(big), include_dirs=(*includes, *args.include))
         except P4Error as err:
-            print(f"netweft bench switch: skipping {big.name}: {err}", file=sys.stderr)
+            raise CommandError(f"cannot compile {big.name}: {err}") from None
+        for setup in _CONFIGURATIONS.get(big.name, [lambda _sw: "no entries"]):
+            sw2 = SoftSwitch(prog)
+            label = setup(sw2)
+            measure(sw2, frames, min(args.packets, 500))
+            pps2, cpu2, sent2 = measure(sw2, frames, args.packets)
+            rows.append((f"{big.name} ({label})", pps2, cpu2, sent2))
     print(f"{'program':<52} {'packets/s':>10} {'per CPU s':>10} {'in':>7} {'out':>7}")
     for name, rate, cpu_rate, out in rows:
         print(f"{name:<52} {rate:>10,.0f} {cpu_rate:>10,.0f} {args.packets:>7} {out:>7}")
@@ -119,9 +119,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser("bench", help="measure netweft's components")
     benches = bench.add_subparsers(dest="bench", metavar="BENCH")
     sw = benches.add_parser("switch", help="packets/s of the embedded P4 switch")
-    sw.add_argument("--packets", type=int, default=20000,
+    sw.add_argument("--packets", type=int_in(1, 100_000_000), default=20000,
                     help="packets per measured program (default 20000)")
-    sw.add_argument("--program", help="a .p4 file to measure instead of the largest in p4/")
+    sw.add_argument("--program", type=existing_file,
+                    help="a .p4 file to measure instead of the largest in p4/")
+    sw.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                    help="directory searched by #include for --program (repeatable)")
     sw.set_defaults(func=run_switch_bench)
     for ep in entry_points(group="netweft.benches"):
         module, _, attr = ep.value.partition(":")

@@ -1,29 +1,50 @@
-"""``netweft clean``: remove namespaces (and their veths and processes) left by a crashed run.
+"""``netweft clean``: remove what a crashed or killed run left behind.
 
-A running network records its owner's PID in ``/run/netweft/<prefix>``; only
-namespaces whose owner is gone are removed unless ``--all`` is given.
+A running network records its owner's PID in ``/run/netweft/<prefix>``. For
+networks whose owner is gone, this removes the namespaces (with their veths and
+the processes inside) and then the owner files; networks whose owner still runs
+are kept unless ``--all`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 
-from netweft.emulation.network import leftover_namespaces, remove_namespace
+from netweft.emulation.network import (
+    DEFAULT_PREFIX,
+    leftover_namespaces,
+    leftover_owner_files,
+    remove_namespace,
+)
+
+
+def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = False,
+          log: Callable[[str], None] = print) -> int:
+    """Remove leftover namespaces, then owner files; returns how many things were removed."""
+    names = leftover_namespaces(prefixes, include_live=include_live)
+    for name in names:
+        remove_namespace(name)
+        log(f"removed namespace {name}")
+    # After the namespaces: a file whose namespaces are gone, or never were (a run
+    # killed half-way through start), is a stale record.
+    files = leftover_owner_files(prefixes, include_live=include_live)
+    for path in files:
+        path.unlink(missing_ok=True)
+        log(f"removed owner file {path}")
+    return len(names) + len(files)
 
 
 def _main(args: argparse.Namespace) -> int:
-    names = leftover_namespaces(include_live=args.all)
-    for name in names:
-        remove_namespace(name)
-        print(f"removed namespace {name}")
-    if not names:
+    if not clean(include_live=args.all):
         print("nothing to clean")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``netweft clean``."""
-    p = sub.add_parser("clean", help="remove namespaces left behind by crashed netweft runs")
+    p = sub.add_parser("clean", help="remove namespaces and owner files left behind by "
+                                     "crashed netweft runs")
     p.add_argument("--all", action="store_true",
                    help="also remove networks whose owning process is still running")
     p.set_defaults(func=_main)

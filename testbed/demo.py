@@ -27,12 +27,19 @@ from pathlib import Path
 from netweft.emulation.network import Network, NetworkError
 from netweft.emulation.switch_process import start_switch_process
 from netweft.p4.programs import program
+from netweft.testbed.arg_types import int_in
+from netweft.testbed.cli import CommandError
 from netweft.testbed.plots import plot_rtt_cdf
 
-ECHO_PORT = 7007
+# RFC 862's echo port: Wireshark decodes the demo's datagrams as Echo requests and
+# replies (on 7007 it took them for AFS).
+ECHO_PORT = 7
 
 RMA_BYTES = 8 << 20
 LINK_MTU = 9000
+MAX_DATAGRAM = LINK_MTU - 28          # one UDP datagram per frame: no IPv4 fragments
+MAX_COUNT = 100_000
+MAX_RMA_BYTES = 1 << 30
 HOSTS = [sys.executable, "-m", "netweft.testbed.demo_hosts"]
 
 
@@ -63,6 +70,22 @@ def build_network() -> Network:
     return net
 
 
+def route_via_switch(net: Network) -> None:
+    """Make every host address the other hosts' frames to its switch port's MAC.
+
+    As the p4lang tutorials' hosts send to their gateway: basic_forward.p4 then
+    moves that destination MAC (the switch's) into the source MAC and sets the next
+    hop's as destination, so every frame the switch forwards carries the switch's
+    MAC as its source.
+    """
+    for host in net.hosts:
+        gateway = net.peer_of(host.interfaces[0]).mac
+        for other in net.hosts:
+            if other is not host:
+                host.cmd("ip", "neigh", "replace", other.ip_address, "lladdr", gateway,
+                         "dev", "eth0", "nud", "permanent")
+
+
 def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = RMA_BYTES,
              log=print) -> dict:
     """Run the experiment; returns (and writes to ``out_dir``) its raw results."""
@@ -70,6 +93,7 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
     net = build_network()
     log(f"[1/5] building h1, h2, h3 on switch s1 (namespaces {net.prefix}-*)")
     with net:
+        route_via_switch(net)
         s1, h2 = net.switch("s1"), net.host("h2")
         runtime = out_dir / "s1-runtime.json"
         runtime.write_text(json.dumps(_runtime(net), indent=2))
@@ -79,19 +103,20 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
                                       log=out_dir / "s1.log")
         pcap = out_dir / "s1-eth2.pcap"
         capture = s1.popen("tcpdump", "-Z", "root", "-n", "--immediate-mode", "-U",
-                           "-i", "s1-eth2", "-w", str(pcap),
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                           "-i", "s1-eth2", "-w", str(pcap), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
         line = capture.stderr.readline()
         if "listening on" not in line:
             raise NetworkError(f"tcpdump on s1-eth2 did not start: {line.strip()}")
-        echo = h2.popen(*HOSTS, "echo", str(ECHO_PORT), stdout=subprocess.PIPE, text=True)
+        echo = h2.popen(*HOSTS, "echo", str(ECHO_PORT), stdout=subprocess.PIPE, text=True,
+                        start_new_session=True)
         if echo.stdout.readline().strip() != "ready":
             raise NetworkError("echo service on h2 did not start")
         log(f"[3/5] h1 and h3 each send {count} datagrams of {size} bytes to h2 and wait "
             "for the echo")
         senders = {name: net.host(name).popen(*HOSTS, "ping", h2.ip_address, str(ECHO_PORT),
                                               str(count), str(size), stdout=subprocess.PIPE,
-                                              text=True)
+                                              text=True, start_new_session=True)
                    for name in ("h1", "h3")}
         flows = {}
         for name, proc in senders.items():
@@ -106,6 +131,7 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
             proc.terminate()
             proc.wait(timeout=10)
     results = {"topology": "h1,h2,h3 - s1", "namespaces": f"{net.prefix}-*",
+               "switch_macs": {str(i.port): i.mac for i in net.switch("s1").interfaces},
                "program": "basic_forward.p4", "size": size,
                "count": count, "flows": {}, "rma_write": rma,
                "switch": json.loads(stats_file.read_text())}
@@ -128,10 +154,12 @@ def _rma_write(net: Network, length: int) -> dict:
     """h1 writes ``length`` random bytes into h2; both sides hash what they hold."""
     h1, h2 = net.host("h1"), net.host("h2")
     target = h2.popen(*HOSTS, "rma-target", h2.ip_address, str(length), str(LINK_MTU - 28),
-                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                      start_new_session=True)
     port, rkey, size = target.stdout.readline().split()
     writer = h1.popen(*HOSTS, "rma-writer", h1.ip_address, h2.ip_address, port, rkey, size,
-                      str(LINK_MTU - 28), stdout=subprocess.PIPE, text=True)
+                      str(LINK_MTU - 28), stdout=subprocess.PIPE, text=True,
+                      start_new_session=True)
     out, _ = writer.communicate(timeout=180)
     if writer.returncode != 0:
         raise NetworkError(f"the RMA writer on h1 failed (exit {writer.returncode})")
@@ -161,11 +189,13 @@ def format_results(results: dict) -> str:
 
 def _main(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
-        print("netweft demo: needs root (network namespaces)", file=sys.stderr)
-        return 1
+        raise CommandError("needs root for network namespaces; run it as root (sudo)")
     out_dir = args.out or Path("results") / time.strftime("demo-%Y%m%d-%H%M%S")
-    results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
-                       log=lambda msg: print(msg, file=sys.stderr, flush=True))
+    try:
+        results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
+                           log=lambda msg: print(msg, file=sys.stderr, flush=True))
+    except (NetworkError, RuntimeError, OSError) as err:
+        raise CommandError(f"{err} (the network was removed; details in {out_dir}/)") from None
     print(format_results(results))
     print(f"raw numbers (results.json), plot (rtt_cdf.png), runtime file and capture in "
           f"{out_dir}/")
@@ -177,9 +207,13 @@ def _main(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``netweft demo``."""
     p = sub.add_parser("demo", help="run netweft's main job: an emulated fabric experiment")
-    p.add_argument("--count", type=int, default=50, help="datagrams per sender")
-    p.add_argument("--size", type=int, default=512, help="bytes per datagram (>= 4)")
-    p.add_argument("--rma-bytes", type=int, default=RMA_BYTES,
-                   help="bytes h1 writes into h2 with netweft's transport")
+    p.add_argument("--count", type=int_in(1, MAX_COUNT), default=50,
+                   help=f"datagrams per sender, 1 to {MAX_COUNT} (default 50)")
+    p.add_argument("--size", type=int_in(4, MAX_DATAGRAM), default=512,
+                   help=f"bytes per datagram, 4 to {MAX_DATAGRAM} (one {LINK_MTU}-byte frame; "
+                        "default 512)")
+    p.add_argument("--rma-bytes", type=int_in(1, MAX_RMA_BYTES), default=RMA_BYTES,
+                   help=f"bytes h1 writes into h2 with netweft's transport, 1 to {MAX_RMA_BYTES} "
+                        f"(default {RMA_BYTES})")
     p.add_argument("--out", type=Path, help="output folder (default results/demo-<time>)")
     p.set_defaults(func=_main)

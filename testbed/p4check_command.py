@@ -1,18 +1,18 @@
 """``netweft p4check``: compile a P4 program with the embedded front end.
 
 Prints the control-plane objects of a program that compiles, or the error as
-``file:line:col: message`` (exit status 1) for one that does not, so that a
-program can be checked without p4c.
+``netweft p4check: error: file:line:col: message`` (exit status 1) for one that
+does not, so that a program can be checked without p4c.
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 
 from netweft.p4.compiler.compiler import compile_p4
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
+from netweft.testbed.cli import CommandError
 
 
 def summary(prog: Program) -> list[str]:
@@ -35,8 +35,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         prog = compile_p4(args.program, include_dirs=args.include)
     except P4Error as err:
-        print(err, file=sys.stderr)
-        return 1
+        raise CommandError(str(err)) from None
     if not args.quiet:
         print("\n".join(summary(prog)))
     return 0

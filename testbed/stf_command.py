@@ -21,8 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "expectation.")
     parser.add_argument("program", help="the P4-16 v1model program")
     parser.add_argument("stf", help="the STF test file")
-    parser.add_argument("-I", dest="include_dirs", action="append", default=[],
-                        metavar="DIR", help="add DIR to the #include search path")
+    parser.add_argument("-I", "--include", dest="include_dirs", action="append", default=[],
+                        metavar="DIR", help="directory searched by #include (repeatable)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only failures and the summary")
     parser.add_argument("-v", "--verbose", action="store_true",
@@ -34,16 +34,15 @@ def run_stf_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the test named by ``args``; returns the exit code."""
     from netweft.emulation.stf import STFError, run_stf_files
     from netweft.p4.compiler import P4Error
+    from netweft.testbed.cli import CommandError
 
     out = out or sys.stdout
     try:
         result = run_stf_files(args.program, args.stf, args.include_dirs)
     except (P4Error, STFError) as err:
-        print(f"error: {err}", file=out)
-        return 1
+        raise CommandError(str(err)) from None
     except OSError as err:
-        print(f"error: {err.filename or args.program}: {err.strerror or err}", file=out)
-        return 1
+        raise CommandError(f"{err.filename or args.program}: {err.strerror or err}") from None
     for verdict in result.verdicts:
         if verdict.ok and args.quiet:
             continue

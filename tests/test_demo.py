@@ -1,6 +1,7 @@
 """The README's main job: the fabric experiment through the embedded P4 switch."""
 
 import json
+import subprocess
 
 import pytest
 from pyroute2 import netns
@@ -10,6 +11,7 @@ from netweft.testbed.demo import ECHO_PORT, format_results, run_demo
 
 
 @pytest.mark.netns
+@pytest.mark.host_tools("tshark", "tcpdump")
 def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
     results = run_demo(tmp_path, count=5, size=300, rma_bytes=1 << 20, log=lambda _msg: None)
     prefix = results["namespaces"].rstrip("*")
@@ -35,5 +37,15 @@ def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
     h2_mac = next(e["action_params"]["dstAddr"] for e in runtime["table_entries"]
                   if e.get("match", {}).get("hdr.ipv4.dstAddr") == ["10.0.1.2", 32])
     assert {p.dst for p in to_h2} == {h2_mac}
+    # ... and the source MAC rewritten to the switch's (ports 1 and 3, where the
+    # datagrams came in), as the p4lang tutorials' hosts send to their gateway.
+    macs = results["switch_macs"]
+    assert {p.src for p in to_h2} == {macs["1"], macs["3"]}
     assert "h1->h2" in format_results(results)
     assert (tmp_path / "rtt_cdf.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Wireshark decodes the echo as RFC 862 Echo (on 7007 it showed AFS "RX ABORT").
+    protocols = subprocess.run(
+        ["tshark", "-r", str(tmp_path / "s1-eth2.pcap"), "-Y", f"udp.port == {ECHO_PORT}",
+         "-T", "fields", "-e", "frame.protocols"],
+        capture_output=True, text=True, check=True).stdout.split()
+    assert len(protocols) >= 10 and set(protocols) == {"eth:ethertype:ip:udp:echo"}

@@ -59,3 +59,19 @@ def test_frames_cross_the_switch_process_and_bad_ones_are_counted(tmp_path):
     counters = json.loads(stats.read_text())
     assert counters["switch_errors"] == 1
     assert counters["tx_port2"] >= 5 and counters["tx_port1"] >= 5
+
+
+@pytest.mark.netns
+def test_a_switch_process_that_fails_to_start_says_why(tmp_path):
+    """Without ``log=``, the child's error output still reaches the exception."""
+    from netweft.emulation.switch_process import start_switch_process
+
+    bad = tmp_path / "bad.p4"
+    bad.write_text("control c() { apply { x = ; } }\n")
+    net = Network()
+    s1 = net.add_switch("s1")
+    net.add_link(net.add_host("h1", "10.0.9.1/24"), s1)
+    with net, pytest.raises(RuntimeError) as err:
+        start_switch_process(s1, bad)
+    assert "exited with status 2" in str(err.value)
+    assert f"{bad}:1:" in str(err.value)

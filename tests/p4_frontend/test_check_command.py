@@ -20,7 +20,7 @@ def test_p4check_reports_errors_with_location(tmp_path, capsys):
     bad.write_text("#include <v1model.p4>\nconst bit<8> A = 8w1 + 16w2;\n")
     assert main(["p4check", str(bad)]) == 1
     err = capsys.readouterr().err.strip()
-    assert err == (f"{bad}:2:22: operands of '+' have different types: bit<8> and bit<16> "
+    assert err == (f"netweft p4check: error: {bad}:2:22: operands of '+' have different types: bit<8> and bit<16> "
                    "(P4 has no implicit width conversion; use a cast)")
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import subprocess
 import sys
 from pathlib import Path
 
-from netweft.testbed.cli import build_parser
+from netweft.testbed.cli import main
 
 REPO = Path(__file__).parent.parent.parent
 BASIC = REPO / "p4" / "basic_forward.p4"
@@ -20,10 +21,11 @@ ROUTE = ("add MyIngress.ipv4_lpm hdr.ipv4.dstAddr:0x0a000101/32 "
 
 
 def netweft_stf(*argv: str) -> tuple[int, str]:
-    args = build_parser().parse_args(["stf", *argv])
-    out = io.StringIO()
-    code = args.func(args, out)
-    return code, out.getvalue()
+    """``netweft stf ARGV``'s exit code and what it printed (stdout, then stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["stf", *argv])
+    return code, out.getvalue() + err.getvalue()
 
 
 def test_passing_test_exits_zero(tmp_path):
@@ -50,7 +52,7 @@ def test_malformed_stf_is_a_message_not_a_traceback(tmp_path):
     stf.write_text("# fine\npacket 0 abz\n")
     code, out = netweft_stf(str(BASIC), str(stf))
     assert code == 1
-    assert out == f"error: {stf}:2: packet: invalid hex digit 'z' in packet data\n"
+    assert out == f"netweft stf: error: {stf}:2: packet: invalid hex digit 'z' in packet data\n"
 
 
 def test_bad_program_and_missing_files(tmp_path):
@@ -59,7 +61,7 @@ def test_bad_program_and_missing_files(tmp_path):
     stf = tmp_path / "empty.stf"
     stf.write_text("")
     code, out = netweft_stf(str(prog), str(stf))
-    assert code == 1 and out.startswith(f"error: {prog}:1:")
+    assert code == 1 and out.startswith(f"netweft stf: error: {prog}:1:")
     code, out = netweft_stf(str(BASIC), str(tmp_path / "nope.stf"))
     assert code == 1 and "nope.stf" in out and "Traceback" not in out
     code, out = netweft_stf(str(tmp_path / "nope.p4"), str(stf))

@@ -1,0 +1,61 @@
+"""argparse types with ranges, so that ``netweft`` commands reject bad values at parse time.
+
+``type=int_in(1, 100_000)`` makes argparse report ``netweft demo: error: argument
+--count: must be an integer from 1 to 100000, got '-5'`` and exit 2, before any
+work starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+
+def int_in(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in ``[low, high]`` (no upper bound if ``high`` is None)."""
+    span = f"from {low} to {high}" if high is not None else f">= {low}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer {span}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be an integer {span}, got {text!r}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its own messages
+    return parse
+
+
+def float_in(low: float, high: float | None = None, *, low_open: bool = False
+             ) -> Callable[[str], float]:
+    """An argparse type: a finite number in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    span = (f"{'>' if low_open else '>='} {low}" if high is None
+            else f"in {'(' if low_open else '['}{low}, {high}]")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a number {span}, got {text!r}") from None
+        too_low = value <= low if low_open else value < low
+        if not math.isfinite(value) or too_low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"must be a number {span}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def existing_file(text: str) -> Path:
+    """An argparse type: a path to a file that exists and can be read."""
+    path = Path(text)
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text!r}")
+    if not os.access(path, os.R_OK):
+        raise argparse.ArgumentTypeError(f"cannot read {text!r} (permission denied)")
+    return path

@@ -1,0 +1,75 @@
+"""``netweft demo`` stopped from outside: Ctrl-C cleans up quietly; after ``kill -9``,
+``netweft clean`` removes the namespaces and the owner file."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+from pyroute2 import netns
+
+from netweft.emulation.network import OWNER_DIR, remove_namespace
+from netweft.testbed.clean import clean
+
+pytestmark = [pytest.mark.netns, pytest.mark.slow]
+
+
+@pytest.fixture
+def demo(tmp_path):
+    """Start ``netweft demo`` in its own process group; yields (process, network prefix)
+    once its hosts exchange datagrams; removes whatever is left however the test ends."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "netweft.testbed.cli", "demo", "--count", "100000",
+         "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    prefix, lines = None, []
+    try:
+        for line in proc.stderr:
+            lines.append(line)
+            match = re.search(r"namespaces (nw[0-9a-f]{5})-\*", line)
+            prefix = prefix or (match and match.group(1))
+            if line.startswith("[3/5]"):
+                break
+        assert prefix and lines[-1].startswith("[3/5]"), "".join(lines)
+        proc.lines = lines
+        yield proc, prefix
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        for name in netns.listnetns():
+            if prefix and name.startswith(f"{prefix}-"):
+                remove_namespace(name)
+        if prefix:
+            (OWNER_DIR / prefix).unlink(missing_ok=True)
+
+
+def _namespaces(prefix):
+    return [name for name in netns.listnetns() if name.startswith(f"{prefix}-")]
+
+
+def test_ctrl_c_stops_the_demo_without_tracebacks_and_cleans_up(demo):
+    proc, prefix = demo
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == "netweft demo: interrupted"
+    assert _namespaces(prefix) == []
+    assert not (OWNER_DIR / prefix).exists()
+
+
+def test_clean_after_kill_9_removes_namespaces_and_the_owner_file(demo):
+    proc, prefix = demo
+    proc.kill()  # the demo itself, as kill -9 would; its children keep running
+    proc.wait()
+    assert _namespaces(prefix) and (OWNER_DIR / prefix).exists()
+    removed = []
+    assert clean(prefixes=(prefix,), log=removed.append) == len(removed)
+    assert _namespaces(prefix) == []
+    assert not (OWNER_DIR / prefix).exists()
+    assert f"removed owner file {OWNER_DIR / prefix}" in removed
+    # A second run has nothing left to do.
+    assert clean(prefixes=(prefix,), log=removed.append) == 0

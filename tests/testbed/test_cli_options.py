@@ -1,0 +1,80 @@
+"""The ``netweft`` command line: options rejected at parse time with one line under
+the command's own error prefix, --version, -I/--include, plain-text help."""
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from netweft.testbed.cli import build_parser, main
+
+
+def _parse_error(argv, capsys) -> str:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("option,value,message", [
+    ("--rma-bytes", "0", "must be an integer from 1 to 1073741824, got '0'"),
+    ("--size", "100000", "must be an integer from 4 to 8972, got '100000'"),
+    ("--size", "2", "must be an integer from 4 to 8972, got '2'"),
+    ("--count", "-5", "must be an integer from 1 to 100000, got '-5'"),
+    ("--count", "0", "must be an integer from 1 to 100000, got '0'"),
+    ("--count", "many", "must be an integer from 1 to 100000, got 'many'"),
+])
+def test_demo_rejects_bad_values_before_it_starts(option, value, message, capsys):
+    line = _parse_error(["demo", option, value], capsys)
+    assert line == f"netweft demo: error: argument {option}: {message}"
+
+
+def test_bench_switch_rejects_zero_packets_and_a_missing_program(capsys):
+    line = _parse_error(["bench", "switch", "--packets", "0"], capsys)
+    assert line.startswith("netweft bench switch: error: argument --packets: must be an integer")
+    line = _parse_error(["bench", "switch", "--program", "nope.p4"], capsys)
+    assert line == "netweft bench switch: error: argument --program: no such file: 'nope.p4'"
+
+
+def test_bench_switch_with_a_broken_program_fails_naming_the_error(tmp_path, capsys):
+    bad = tmp_path / "bad.p4"
+    bad.write_text("control c() { apply { x = ; } }\n")
+    assert main(["bench", "switch", "--packets", "10", "--program", str(bad)]) == 1
+    captured = capsys.readouterr()
+    assert captured.err.startswith(f"netweft bench switch: error: cannot compile bad.p4: {bad}:1:")
+    assert "skipping" not in captured.err and captured.out == ""
+
+
+def test_version():
+    out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "--version"],
+                         capture_output=True, text=True, check=True).stdout
+    from importlib.metadata import version
+    assert out.strip() == f"netweft {version('netweft')}"
+
+
+def _all_parsers(parser):
+    yield parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                yield from _all_parsers(sub)
+
+
+def test_help_is_plain_text():
+    for parser in _all_parsers(build_parser()):
+        text = parser.format_help()
+        assert "``" not in text and ":class:" not in text and ":meth:" not in text, parser.prog
+
+
+def test_every_command_taking_p4_accepts_dash_i_and_include():
+    parser = build_parser()
+    for argv in (["p4check", "x.p4"], ["stf", "x.p4", "x.stf"], ["bench", "switch"]):
+        short = parser.parse_args([*argv, "-I", "a"])
+        long = parser.parse_args([*argv, "--include", "a"])
+        assert vars(short) == vars(long), argv
+    help_text = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_process",
+                                "--help"], capture_output=True, text=True, check=True).stdout
+    assert "-I DIR, --include DIR" in help_text
