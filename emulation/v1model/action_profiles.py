@@ -75,6 +75,16 @@ class ActionProfile:
         self._groups[gid] = SelectorGroup(bound, self._hash, self._width)
         return gid
 
+    def new_group(self, bound_members: list[Any]) -> SelectorGroup:
+        """A group over already bound members, outside this profile's id space.
+
+        The P4Runtime server keeps its own member and group ids (the
+        controller chooses them) and uses this for the data-plane object.
+        """
+        if not self.is_selector:
+            raise ValueError(f"{self.name} is an action profile, not a selector: no groups")
+        return SelectorGroup(bound_members, self._hash, self._width)
+
     def group(self, group_id: int) -> SelectorGroup:
         """A group by id."""
         if group_id not in self._groups:
