@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from netweft.p4.compiler.architecture import resolve_main
 from netweft.p4.compiler.errors import P4Error, SourceLoc
@@ -15,10 +15,20 @@ from netweft.p4.compiler.program import Program
 from netweft.p4.compiler.typecheck import TypeChecker
 
 
-def compile_p4(path: str | os.PathLike, include_dirs: Sequence[str | os.PathLike] = ()) -> Program:
-    """Compile the P4 file at ``path``; raises P4Error (``file:line:col: message``)."""
-    pre = Preprocessor(include_dirs)
+def compile_p4(path: str | os.PathLike, include_dirs: Sequence[str | os.PathLike] = (),
+               defines: Mapping[str, str] | None = None) -> Program:
+    """Compile the P4 file at ``path``; raises P4Error (``file:line:col: message``).
+
+    ``defines`` are predefined macros, as ``-D NAME=VALUE`` on p4c's command line.
+    """
+    pre = Preprocessor(include_dirs, defines)
     return _compile(lambda: pre.run_file(path), str(path))
+
+
+def compile_preprocessed(src: PreprocessedSource, source_path: str) -> Program:
+    """Compile an already preprocessed program (e.g. one stored in a device config);
+    errors still name the original files through ``src.line_origins``."""
+    return _compile(lambda: src, source_path)
 
 
 def compile_p4_source(text: str, filename: str = "<string>",

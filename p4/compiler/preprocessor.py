@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -131,7 +131,8 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
 class Preprocessor:
     """Runs the preprocessor over a root file or text (one instance per compile)."""
 
-    def __init__(self, include_dirs: Sequence[str | os.PathLike] = ()) -> None:
+    def __init__(self, include_dirs: Sequence[str | os.PathLike] = (),
+                 defines: Mapping[str, str] | None = None) -> None:
         self.include_dirs = [Path(d) for d in include_dirs] + [ARCH_DIR]
         self.macros: dict[str, Macro] = {}
         self.out_lines: list[str] = []
@@ -139,6 +140,8 @@ class Preprocessor:
         self.column_maps: dict[int, list[int]] = {}
         self._depth = 0
         self._expansions = 0  # macro expansions so far (guards against exponential macros)
+        for name, value in (defines or {}).items():  # -D NAME=VALUE
+            self._define(f"{name} {value}", SourceLoc("<command line>", 1, 1))
 
     # ---------------------------------------------------------------- driver
     def run_file(self, path: str | os.PathLike) -> PreprocessedSource:

@@ -1,0 +1,187 @@
+"""``netweft compile`` and ``netweft-p4c``: compile a P4-16 v1model program into
+netweft's device config and its P4Info, with p4c-bm2-ss's command line.
+
+    netweft compile PROG.p4 -o OUT.json --p4runtime-files PROG.p4info.txtpb
+    netweft-p4c --p4v 16 -I include -D DEBUG=1 \\
+        --p4runtime-files build/basic.p4.p4info.txtpb -o build/basic.json basic.p4
+
+``--p4runtime-files`` takes a comma-separated list; each file's format follows
+its extension as in p4c (``.txtpb``/``.txt``: protobuf text, ``.json``: JSON,
+``.bin``: binary). The older ``--p4runtime-file F --p4runtime-format
+text|json|binary`` spelling works too. Errors are one line, ``file:line:col:
+message`` for the program, with exit status 1 (2 for a bad command line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from google.protobuf import json_format, text_format
+from p4.config.v1 import p4info_pb2
+
+from netweft.p4.compiler.compiler import compile_preprocessed
+from netweft.p4.compiler.device_config import device_config, dumps, preprocess_file
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.p4info import build_p4info
+from netweft.p4.compiler.program import Program
+
+FORMATS = ("text", "json", "binary")
+_BY_EXTENSION = ((".txtpb", "text"), (".txt", "text"), (".json", "json"), (".bin", "binary"))
+
+
+def format_for(path: str) -> str:
+    """The P4Info format p4c chooses for a file name (ValueError if none fits)."""
+    for ext, fmt in _BY_EXTENSION:
+        if path.endswith(ext):
+            return fmt
+    raise ValueError(f"{path}: unknown P4Runtime file extension; use .txtpb, .txt, .json "
+                     "or .bin")
+
+
+def serialize_p4info(info: p4info_pb2.P4Info, fmt: str) -> bytes:
+    """P4Info in p4c's output formats."""
+    if fmt == "text":
+        return text_format.MessageToString(info).encode()
+    if fmt == "json":
+        return (json_format.MessageToJson(info) + "\n").encode()
+    if fmt == "binary":
+        return info.SerializeToString()
+    raise ValueError(f"unknown P4Runtime format {fmt!r}")
+
+
+def target_checks(target: str) -> list[Callable[[Program], None]]:
+    """Checks a target adds after the front end; each raises P4Error on a construct
+    the target cannot run. bmv2's profile (``netweft.p4.compiler.bmv2_target``) is
+    wired in here once it lands."""
+    del target
+    return []
+
+
+# ------------------------------------------------------------------ command line
+
+
+def _define(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"bad macro name in -D {text!r} (use -D NAME=VALUE)")
+    return name, value if sep else "1"
+
+
+def _p4runtime_files(text: str) -> list[str]:
+    files = [f for f in text.split(",") if f]
+    if not files:
+        raise argparse.ArgumentTypeError("--p4runtime-files needs at least one file name")
+    for f in files:
+        try:
+            format_for(f)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return files
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The options shared by ``netweft compile`` and ``netweft-p4c`` (p4c-bm2-ss's)."""
+    p.add_argument("program", help="the P4-16 source file")
+    p.add_argument("-o", "--output", metavar="OUT.json",
+                   help="device config to write (default: PROGRAM's name with .json, in the "
+                        "current directory)")
+    p.add_argument("--p4runtime-files", type=_p4runtime_files, default=[], metavar="FILES",
+                   help="comma-separated P4Info files to write; format by extension "
+                        "(.txtpb/.txt text, .json, .bin)")
+    p.add_argument("--p4runtime-file", metavar="FILE",
+                   help="P4Info file in --p4runtime-format (p4c's older spelling)")
+    p.add_argument("--p4runtime-format", choices=FORMATS, default=None,
+                   help="format of --p4runtime-file (default: text)")
+    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+                   help="directory searched by #include (repeatable)")
+    p.add_argument("-D", dest="defines", action="append", type=_define, default=[],
+                   metavar="NAME[=VALUE]", help="predefine a macro (repeatable)")
+    p.add_argument("-U", dest="undefines", action="append", default=[], metavar="NAME",
+                   help="forget a macro given with -D")
+    p.add_argument("--p4v", choices=("16", "14"), default="16",
+                   help="language version (only 16 is supported)")
+    p.add_argument("--std", choices=("p4-16", "p4-14"), default="p4-16",
+                   help="language version, p4c's other spelling")
+    p.add_argument("--target", default="bmv2", help="target (bmv2)")
+    p.add_argument("--arch", default="v1model", help="architecture (v1model)")
+
+
+def _fail(prog: str, message: str, status: int = 1) -> int:
+    """One line naming cause and fix, prefixed by the command's name."""
+    print(f"{prog}: {message}", file=sys.stderr)
+    return status
+
+
+def run(args: argparse.Namespace, prog: str = "netweft compile") -> int:
+    """Compile, check the target, write the device config and the P4Info files."""
+    if args.p4v == "14" or args.std == "p4-14":
+        return _fail(prog, "P4-14 programs are not supported; netweft compiles P4-16 "
+                           "(--p4v 16)", 2)
+    if args.target != "bmv2":
+        return _fail(prog, f"unknown target {args.target!r}; netweft compiles for bmv2's "
+                           "v1model (--target bmv2)", 2)
+    if args.arch != "v1model":
+        return _fail(prog, f"unknown architecture {args.arch!r}; netweft supports v1model "
+                           "(--arch v1model)", 2)
+    if args.p4runtime_format and not args.p4runtime_file:
+        return _fail(prog, "--p4runtime-format applies to --p4runtime-file; with "
+                           "--p4runtime-files the extension chooses the format", 2)
+    defines = dict(args.defines)
+    for name in args.undefines:
+        defines.pop(name, None)
+    outputs: list[tuple[str, str]] = [(f, format_for(f)) for f in args.p4runtime_files]
+    if args.p4runtime_file:
+        outputs.append((args.p4runtime_file, args.p4runtime_format or "text"))
+    out = args.output or Path(args.program).with_suffix(".json").name
+    try:
+        src = preprocess_file(args.program, args.include, defines)
+        program = compile_preprocessed(src, args.program)
+        for check in target_checks(args.target):
+            check(program)
+        info = build_p4info(program)
+        config = dumps(device_config(src, args.program))
+    except P4Error as err:  # already file:line:col: message
+        print(err, file=sys.stderr)
+        return 1
+    try:
+        _write(out, config)
+        for path, fmt in outputs:
+            _write(path, serialize_p4info(info, fmt))
+    except OSError as exc:
+        return _fail(prog, f"cannot write {exc.filename}: {exc.strerror}")
+    return 0
+
+
+def _write(path: str, data: bytes) -> None:
+    parent = os.path.dirname(path)
+    if parent and not os.path.isdir(parent):
+        raise FileNotFoundError(2, "no such directory (create it first)", path)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``compile`` to the ``netweft`` command line."""
+    p = subparsers.add_parser("compile", help="compile a P4 program: device config + P4Info",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def p4c_main(argv: Sequence[str] | None = None) -> int:
+    """``netweft-p4c``: the same compile, with p4c-bm2-ss's program name."""
+    parser = argparse.ArgumentParser(
+        prog="netweft-p4c", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    return run(args, prog="netweft-p4c")
+
+
+if __name__ == "__main__":
+    sys.exit(p4c_main())
