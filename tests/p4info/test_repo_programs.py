@@ -2,12 +2,14 @@
 written by hand from each program's source (names, aliases, widths, scopes) and
 p4c's id rule (kind in the top byte, name hash below, see test_ids.py)."""
 
+from string import Template
+
 from google.protobuf import text_format
 from p4.config.v1 import p4info_pb2
 
 from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.p4info import build_p4info
-from netweft.p4.compiler.p4info_ids import ACTION, TABLE, hashed_id
+from netweft.p4.compiler.p4info_ids import ACTION, COUNTER, REGISTER, TABLE, hashed_id
 from netweft.p4.programs import program
 
 
@@ -45,3 +47,100 @@ def test_basic_forward():
         type_info {{ }}
     """)
     assert got == want, text_format.MessageToString(got)
+
+
+def test_ecmp_spray():
+    got = build_p4info(compile_p4(program("ecmp_spray")))
+    A, T = ACTION, TABLE
+    v = {n: hashed_id(A, "MyIngress." + n) for n in (
+        "drop", "set_next_hop", "forward", "set_group", "hash_ipv4_flow", "hash_ipv6_flow",
+        "spray_next_member")}
+    v.update({n: hashed_id(A, "MyEgress." + n) for n in ("set_ecn_threshold", "no_ecn")})
+    v.update({n: hashed_id(T, "MyIngress." + n) for n in (
+        "ipv4_routes", "ipv6_routes", "group_members")})
+    v["ecn_config"] = hashed_id(T, "MyEgress.ecn_config")
+    v["cursor"] = hashed_id(REGISTER, "MyIngress.spray_cursor")
+    v["tx"] = hashed_id(COUNTER, "MyEgress.tx_port")
+    v["marked"] = hashed_id(COUNTER, "MyEgress.ecn_marked")
+    want = _expected(Template("""
+pkg_info { arch: "v1model" }
+tables {
+  preamble { id: ${ipv4_routes} name: "MyIngress.ipv4_routes" alias: "ipv4_routes" }
+  match_fields { id: 1 name: "hdr.ipv4.dstAddr" bitwidth: 32 match_type: LPM }
+  action_refs { id: ${forward} } action_refs { id: ${set_group} }
+  action_refs { id: ${drop} }
+  initial_default_action { action_id: ${drop} }
+  size: 4096
+}
+tables {
+  preamble { id: ${ipv6_routes} name: "MyIngress.ipv6_routes" alias: "ipv6_routes" }
+  match_fields { id: 1 name: "hdr.ipv6.dstAddr" bitwidth: 128 match_type: LPM }
+  action_refs { id: ${forward} } action_refs { id: ${set_group} }
+  action_refs { id: ${drop} }
+  initial_default_action { action_id: ${drop} }
+  size: 4096
+}
+tables {
+  preamble { id: ${group_members} name: "MyIngress.group_members" alias: "group_members" }
+  match_fields { id: 1 name: "meta.group_id" bitwidth: 16 match_type: EXACT }
+  match_fields { id: 2 name: "meta.member" bitwidth: 16 match_type: EXACT }
+  action_refs { id: ${set_next_hop} } action_refs { id: ${drop} }
+  initial_default_action { action_id: ${drop} }
+  size: 4096
+}
+tables {
+  preamble { id: ${ecn_config} name: "MyEgress.ecn_config" alias: "ecn_config" }
+  match_fields { id: 1 name: "standard_metadata.egress_port" bitwidth: 9 match_type: EXACT }
+  action_refs { id: ${set_ecn_threshold} } action_refs { id: ${no_ecn} }
+  initial_default_action { action_id: ${no_ecn} }
+  size: 512
+}
+actions { preamble { id: ${drop} name: "MyIngress.drop" alias: "drop" } }
+actions {
+  preamble { id: ${set_next_hop} name: "MyIngress.set_next_hop" alias: "set_next_hop" }
+  params { id: 1 name: "dmac" bitwidth: 48 } params { id: 2 name: "port" bitwidth: 9 }
+}
+actions {
+  preamble { id: ${forward} name: "MyIngress.forward" alias: "forward" }
+  params { id: 1 name: "dmac" bitwidth: 48 } params { id: 2 name: "port" bitwidth: 9 }
+}
+actions {
+  preamble { id: ${set_group} name: "MyIngress.set_group" alias: "set_group" }
+  params { id: 1 name: "group_id" bitwidth: 16 }
+  params { id: 2 name: "group_size" bitwidth: 16 }
+  params { id: 3 name: "mode" bitwidth: 1 }
+}
+actions { preamble { id: ${hash_ipv4_flow} name: "MyIngress.hash_ipv4_flow"
+                     alias: "hash_ipv4_flow" } }
+actions { preamble { id: ${hash_ipv6_flow} name: "MyIngress.hash_ipv6_flow"
+                     alias: "hash_ipv6_flow" } }
+actions { preamble { id: ${spray_next_member} name: "MyIngress.spray_next_member"
+                     alias: "spray_next_member" } }
+actions {
+  preamble { id: ${set_ecn_threshold} name: "MyEgress.set_ecn_threshold"
+             alias: "set_ecn_threshold" }
+  params { id: 1 name: "threshold" bitwidth: 19 }
+}
+actions { preamble { id: ${no_ecn} name: "MyEgress.no_ecn" alias: "no_ecn" } }
+counters {
+  preamble { id: ${tx} name: "MyEgress.tx_port" alias: "tx_port" }
+  spec { unit: BOTH } size: 512
+}
+counters {
+  preamble { id: ${marked} name: "MyEgress.ecn_marked" alias: "ecn_marked" }
+  spec { unit: BOTH } size: 512
+}
+registers {
+  preamble { id: ${cursor} name: "MyIngress.spray_cursor" alias: "spray_cursor" }
+  type_spec { bitstring { bit { bitwidth: 16 } } }
+  size: 256
+}
+type_info { }
+""").substitute(v))
+    assert got == want, text_format.MessageToString(got)
+
+
+def test_every_program_in_p4_has_an_expectation_here():
+    shipped = sorted(p.stem for p in program("basic_forward").parent.glob("*.p4"))
+    covered = ["basic_forward", "ecmp_spray"]  # the tests above
+    assert shipped == covered, "write the expected P4Info of each new program in p4/ here"
