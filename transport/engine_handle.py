@@ -11,6 +11,7 @@ exception classes; the UDP driver uses it too.
 from __future__ import annotations
 
 import ipaddress
+import os
 from typing import Any
 
 from netweft.nic_offload import ffi, lib
@@ -33,9 +34,14 @@ _EXCEPTIONS: dict[int, type[TransportError]] = {
 }
 
 
-def strerror(code: int) -> str:
-    """The engine's message for a negative ``NW_E*`` code."""
-    return ffi.string(lib.nw_strerror(code)).decode()
+def strerror(code: int, errno: int = 0) -> str:
+    """What a negative ``NW_E*`` code means, in words: the engine's one table
+    (``nw_strerror``), and for a failed system call (``NW_ESYS``, ``NW_EPERM``) the
+    system's words for ``errno`` when the caller has it."""
+    text = ffi.string(lib.nw_strerror(code)).decode()
+    if errno and code in (lib.NW_ESYS, lib.NW_EPERM):
+        text += f": {os.strerror(errno)}"
+    return text
 
 
 def raise_for(code: int, what: str) -> int:

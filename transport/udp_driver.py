@@ -78,9 +78,10 @@ class UdpNic:
             err = ffi.new("int32_t *")
             io = lib.nw_io_start(engine, iocfg, err)
             if io == ffi.NULL:
+                errno = ffi.errno
                 lib.nw_engine_free(engine)
                 raise EngineError(err[0], f"cannot start the I/O driver on {ip}:{self.address[1]}"
-                                          f" (tx={tx}): {strerror(err[0])}")
+                                          f" (tx={tx}): {strerror(err[0], errno)}")
             self._io = io
         except BaseException:
             self._sock.close()

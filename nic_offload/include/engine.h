@@ -76,6 +76,8 @@
 #define NW_ESYS -15           /* a system call failed (I/O driver; see errno) */
 #define NW_EPERM -16          /* operation not permitted (e.g. raw socket without CAP_NET_RAW) */
 #define NW_ECANCELED -17      /* work request flushed because the engine/peer closed */
+#define NW_EMTU -18           /* the peer refused a packet larger than its MTU (the endpoints'
+                                 mtu settings differ); the PDC is failed */
 
 /* ---- delivery modes (Ultra Ethernet PDS) ---- */
 #define NW_MODE_RUD 0 /* reliable, unordered delivery (default) */

@@ -99,6 +99,7 @@ typedef struct {
     uint16_t port;
     uint16_t local_id, remote_id;
     uint8_t in_use, mode, failed;
+    int32_t fail_status;    /* why it failed (NW_ETIMEDOUT, NW_EMTU): new work gets it too */
     uint8_t remote_known;   /* remote_id learnt */
     uint8_t tx_synced;      /* the peer acknowledged us: stop sending SYN */
     uint8_t rx_started;     /* we know the peer's start PSN */
@@ -158,7 +159,7 @@ typedef struct {
     uint32_t last_rx_psn;           /* previous new PSN accepted */
     uint32_t rod_nacked;            /* ROD: next-expected PSN already NACKed */
     uint8_t rod_nack_valid;
-    uint8_t nack_pending, nack_code;
+    uint8_t nack_pending, nack_code, nack_vendor;
     uint32_t nack_psn, nack_payload;
     uint16_t rsp_msg[NW_MAX_PENDING_RSP];
     uint8_t rsp_code[NW_MAX_PENDING_RSP];
@@ -280,6 +281,8 @@ void nw_tx_on_rod_recheck(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 /* The next slot queued for retransmission, or NULL. */
 nw_tx_slot_t *nw_tx_next_lost(nw_engine_t *e, nw_pdc_t *p);
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* Fails the PDC: its work completes with status, nothing more is sent on it. */
+void nw_tx_fail(nw_engine_t *e, nw_pdc_t *p, int32_t status);
 /* A fully acknowledged message still lacks its SES response (its ACK was lost):
  * probe for it now instead of waiting for the whole PDC to go idle. */
 void nw_tx_on_rsp_timeout(nw_engine_t *e, nw_pdc_t *p, uint64_t now);

@@ -108,6 +108,9 @@
 #define NW_NACK_EXP_NORMAL            0xFD
 #define NW_NACK_EXP_ERR               0xFE
 #define NW_NACK_EXP_FATAL             0xFF
+/* netweft's vendor codes (nack_vendor) under NW_NACK_EXP_FATAL: */
+#define NW_NACK_VENDOR_TOO_BIG        0x01  /* packet longer than the receiver's MTU;
+                                               nack_payload = that MTU (UDP payload bytes) */
 
 /* ---- SES ------------------------------------------------------------- */
 #define NW_SES_VERSION 0          /* UET 1.0 */

@@ -185,7 +185,7 @@ static int32_t post(nw_engine_t *e, uint32_t peer, uint8_t kind, uint64_t wr_id,
     if (!p)
         return NW_ENOPEER;
     if (p->failed)
-        return NW_ETIMEDOUT;
+        return p->fail_status;
     if (len > UINT32_MAX || (len > 0 && !src && !dst))
         return NW_EINVAL;
     if (p->mode == NW_MODE_UUD &&
@@ -328,15 +328,18 @@ const char *nw_strerror(int32_t err)
     case NW_ERANGE: return "offset or length outside the memory region";
     case NW_EACCES: return "memory region lacks the requested access";
     case NW_ETOOLONG: return "message longer than the receive buffer";
-    case NW_ETIMEDOUT: return "peer unreachable: retransmission limit reached";
+    case NW_ETIMEDOUT: return "peer unreachable: retransmission limit reached (is it running, "
+                              "and is its address and port right?)";
     case NW_ELOST: return "unreliable message partly lost";
     case NW_EREMOTE_ACCESS: return "remote refused the memory access (bad key, range or rights)";
     case NW_ECLOSED: return "closed";
     case NW_EBUSY: return "memory region in use by pending operations";
     case NW_ETOOBIG: return "packet does not fit the buffer";
-    case NW_ESYS: return "system call failed";
-    case NW_EPERM: return "operation not permitted";
-    case NW_ECANCELED: return "canceled";
+    case NW_ESYS: return "a system call failed";
+    case NW_EPERM: return "operation not permitted (raw sockets need root or CAP_NET_RAW)";
+    case NW_ECANCELED: return "canceled: the peer or endpoint was closed";
+    case NW_EMTU: return "the peer drops our packets as larger than its MTU: give both "
+                         "endpoints the same mtu";
     default: return "unknown error";
     }
 }

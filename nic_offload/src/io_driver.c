@@ -136,12 +136,26 @@ static int open_port_sockets(nw_io_t *io)
         int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
         if (fd < 0)
             return NW_ESYS;
-        io->port_fds[i] = fd;
+        /* Entropy sockets only send, so engines on one address (a perf server
+         * and client on 127.0.0.1) may share them. */
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
         struct sockaddr_in a = {.sin_family = AF_INET,
                                 .sin_port = htons((uint16_t)(c->entropy_base + i)),
                                 .sin_addr.s_addr = htonl(io->cfg.local_ip)};
-        if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-            return NW_ESYS;
+        if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+            int saved = errno;
+            close(fd);
+            if (saved != EADDRINUSE) {
+                errno = saved;
+                return NW_ESYS;
+            }
+            /* Held by a socket that does not share (another program, or another
+             * user's engine): that entropy value leaves from the listen port. */
+            io->port_fds[i] = io->cfg.rx_fd;
+            continue;
+        }
+        io->port_fds[i] = fd;
         set_bufs(fd, io->cfg.sndbuf, 0);
     }
     return NW_OK;

@@ -24,6 +24,7 @@ static void queue_nack(nw_engine_t *e, nw_pdc_t *p, uint8_t code, uint32_t psn, 
 {
     p->nack_pending = 1;
     p->nack_code = code;
+    p->nack_vendor = 0;
     p->nack_psn = psn;
     p->nack_payload = payload;
     nw_pdc_activate(e, p);
@@ -449,6 +450,12 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
     return NW_OK;
 }
 
+/* A NACK names a PSN we sent and have not seen acknowledged. */
+static int in_flight_nack(const nw_pdc_t *p, uint32_t psn)
+{
+    return nw_psn_diff(psn, p->una) >= 0 && nw_psn_diff(psn, p->nxt) < 0;
+}
+
 static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip,
                           uint64_t now)
 {
@@ -471,6 +478,10 @@ static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     case NW_NACK_NO_RESOURCE:
     case NW_NACK_NO_PKT_BUFFER:
         p->retries = 0; /* the peer is alive; the RTO will retry */
+        break;
+    case NW_NACK_EXP_FATAL:
+        if (h->nack_vendor == NW_NACK_VENDOR_TOO_BIG && in_flight_nack(p, h->nack_psn))
+            nw_tx_fail(e, p, NW_EMTU);
         break;
     default:
         break;
@@ -498,6 +509,27 @@ static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     return NW_OK;
 }
 
+/* A reliable request longer than our MTU (the sender's mtu is larger): it
+ * is dropped, and the sender is told why with a NACK (EXP_FATAL, vendor code
+ * TOO_BIG, payload = our MTU) instead of retrying until its retransmission
+ * limit. UUD has no PDC to answer on: those packets are only counted. */
+static void nack_oversized(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                           uint64_t now)
+{
+    nw_wire_pkt_t pk;
+    if (nw_wire_parse(pkt, len, &pk) < 0)
+        return;
+    uint8_t t = pk.pds.type;
+    if (t != NW_PDS_RUD && t != NW_PDS_ROD && t != NW_PDS_RUD_CC && t != NW_PDS_ROD_CC)
+        return;
+    uint8_t mode = (t == NW_PDS_RUD || t == NW_PDS_RUD_CC) ? NW_MODE_RUD : NW_MODE_ROD;
+    nw_pdc_t *p = pdc_for_request(e, &pk.pds, mode, src_ip, now);
+    if (!p)
+        return; /* counted */
+    queue_nack(e, p, NW_NACK_EXP_FATAL, pk.pds.psn, e->cfg.mtu);
+    p->nack_vendor = NW_NACK_VENDOR_TOO_BIG;
+}
+
 int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
                  uint16_t src_port, uint64_t now_ns)
 {
@@ -505,6 +537,7 @@ int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_
     e->st.bytes_in += len;
     if (len > e->cfg.mtu) {
         e->st.drop_oversized++;
+        nack_oversized(e, pkt, len, src_ip, now_ns);
         return NW_ETOOBIG;
     }
     nw_wire_pkt_t pk;

@@ -458,6 +458,24 @@ static void queue_probes(nw_engine_t *e, nw_pdc_t *p)
     nw_pdc_activate(e, p);
 }
 
+void nw_tx_fail(nw_engine_t *e, nw_pdc_t *p, int32_t status)
+{
+    if (p->failed)
+        return;
+    p->failed = 1;
+    p->fail_status = status;
+    e->st.pdc_failed++;
+    nw_wr_fail_pdc(e, p, status);
+    p->awaiting_rsp = 0;
+    p->probe_count = 0;
+    memset(p->slots, 0, e->cfg.window_pkts * sizeof(*p->slots));
+    p->una = p->nxt;
+    p->list_head = p->list_tail = NW_NIL;
+    p->pipe = 0;
+    p->lost_count = 0;
+    p->rto_deadline = 0;
+}
+
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
     if (p->list_head == NW_NIL && p->awaiting_rsp == 0) {
@@ -470,17 +488,7 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         p->rto_undo_cur = p->rto_cur;
     }
     if (++p->retries > e->cfg.max_retries) {
-        p->failed = 1;
-        e->st.pdc_failed++;
-        nw_wr_fail_pdc(e, p, NW_ETIMEDOUT);
-        p->awaiting_rsp = 0;
-        p->probe_count = 0;
-        memset(p->slots, 0, e->cfg.window_pkts * sizeof(*p->slots));
-        p->una = p->nxt;
-        p->list_head = p->list_tail = NW_NIL;
-        p->pipe = 0;
-        p->lost_count = 0;
-        p->rto_deadline = 0;
+        nw_tx_fail(e, p, NW_ETIMEDOUT);
         return;
     }
     p->rto_cur *= 2;

@@ -110,6 +110,7 @@ static int32_t build_nack(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     memset(&pk, 0, sizeof(pk));
     pk.pds.type = NW_PDS_NACK;
     pk.pds.nack_code = p->nack_code;
+    pk.pds.nack_vendor = p->nack_vendor;
     pk.pds.nack_psn = p->nack_psn;
     pk.pds.nack_payload = p->nack_payload;
     pk.pds.spdcid = p->local_id;
