@@ -8,8 +8,9 @@ netweft's device config and its P4Info, with p4c-bm2-ss's command line.
 ``--p4runtime-files`` takes a comma-separated list; each file's format follows
 its extension as in p4c (``.txtpb``/``.txt``: protobuf text, ``.json``: JSON,
 ``.bin``: binary). The older ``--p4runtime-file F --p4runtime-format
-text|json|binary`` spelling works too. Errors are one line, ``file:line:col:
-message`` for the program, with exit status 1 (2 for a bad command line).
+text|json|binary`` spelling works too. Errors are one line,
+``netweft-p4c: error: file:line:col: message`` for the program, with exit
+status 1 (2 for a bad command line).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from netweft.p4.compiler.device_config import device_config, dumps, preprocess_f
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.p4info import build_p4info
 from netweft.p4.compiler.program import Program
+from netweft.testbed.cli import CommandError, plain_text
 
 FORMATS = ("text", "json", "binary")
 _BY_EXTENSION = ((".txtpb", "text"), (".txt", "text"), (".json", "json"), (".bin", "binary"))
@@ -71,6 +73,15 @@ def _define(text: str) -> tuple[str, str]:
     return name, value if sep else "1"
 
 
+def _choice(allowed: str, refusal: str) -> Callable[[str], str]:
+    """An option type accepting one value and refusing others with ``refusal``."""
+    def check(text: str) -> str:
+        if text != allowed:
+            raise argparse.ArgumentTypeError(refusal.format(text))
+        return text
+    return check
+
+
 def _p4runtime_files(text: str) -> list[str]:
     files = [f for f in text.split(",") if f]
     if not files:
@@ -102,33 +113,29 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    metavar="NAME[=VALUE]", help="predefine a macro (repeatable)")
     p.add_argument("-U", dest="undefines", action="append", default=[], metavar="NAME",
                    help="forget a macro given with -D")
-    p.add_argument("--p4v", choices=("16", "14"), default="16",
-                   help="language version (only 16 is supported)")
-    p.add_argument("--std", choices=("p4-16", "p4-14"), default="p4-16",
+    p.add_argument("--p4v", default="16", metavar="16",
+                   type=_choice("16", "P4 version {!r} is not supported; netweft compiles "
+                                      "P4-16 (--p4v 16)"),
+                   help="language version (16)")
+    p.add_argument("--std", default="p4-16", metavar="p4-16",
+                   type=_choice("p4-16", "language {!r} is not supported; netweft compiles "
+                                         "P4-16 (--std p4-16)"),
                    help="language version, p4c's other spelling")
-    p.add_argument("--target", default="bmv2", help="target (bmv2)")
-    p.add_argument("--arch", default="v1model", help="architecture (v1model)")
+    p.add_argument("--target", default="bmv2", metavar="bmv2",
+                   type=_choice("bmv2", "unknown target {!r}; netweft compiles for bmv2's "
+                                        "v1model (--target bmv2)"),
+                   help="target (bmv2)")
+    p.add_argument("--arch", default="v1model", metavar="v1model",
+                   type=_choice("v1model", "unknown architecture {!r}; netweft supports "
+                                           "v1model (--arch v1model)"),
+                   help="architecture (v1model)")
 
 
-def _fail(prog: str, message: str, status: int = 1) -> int:
-    """One line naming cause and fix, prefixed by the command's name."""
-    print(f"{prog}: {message}", file=sys.stderr)
-    return status
-
-
-def run(args: argparse.Namespace, prog: str = "netweft compile") -> int:
-    """Compile, check the target, write the device config and the P4Info files."""
-    if args.p4v == "14" or args.std == "p4-14":
-        return _fail(prog, "P4-14 programs are not supported; netweft compiles P4-16 "
-                           "(--p4v 16)", 2)
-    if args.target != "bmv2":
-        return _fail(prog, f"unknown target {args.target!r}; netweft compiles for bmv2's "
-                           "v1model (--target bmv2)", 2)
-    if args.arch != "v1model":
-        return _fail(prog, f"unknown architecture {args.arch!r}; netweft supports v1model "
-                           "(--arch v1model)", 2)
+def run(args: argparse.Namespace) -> int:
+    """Compile, check the target, write the device config and the P4Info files.
+    Expected failures are CommandError (one line, file:line:col for the program)."""
     if args.p4runtime_format and not args.p4runtime_file:
-        return _fail(prog, "--p4runtime-format applies to --p4runtime-file; with "
+        raise CommandError("--p4runtime-format applies to --p4runtime-file; with "
                            "--p4runtime-files the extension chooses the format", 2)
     defines = dict(args.defines)
     for name in args.undefines:
@@ -144,15 +151,14 @@ def run(args: argparse.Namespace, prog: str = "netweft compile") -> int:
             check(program)
         info = build_p4info(program)
         config = dumps(device_config(src, args.program))
-    except P4Error as err:  # already file:line:col: message
-        print(err, file=sys.stderr)
-        return 1
+    except P4Error as err:  # file:line:col: message
+        raise CommandError(str(err)) from None
     try:
         _write(out, config)
         for path, fmt in outputs:
             _write(path, serialize_p4info(info, fmt))
     except OSError as exc:
-        return _fail(prog, f"cannot write {exc.filename}: {exc.strerror}")
+        raise CommandError(f"cannot write {exc.filename}: {exc.strerror}") from None
     return 0
 
 
@@ -176,11 +182,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def p4c_main(argv: Sequence[str] | None = None) -> int:
     """``netweft-p4c``: the same compile, with p4c-bm2-ss's program name."""
     parser = argparse.ArgumentParser(
-        prog="netweft-p4c", description=__doc__,
+        prog="netweft-p4c", description=plain_text(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)
-    return run(args, prog="netweft-p4c")
+    try:
+        return run(args)
+    except CommandError as err:
+        print(f"netweft-p4c: error: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        print("netweft-p4c: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -259,6 +259,8 @@ class MatchTable:
             by_name: dict[str, object] = {}
             names = [k.name for k in self.keys]
             for given, value in match.items():
+                if given not in names and given.endswith(".isValid()"):
+                    given = given[:-len("isValid()")] + "$valid$"  # p4c's key name
                 try:
                     by_name[resolve_name(given, names, f"key of table {self.name}")] = value
                 except LookupError as err:

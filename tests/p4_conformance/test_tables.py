@@ -168,10 +168,10 @@ def test_table_entries_do_not_leak_between_switches(make_switch):
 
 def test_slice_and_validity_keys(make_switch):
     sw = make_switch()
-    sw.table_add("t_slice_key", {"top_octet": 10, "hdr.keys.$valid$": True},
+    sw.table_add("t_slice_key", {"top_octet": 10, "hdr.keys.$valid$": True},  # p4c's name
                  "set_result", {"id": 10})
-    sw.table_add("t_slice_key", {"top_octet": 11, "hdr.keys.$valid$": False},
-                 "set_result", {"id": 11})
+    sw.table_add("t_slice_key", {"top_octet": 11, "hdr.keys.isValid()": False},
+                 "set_result", {"id": 11})  # the source spelling names the same key
     assert result_of(sw, 13, lk=0x0A0B0C0D)[0] == 10
     assert result_of(sw, 13, lk=0x0B000000)[0] == 0  # keys is valid: the False entry misses
     assert result_of(sw, 13, lk=0x0C000000)[0] == 0

@@ -92,6 +92,13 @@ def test_older_p4runtime_file_and_format(tmp_path):
     assert info == build_p4info(compile_p4(program("basic_forward")))
 
 
+def test_netweft_compile_error_prefix(tmp_path, capsys):
+    bad = tmp_path / "bad.p4"
+    bad.write_text("control C() { apply { } }\nxyz\n")
+    assert netweft_main(["compile", str(bad), "-o", str(tmp_path / "o.json")]) == 1
+    assert capsys.readouterr().err.startswith(f"netweft compile: error: {bad}:2:")
+
+
 def test_bad_extension_is_a_usage_error(tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:
         p4c_main(["--p4runtime-files", str(tmp_path / "x.yaml"), str(program("basic_forward"))])
@@ -99,10 +106,21 @@ def test_bad_extension_is_a_usage_error(tmp_path, capsys):
     assert "unknown P4Runtime file extension" in capsys.readouterr().err
 
 
-def test_p4_14_is_refused(tmp_path, capsys):
-    assert p4c_main(["--p4v", "14", "-o", str(tmp_path / "x.json"),
+@pytest.mark.parametrize("option", [["--p4v", "14"], ["--std", "p4-14"],
+                                    ["--target", "tofino"], ["--arch", "psa"]])
+def test_unsupported_language_or_target_is_refused_when_parsing(option, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        p4c_main(option + [str(program("basic_forward"))])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert option[1] in err and ("P4-16" in err or "v1model" in err)
+
+
+def test_format_without_the_older_file_option_is_a_usage_error(tmp_path, capsys):
+    assert p4c_main(["--p4runtime-format", "json", "-o", str(tmp_path / "x.json"),
                      str(program("basic_forward"))]) == 2
-    assert "P4-14" in capsys.readouterr().err
+    assert "netweft-p4c: error: --p4runtime-format applies to --p4runtime-file" in \
+        capsys.readouterr().err
 
 
 def test_p4_error_is_one_located_line(tmp_path, capsys):
@@ -110,7 +128,7 @@ def test_p4_error_is_one_located_line(tmp_path, capsys):
     bad.write_text("#include <core.p4>\ncontrol C() { apply { x = 1; } }\n")
     assert p4c_main(["-o", str(tmp_path / "bad.json"), str(bad)]) == 1
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"{bad}:2:")
+    assert len(err) == 1 and err[0].startswith(f"netweft-p4c: error: {bad}:2:")
     assert not (tmp_path / "bad.json").exists()
 
 
