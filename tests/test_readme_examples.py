@@ -5,6 +5,8 @@ run in a test marked ``netns``; the rest run everywhere. Each example runs in a
 fresh namespace, as a reader pasting it would."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -61,3 +63,14 @@ def test_network_example_runs(heading, code, monkeypatch, capsys):
     _run(code, heading, monkeypatch)
     out = capsys.readouterr().out
     assert "1 packets transmitted, 1 received" in out, out
+
+
+def test_stf_example_prints_what_the_readme_shows(monkeypatch):
+    """The README's ``$ netweft stf ...`` block is that command's output, verbatim."""
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"^```\n\$ (netweft stf [^\n]*)\n(.*?)^```", text, re.S | re.M)
+    command, shown = block.group(1), block.group(2)
+    proc = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", *command.split()[1:]],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    assert proc.returncode == 1  # the example is a failing test
+    assert proc.stdout == shown
