@@ -14,8 +14,9 @@ include files) with the origin of each line (so that a load still reports
 
 :func:`load_device_config` also accepts the bytes wrapped in
 ``p4.tmp.P4DeviceConfig`` as the p4lang tutorials' ``p4runtime_lib`` sends them
-(``device_data`` = the file); the ``p4runtime`` package has no ``p4.tmp``
-module, so that wrapper is decoded here from the protobuf wire format.
+(``device_data`` = the file; PI's layout and the one without ``reassign``); the
+``p4runtime`` package has no ``p4.tmp`` module, so that wrapper is decoded here
+from the protobuf wire format.
 """
 
 from __future__ import annotations
@@ -98,10 +99,11 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
 
 
 def unwrap_p4_device_config(data: bytes) -> bytes:
-    """``device_data`` (field 3) of a ``p4.tmp.P4DeviceConfig`` message
-    (fields: 1 reassign bool, 2 extras message, 3 device_data bytes)."""
+    """``device_data`` of a ``p4.tmp.P4DeviceConfig`` message: field 3 in PI's
+    layout (1 reassign, 2 extras, 3 device_data), field 2 in the layout without
+    ``reassign`` (1 extras, 2 device_data); empty if neither is there."""
     pos = 0
-    device_data = b""
+    fields: dict[int, bytes] = {}
     while pos < len(data):
         key, pos = _varint(data, pos)
         field, wire = key >> 3, key & 7
@@ -115,14 +117,17 @@ def unwrap_p4_device_config(data: bytes) -> bytes:
             length, pos = _varint(data, pos)
             if pos + length > len(data):
                 raise DeviceConfigError("truncated P4DeviceConfig field")
-            if field == 3:
-                device_data = data[pos:pos + length]
+            fields[field] = data[pos:pos + length]
             pos += length
         else:
             raise DeviceConfigError(f"not a P4DeviceConfig message (wire type {wire})")
         if pos > len(data):
             raise DeviceConfigError("truncated P4DeviceConfig message")
-    return device_data
+    if 3 in fields:
+        return fields[3]
+    if fields.get(2, b"").lstrip().startswith(b"{"):  # an Extras message never does
+        return fields[2]
+    return b""
 
 
 def _parse(data: bytes) -> dict:

@@ -23,10 +23,11 @@ def _config(name: str = "ecmp_spray") -> bytes:
     return dumps(device_config(preprocess_file(path), path))
 
 
-def _p4_device_config_class():
-    """p4.tmp.P4DeviceConfig as PI's p4/tmp/p4config.proto defines it, built here
-    because the p4runtime package does not ship p4.tmp."""
-    fd = descriptor_pb2.FileDescriptorProto(name="test_p4config.proto", package="test.tmp",
+def _p4_device_config_class(with_reassign: bool = True):
+    """p4.tmp.P4DeviceConfig as PI's p4/tmp/p4config.proto defines it (or its layout
+    without ``reassign``), built here because the p4runtime package has no p4.tmp."""
+    package = "test.tmp" if with_reassign else "test.tmp2"
+    fd = descriptor_pb2.FileDescriptorProto(name=f"{package}.proto", package=package,
                                             syntax="proto3")
     msg = fd.message_type.add(name="P4DeviceConfig")
     extras = msg.nested_type.add(name="Extras")
@@ -36,15 +37,19 @@ def _p4_device_config_class():
     entry.field.add(name="key", number=1, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
     entry.field.add(name="value", number=2, type=F.TYPE_STRING, label=F.LABEL_OPTIONAL)
     extras.field.add(name="kv", number=1, type=F.TYPE_MESSAGE, label=F.LABEL_REPEATED,
-                     type_name=".test.tmp.P4DeviceConfig.Extras.KvEntry")
-    msg.field.add(name="reassign", number=1, type=F.TYPE_BOOL, label=F.LABEL_OPTIONAL)
-    msg.field.add(name="extras", number=2, type=F.TYPE_MESSAGE, label=F.LABEL_OPTIONAL,
-                  type_name=".test.tmp.P4DeviceConfig.Extras")
-    msg.field.add(name="device_data", number=3, type=F.TYPE_BYTES, label=F.LABEL_OPTIONAL)
+                     type_name=f".{package}.P4DeviceConfig.Extras.KvEntry")
+    first = 1
+    if with_reassign:
+        msg.field.add(name="reassign", number=1, type=F.TYPE_BOOL, label=F.LABEL_OPTIONAL)
+        first = 2
+    msg.field.add(name="extras", number=first, type=F.TYPE_MESSAGE, label=F.LABEL_OPTIONAL,
+                  type_name=f".{package}.P4DeviceConfig.Extras")
+    msg.field.add(name="device_data", number=first + 1, type=F.TYPE_BYTES,
+                  label=F.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()
     pool.Add(fd)
     return message_factory.MessageFactory(pool).GetPrototype(
-        pool.FindMessageTypeByName("test.tmp.P4DeviceConfig"))
+        pool.FindMessageTypeByName(f"{package}.P4DeviceConfig"))
 
 
 def test_round_trip_gives_the_same_program():
@@ -61,9 +66,12 @@ def test_config_carries_format_version_and_no_include_files():
     assert "#include" not in config["source"]
 
 
-def test_tutorial_wrapper_is_accepted():
-    cls = _p4_device_config_class()
-    wrapped = cls(reassign=True, device_data=_config("basic_forward"))
+@pytest.mark.parametrize("with_reassign", [True, False])
+def test_tutorial_wrapper_is_accepted(with_reassign):
+    cls = _p4_device_config_class(with_reassign)
+    wrapped = cls(device_data=_config("basic_forward"))
+    if with_reassign:
+        wrapped.reassign = True
     wrapped.extras.kv["k"] = "v"
     loaded = load_device_config(wrapped.SerializeToString())
     assert list(loaded.tables) == ["MyIngress.ipv4_lpm"]

@@ -271,3 +271,114 @@ def test_explicit_table_id_and_sub_control_names():
     # only the applied instance is inlined; @id keeps its value with the table prefix
     assert [(t.preamble.name, t.preamble.alias, t.preamble.id) for t in info.tables] == [
         ("I.left.t", "t", 0x0200000F), ("I.left.u", "u", _id(ids.TABLE, "I.left.u"))]
+
+
+MORE = Path(__file__).parent / "programs" / "p4info_more.p4"
+
+
+def test_more_features_as_p4c_writes_them():
+    got = build_p4info(compile_p4(MORE))
+    A, T, AP = ids.ACTION, ids.TABLE, ids.ACTION_PROFILE
+    v = {"noaction": _id(A, "NoAction"), "named": _id(A, "I.named"), "nop": _id(A, "I.nop"),
+         "by_error": _id(T, "I.by_error"), "balanced": _id(T, "I.balanced"),
+         "profiled": _id(T, "I.profiled"), "sel": _id(AP, "I.sel"),
+         "inline": _id(AP, "inline_profile"), "pvs": _id(ids.VALUE_SET, "P.pvs"),
+         "reports": _id(ids.REGISTER, "I.reports")}
+    want = text_format.Parse(Template("""
+pkg_info { name: "more" version: "1.2" arch: "v1model" }
+tables {
+  preamble {
+    id: ${by_error} name: "I.by_error" alias: "by_error"
+    structured_annotations {
+      name: "Tags"
+      kv_pair_list {
+        kv_pairs { key: "owner" value { string_value: "ops" } }
+        kv_pairs { key: "level" value { int64_value: 2 } }
+      }
+    }
+  }
+  match_fields { id: 1 name: "sm.parser_error" match_type: EXACT }
+  action_refs { id: ${named} }
+  action_refs { id: ${nop} }
+  initial_default_action { action_id: ${nop} }
+  size: 1024
+}
+tables {
+  preamble { id: ${balanced} name: "I.balanced" alias: "balanced" }
+  match_fields { id: 1 name: "hdr.a.x" bitwidth: 8 match_type: EXACT }
+  action_refs { id: ${nop} }
+  action_refs { id: ${noaction} annotations: "@defaultonly" scope: DEFAULT_ONLY }
+  initial_default_action { action_id: ${noaction} }
+  implementation_id: ${sel}
+  size: 1024
+}
+tables {
+  preamble { id: ${profiled} name: "I.profiled" alias: "profiled" }
+  match_fields { id: 1 name: "hdr.a.y" bitwidth: 16 match_type: EXACT }
+  action_refs { id: ${nop} }
+  action_refs { id: ${noaction} annotations: "@defaultonly" scope: DEFAULT_ONLY }
+  initial_default_action { action_id: ${noaction} }
+  implementation_id: ${inline}
+  size: 1024
+}
+actions { preamble { id: ${noaction} name: "NoAction" alias: "NoAction"
+                     annotations: "@noWarn(\\"unused\\")" } }
+actions {
+  preamble { id: ${named} name: "I.named" alias: "named" }
+  params { id: 1 name: "who" type_name { name: "Name_t" } }
+  params { id: 2 name: "mode" type_name { name: "Mode" } }
+}
+actions { preamble { id: ${nop} name: "I.nop" alias: "nop" } }
+action_profiles {
+  preamble { id: ${sel} name: "I.sel" alias: "sel" }
+  table_ids: ${balanced}
+  with_selector: true
+  size: 256
+  sum_of_members { max_member_weight: 100 }
+}
+action_profiles {
+  preamble { id: ${inline} name: "inline_profile" alias: "inline_profile" }
+  table_ids: ${profiled}
+  size: 64
+}
+value_sets {
+  preamble { id: ${pvs} name: "P.pvs" alias: "pvs" }
+  match { id: 1 name: "x" bitwidth: 8 match_type: TERNARY }
+  match { id: 2 name: "y" bitwidth: 16 match_type: EXACT }
+  size: 8
+}
+registers {
+  preamble { id: ${reports} name: "I.reports" alias: "reports" }
+  type_spec { struct { name: "report_t" } }
+  size: 4
+}
+type_info {
+  structs {
+    key: "report_t"
+    value {
+      members { name: "hdr" type_spec { header { name: "a_t" } } }
+      members { name: "k" type_spec { bitstring { bit { bitwidth: 8 } } } }
+    }
+  }
+  headers {
+    key: "a_t"
+    value {
+      members { name: "x" type_spec { bit { bitwidth: 8 } } }
+      members { name: "y" type_spec { bit { bitwidth: 16 } } }
+    }
+  }
+  enums {
+    key: "Mode"
+    value { members { name: "FAST" } members { name: "SAFE" } }
+  }
+  error {
+    members: ["NoError", "PacketTooShort", "NoMatch", "StackOutOfBounds",
+              "HeaderTooShort", "ParserTimeout", "ParserInvalidArgument"]
+  }
+  new_types {
+    key: "Name_t"
+    value { translated_type { uri: "example.org/name" sdn_string { } } }
+  }
+}
+""").substitute(v), p4info_pb2.P4Info())
+    assert got == want, text_format.MessageToString(got)
