@@ -73,7 +73,7 @@ SES_OPCODES = {
 SES_RSP_OPCODES = {0: "DEFAULT", 1: "RESPONSE", 2: "WITH_DATA", 3: "NONE"}
 
 # Flag names, least significant bit first, as scapy's FlagsField wants them.
-REQUEST_FLAGS = ["r0", "r1", "SYN", "AR", "RETX", "r5", "T"]
+REQUEST_FLAGS = ["r0", "EC", "SYN", "AR", "RETX", "r5", "T"]  # EC, T: netweft extensions
 ACK_FLAGS = ["r0", "REQ0", "REQ1", "P", "RETX", "M", "DUP"]
 NACK_FLAGS = ["r0", "r1", "r2", "NT", "RETX", "M", "r6"]
 SES_FLAGS = ["SOM", "EOM", "HD", "REL", "IE", "DC"]

@@ -105,6 +105,15 @@ typedef struct {
     uint64_t drop_syn_half_open;
     uint64_t pdc_reclaimed;
     uint64_t pdc_closed;
+    uint64_t ec_blocks_sent;
+    uint64_t ec_parity_pkts_out;
+    uint64_t ec_parity_bytes_out;
+    uint64_t ec_retransmits;
+    uint64_t ec_parity_pkts_in;
+    uint64_t ec_parity_late;
+    uint64_t ec_pkts_recovered;
+    uint64_t ec_blocks_recovered;
+    uint64_t ec_blocks_repaired;
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;
@@ -129,6 +138,18 @@ int32_t nw_peer_add(nw_engine_t *e, uint32_t ip, uint16_t port, uint8_t mode,
 int32_t nw_peer_close(nw_engine_t *e, uint32_t peer);
 int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,
                      uint8_t *mode);
+
+int32_t nw_peer_set_coding(nw_engine_t *e, uint32_t peer, uint32_t k, uint32_t m);
+
+typedef struct {
+    uint64_t srtt_ns, rttvar_ns, min_rtt_ns;
+    uint64_t tx_bytes;
+    uint64_t rx_bytes;
+    uint64_t data_pkts;
+    uint64_t retransmits;
+    uint32_t k, m;
+} nw_path_stats_t;
+int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 
 int32_t nw_post_write(nw_engine_t *e, uint32_t peer, uint64_t wr_id, const void *local,
                       uint64_t len, uint32_t rkey, uint64_t roffset);

@@ -7,6 +7,9 @@
  * packets into either engine: raw bytes, or a legitimate packet of the
  * exchange with fuzz bytes XORed in. Legitimate traffic keeps flowing between
  * the hostile packets so that the state machines are deep in their states.
+ * Two inputs in three run with erasure coding on A's PDC (k = 2 or 3 data,
+ * 1 or 2 parity packets), so that forged and mangled parity headers, shards
+ * and decodes reach the receiver too.
  * ASan/UBSan catch memory errors; the harness aborts if a region registered
  * for remote writes was touched outside its bounds (guard bytes) or if a
  * completion reports more bytes than the work request had.
@@ -110,6 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    &rkey);
     nw_mr_register(w.a, w.read_a, REGION, NW_ACCESS_REMOTE_WRITE, &lkey);
     nw_peer_add(w.a, IP_B, 0, NW_MODE_RUD, &peer);
+    if (size % 3)
+        nw_peer_set_coding(w.a, peer, 2 + (uint32_t)(size % 2), 1 + (uint32_t)(size % 3 == 2));
     nw_post_recv(w.b, 1, w.recv_b[0], REGION);
     nw_post_recv(w.b, 2, w.recv_b[1], 100);
     nw_post_write(w.a, peer, 10, w.src_a, 3000, rkey, 500);

@@ -30,6 +30,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (rc >= 0 && (back.pds.type != pkt.pds.type || back.pds.flags != pkt.pds.flags))
             abort();
+        /* The parity header (next header 15) round-trips field by field. */
+        if (rc >= 0 && back.pds.next_hdr == NW_NH_NW_PARITY &&
+            (back.parity.base_psn != pkt.parity.base_psn || back.parity.k != pkt.parity.k ||
+             back.parity.m != pkt.parity.m || back.parity.index != pkt.parity.index ||
+             back.parity.shard_len != pkt.parity.shard_len))
+            abort();
     } else if (hdr < NW_WIRE_ERR_FIRST || hdr > NW_WIRE_ERR_LAST) {
         abort();
     }

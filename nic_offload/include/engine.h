@@ -196,6 +196,17 @@ typedef struct {
     uint64_t pdc_reclaimed;     /* half-open PDCs freed (evicted for a new PDC when the table
                                    was full, or idle for 2 * rto_max_ns) */
     uint64_t pdc_closed;        /* PDCs closed with nw_peer_close */
+    /* erasure coding (nw_peer_set_coding) */
+    uint64_t ec_blocks_sent;    /* coded blocks closed (their parity computed) */
+    uint64_t ec_parity_pkts_out;/* parity packets sent (first transmissions) */
+    uint64_t ec_parity_bytes_out;/* bytes of parity packets, resent empty ones included:
+                                   the overhead of coding */
+    uint64_t ec_retransmits;    /* coded data packets resent: losses coding did not repair */
+    uint64_t ec_parity_pkts_in; /* parity packets received */
+    uint64_t ec_parity_late;    /* parity packets that arrived after their block completed */
+    uint64_t ec_pkts_recovered; /* data packets rebuilt from parity */
+    uint64_t ec_blocks_recovered; /* blocks completed by decoding */
+    uint64_t ec_blocks_repaired;/* blocks completed by retransmission (more losses than parity) */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;
@@ -232,6 +243,24 @@ int32_t nw_peer_close(nw_engine_t *e, uint32_t peer);
 /* Address and mode of a peer handle (also for peers created by incoming PDCs). */
 int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t *port,
                      uint8_t *mode);
+
+/* Erasure coding of the peer's future blocks: k data packets plus m parity
+ * (1 <= k <= 32, 1 <= m <= 8), or k = m = 0 for selective repeat only (the
+ * default). RUD peers only (NW_EINVAL otherwise). Messages posted while
+ * coding is on use packets NW_EC_SHARD_RESERVE bytes shorter (their parity
+ * must fit the MTU). */
+int32_t nw_peer_set_coding(nw_engine_t *e, uint32_t peer, uint32_t k, uint32_t m);
+
+/* What a reliability policy measures on a peer's PDC. */
+typedef struct {
+    uint64_t srtt_ns, rttvar_ns, min_rtt_ns; /* 0 = no sample yet */
+    uint64_t tx_bytes;        /* request bytes sent: data, resends, parity */
+    uint64_t rx_bytes;        /* of those, bytes the peer reported receiving (ACK_CC rcvd_bytes) */
+    uint64_t data_pkts;       /* data packets sent (first transmissions) */
+    uint64_t retransmits;     /* data packets resent */
+    uint32_t k, m;            /* current code (0, 0 = selective repeat) */
+} nw_path_stats_t;
+int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 
 /* ---- work requests (initiator) ----
  * All return NW_OK or: NW_ENOPEER, NW_EINVAL (len > UINT32_MAX, NULL buffer with len > 0;

@@ -9,9 +9,11 @@
 #include "congestion.h"
 #include "engine.h"
 #include "entropy.h"
+#include "erasure_code.h"
 #include "memory_region.h"
 #include "recv_queue.h"
 #include "sack.h"
+#include "uet_wire.h"
 
 #define NW_NIL 0xffffffffu
 #define NW_MAX_WINDOW 4096u /* SYN packets carry a 12-bit start-PSN offset */
@@ -47,6 +49,7 @@ typedef struct {
     uint8_t awaiting_rsp;   /* WRITE/SEND: all packets acknowledged, response missing */
     uint8_t ready;          /* ROD: done, waiting for earlier work requests to complete */
     uint32_t seq;           /* posting order on its PDC */
+    uint32_t seg_max;       /* payload bytes per packet (smaller on coded PDCs) */
 } nw_wr_t;
 
 /* ---- transmit slots, one per PSN in flight ---- */
@@ -71,6 +74,10 @@ typedef struct {
                             duplicate report (NW_PDS_F_DUP) from the receiver proves one
                             spurious; cleared when the slot is reused */
     uint16_t retx;
+    uint8_t ec_kind;     /* NW_EC_SLOT_*: data in a coded block, or parity */
+    uint8_t ec_k, ec_m, ec_index; /* parity: its block's shape and its index */
+    uint32_t ec_base;    /* first data PSN of its block */
+    uint64_t ec_end_seq; /* coded data: tx_seq of its block's last parity (0 = not sent) */
 } nw_tx_slot_t;
 
 /* ---- receive-side message reassembly (sends, UUD) ---- */
@@ -187,6 +194,15 @@ typedef struct {
     uint64_t rod_recheck_deadline;  /* 0 = none */
     uint32_t rod_recheck_psn;
     nw_rx_msg_t *rx_msgs;           /* msg_id & (W-1) */
+    /* erasure coding (erasure_code.c) and what the reliability policy measures */
+    nw_ec_tx_t *ec_tx;              /* sender: code and open block (NULL = never coded) */
+    nw_ec_rx_t *ec_rx;              /* receiver: shards and blocks (NULL = none seen) */
+    uint64_t tx_req_bytes;          /* request bytes sent (data, resends, parity) */
+    uint64_t rx_req_bytes;          /* request bytes that arrived (reported in ACKs) */
+    uint64_t peer_rx_bytes;         /* of tx_req_bytes, what the peer reported receiving */
+    uint32_t peer_rx_last;          /* last 24-bit count the peer reported */
+    uint8_t peer_rx_valid;
+    uint64_t pdc_data_pkts, pdc_retransmits; /* first transmissions and resends */
     uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
 } nw_pdc_t;
 
@@ -293,6 +309,34 @@ void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w);
 /* Completes a WRITE/SEND once all its packets are acknowledged and the
  * target's response arrived; otherwise marks it as awaiting the response. */
 void nw_wr_write_progress(nw_engine_t *e, nw_wr_t *w);
+
+/* erasure_code.c */
+/* Sets the code for the PDC's next blocks (k = m = 0: selective repeat only). */
+int32_t nw_ec_set(nw_engine_t *e, nw_pdc_t *p, uint32_t k, uint32_t m);
+void nw_ec_free(nw_pdc_t *p);
+/* Payload bytes per packet for a message posted now on p. */
+uint32_t nw_ec_seg_payload(const nw_engine_t *e, const nw_pdc_t *p);
+void nw_ec_mark_packet(uint8_t *pkt);
+int nw_ec_tx_parity_due(const nw_pdc_t *p);
+/* Before a new data packet whose bytes after the PDS header are body_len:
+ * 1 if the open block had to close first (its parity is now due). */
+int nw_ec_tx_close_before(nw_engine_t *e, nw_pdc_t *p, uint32_t body_len);
+/* After a first transmission (slot s, packet pkt of n bytes): adds it to the
+ * open block when coding is on (marks the packet NW_PDS_F_EC). */
+void nw_ec_tx_on_data(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint8_t *pkt, uint32_t n);
+int32_t nw_ec_tx_output_parity(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap,
+                               uint64_t now);
+int32_t nw_ec_tx_resend_parity(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint8_t *buf,
+                               uint32_t cap);
+/* 1 if loss detection must wait for the verdict of s's block. */
+int nw_ec_tx_hold(const nw_pdc_t *p, const nw_tx_slot_t *s);
+/* A new RUD request was accepted: keep its shard, learn blocks, decode. */
+void nw_ec_rx_on_packet(nw_engine_t *e, nw_pdc_t *p, const nw_wire_pkt_t *pk,
+                        const uint8_t *raw, uint32_t raw_len, uint64_t now);
+
+/* receive.c: a data packet rebuilt by the decoder enters the receive path. */
+int32_t nw_rx_recovered(nw_engine_t *e, nw_pdc_t *p, const uint8_t *pkt, uint32_t len,
+                        uint64_t now);
 
 /* rx_message.c */
 void nw_rxm_on_send_pkt(nw_engine_t *e, nw_pdc_t *p, const uint8_t *payload, uint32_t len,

@@ -69,6 +69,7 @@
 #define NW_PDS_F_P         0x08  /* ACK: probe response */
 #define NW_PDS_F_NT        0x08  /* NACK: NACK type */
 #define NW_PDS_F_SYN       0x04  /* requests/CTRL: new PDC, no dpdcid yet */
+#define NW_PDS_F_EC        0x02  /* RUD requests: netweft extension, a parity block covers it */
 #define NW_PDS_F_REQ_MASK  0x06  /* ACK: 2-bit request field */
 #define NW_PDS_F_REQ_SHIFT 1
 #define NW_ACK_REQ_NONE    0

@@ -176,6 +176,39 @@ int32_t nw_peer_info(const nw_engine_t *e, uint32_t peer, uint32_t *ip, uint16_t
     return NW_OK;
 }
 
+int32_t nw_peer_set_coding(nw_engine_t *e, uint32_t peer, uint32_t k, uint32_t m)
+{
+    nw_pdc_t *p = peer_get(e, peer);
+    if (!p)
+        return NW_ENOPEER;
+    int32_t r = nw_ec_set(e, p, k, m);
+    if (r == NW_OK)
+        nw_pdc_activate(e, p); /* a closed block's parity may now be due */
+    return r;
+}
+
+int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out)
+{
+    const nw_pdc_t *p = peer_get((nw_engine_t *)e, peer);
+    if (!p)
+        return NW_ENOPEER;
+    if (!out)
+        return NW_EINVAL;
+    memset(out, 0, sizeof(*out));
+    out->srtt_ns = p->srtt;
+    out->rttvar_ns = p->rttvar;
+    out->min_rtt_ns = p->cc.min_rtt;
+    out->tx_bytes = p->tx_req_bytes;
+    out->rx_bytes = p->peer_rx_bytes;
+    out->data_pkts = p->pdc_data_pkts;
+    out->retransmits = p->pdc_retransmits;
+    if (p->ec_tx) {
+        out->k = p->ec_tx->k;
+        out->m = p->ec_tx->m;
+    }
+    return NW_OK;
+}
+
 /* ---------------------------------------------------------- posting */
 
 static int32_t post(nw_engine_t *e, uint32_t peer, uint8_t kind, uint64_t wr_id,
@@ -204,7 +237,8 @@ static int32_t post(nw_engine_t *e, uint32_t peer, uint8_t kind, uint64_t wr_id,
     w->len = len;
     w->rkey = rkey;
     w->roffset = roffset;
-    w->pkts_total = nw_seg_count(kind == NW_WR_READ ? 0 : len, e->max_payload);
+    w->seg_max = nw_ec_seg_payload(e, p);
+    w->pkts_total = nw_seg_count(kind == NW_WR_READ ? 0 : len, w->seg_max);
     w->seq = p->post_seq++;
     nw_wr_enqueue(e, p, w);
     return NW_OK;

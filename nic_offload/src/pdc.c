@@ -36,6 +36,7 @@ static void pdc_free_arrays(nw_pdc_t *p)
     free(p->rod_len);
     free(p->rod_psn);
     nw_rxw_destroy(&p->rxw);
+    nw_ec_free(p);
 }
 
 void nw_pdc_table_destroy(nw_engine_t *e)
@@ -264,7 +265,7 @@ int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
         return 1;
     if (p->failed)
         return 0;
-    if (p->lost_count > 0)
+    if (p->lost_count > 0 || nw_ec_tx_parity_due(p))
         return 1;
     if (p->sq_head == NW_NIL)
         return 0;

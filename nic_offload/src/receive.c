@@ -146,7 +146,8 @@ static int rx_read_request(nw_engine_t *e, nw_pdc_t *p, const nw_ses_std_t *s)
         w->rsp_code = rc_of(r);
         w->rkey = 0;
     }
-    w->pkts_total = nw_seg_count(w->len, e->max_payload);
+    w->seg_max = nw_ec_seg_payload(e, p);
+    w->pkts_total = nw_seg_count(w->len, w->seg_max);
     nw_wr_enqueue(e, p, w);
     return RX_ACCEPT;
 }
@@ -303,6 +304,7 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     if (!p)
         return NW_EINVAL;
     nw_rx_window_t *w = &p->rxw;
+    p->rx_req_bytes += raw_len;
     int32_t cls = nw_rxw_classify(w, h->psn);
     if (cls == NW_PSN_OUT_OF_WINDOW) {
         e->st.drop_out_of_window++;
@@ -311,6 +313,11 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     int wants_rsp = pk->pds.next_hdr == NW_NH_REQ_STD && (pk->ses.flags & NW_SES_F_EOM) &&
                     (pk->ses.opcode == NW_SES_OP_WRITE || pk->ses.opcode == NW_SES_OP_SEND);
     if (cls == NW_PSN_DUP) {
+        if (pk->pds.next_hdr == NW_NH_NW_PARITY && !(h->flags & NW_PDS_F_RETX)) {
+            /* Its block completed first (parity PSNs then count as received). */
+            e->st.ec_parity_late++;
+            return NW_OK;
+        }
         if (wants_rsp)
             nw_pdc_respond(e, p, pk->ses.message_id); /* the first response may be lost */
         e->st.dup_pkts++;
@@ -382,7 +389,22 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     } else if (p->ack_deadline == 0) {
         p->ack_deadline = now + e->cfg.ack_delay_ns;
     }
+    nw_ec_rx_on_packet(e, p, pk, raw, raw_len, now);
     return NW_OK;
+}
+
+int32_t nw_rx_recovered(nw_engine_t *e, nw_pdc_t *p, const uint8_t *pkt, uint32_t len,
+                        uint64_t now)
+{
+    nw_wire_pkt_t pk;
+    int32_t hl = nw_wire_parse(pkt, len, &pk);
+    if (hl < 0) {
+        count_parse_error(e, hl);
+        return NW_EINVAL;
+    }
+    p->rx_req_bytes -= len; /* it did not arrive: the peer's loss estimate must see that */
+    nw_pdc_t *rod = NULL;
+    return input_request(e, &pk, pkt + hl, len - (uint32_t)hl, pkt, len, p->ip, now, &rod);
 }
 
 static int32_t input_uud(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t *payload,
@@ -435,6 +457,17 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
     if (h->type != NW_PDS_ACK) {
         base = h->cack_psn + h->sack_psn_off;
         bits = h->sack_bitmap;
+    }
+    if (h->type == NW_PDS_ACK_CC && h->cc_type == NW_CC_NSCC) {
+        /* rcvd_bytes counts (mod 2^24) the request bytes that reached the
+         * peer; a step back is an ACK that was overtaken, not news. */
+        uint32_t delta = (h->rcvd_bytes - p->peer_rx_last) & 0xffffff;
+        if (!p->peer_rx_valid || delta < 0x800000) {
+            if (p->peer_rx_valid)
+                p->peer_rx_bytes += delta;
+            p->peer_rx_last = h->rcvd_bytes;
+            p->peer_rx_valid = 1;
+        }
     }
     uint32_t trigger = h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off;
     int32_t r = nw_tx_on_ack(e, p, h->cack_psn, trigger, base, bits, now);

@@ -242,6 +242,8 @@ static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
      * spurious resend would declare everything sent before it lost). */
     if (s->retx == 0 && s->tx_seq > p->max_acked_seq)
         p->max_acked_seq = s->tx_seq;
+    if (s->ec_kind == NW_EC_SLOT_PARITY)
+        return 1; /* parity belongs to no work request */
     nw_wr_t *w = &e->wrs[s->wr];
     w->pkts_acked++;
     if (w->kind == NW_WR_READ) {
@@ -345,7 +347,7 @@ void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
     p->rack_deadline = 0;
     while (p->list_head != NW_NIL) {
         nw_tx_slot_t *s = &p->slots[p->list_head];
-        if (s->tx_seq + reorder >= p->max_acked_seq)
+        if (s->tx_seq + reorder >= p->max_acked_seq || nw_ec_tx_hold(p, s))
             break;
         if (now < s->sent_ns + wait) {
             p->rack_deadline = s->sent_ns + wait;

@@ -42,6 +42,7 @@ static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, int dup, ui
     h->sack_psn_off = (uint16_t)(base - cum);
     h->sack_bitmap = nw_rxw_sack(&p->rxw, base);
     h->ooo_count = (uint16_t)(p->rxw.count > 0xffff ? 0xffff : p->rxw.count);
+    h->rcvd_bytes = (uint32_t)(p->rx_req_bytes & 0xffffff); /* NSCC: bytes that arrived */
     if (p->rsp_count > 0) {
         /* Responses go out in message order, one per ACK; a refusal goes to the
          * back of the line until it has ridden NW_RSP_REPEAT ACKs, so that
@@ -198,7 +199,11 @@ static int32_t output_new(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     }
     uint64_t payload_len = w->kind == NW_WR_READ ? 0 : w->len;
     uint32_t off = w->seg_off;
-    uint32_t len = nw_seg_len(payload_len, off, e->max_payload);
+    uint32_t len = nw_seg_len(payload_len, off, w->seg_max);
+    uint32_t body = len + (w->kind == NW_WR_READ_RESP ? NW_WIRE_SES_RSP_DATA_LEN
+                                                      : NW_WIRE_SES_STD_LEN);
+    if (nw_ec_tx_close_before(e, p, body))
+        return nw_ec_tx_output_parity(e, p, buf, cap, now);
     uint32_t psn = p->nxt;
     int32_t n = build_data(e, p, w, psn, off, len, 0, buf, cap);
     if (n < 0)
@@ -225,6 +230,9 @@ static int32_t output_new(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     s->prev = s->next = NW_NIL;
     p->nxt++;
     nw_tx_sent(e, p, s, now);
+    p->tx_req_bytes += (uint64_t)n;
+    p->pdc_data_pkts++;
+    nw_ec_tx_on_data(e, p, s, buf, (uint32_t)n);
     return n;
 }
 
@@ -261,8 +269,20 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     }
     nw_tx_slot_t *s = nw_tx_next_lost(e, p);
     if (s) {
-        nw_wr_t *w = &e->wrs[s->wr];
-        int32_t n = build_data(e, p, w, s->psn, s->msg_off, s->len, 1, buf, cap);
+        int32_t n;
+        if (s->ec_kind == NW_EC_SLOT_PARITY) {
+            n = nw_ec_tx_resend_parity(e, p, s, buf, cap);
+        } else {
+            n = build_data(e, p, &e->wrs[s->wr], s->psn, s->msg_off, s->len, 1, buf, cap);
+            if (n > 0 && s->ec_kind == NW_EC_SLOT_DATA) {
+                nw_ec_mark_packet(buf); /* its shard still counts towards its block */
+                e->st.ec_retransmits++;
+            }
+            if (n > 0) {
+                p->tx_req_bytes += (uint64_t)n;
+                p->pdc_retransmits++;
+            }
+        }
         if (n < 0)
             return n;
         s->retx++;
@@ -272,6 +292,12 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         nw_tx_sent(e, p, s, now);
         e->st.retransmits++;
         fill_dest(p, dst);
+        return n;
+    }
+    if (nw_ec_tx_parity_due(p)) {
+        int32_t n = nw_ec_tx_output_parity(e, p, buf, cap, now);
+        if (n > 0)
+            fill_dest(p, dst);
         return n;
     }
     if (p->sq_head != NW_NIL && nw_pdc_has_output(e, p)) {

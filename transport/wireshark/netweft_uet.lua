@@ -363,6 +363,10 @@ local function dissect(tvb, pinfo, root)
             pinfo.cols.info:append(" " .. (SES_OPCODES[bit.band(r(0, 1):uint(), 0x3f)] or "opcode?"))
         elseif nibble == 15 then
             declared = dissect_parity(r, next_tree)
+            local block, k, m, index = r(0, 4):uint(), r(4, 1):uint(), r(5, 1):uint(), r(6, 1):uint()
+            next_tree:append_text(string.format(": block %d (%d data), parity %d of %d",
+                                                block, k, index + 1, m))
+            pinfo.cols.info:append(string.format(" parity block=%d index=%d/%d", block, index, m))
         else
             declared = dissect_rsp(r, next_tree, nibble)
         end
