@@ -51,6 +51,12 @@ from netweft.transport.memory_region import (
     byte_view,
     check_range,
 )
+from netweft.transport.reliability_policy import (
+    SR,
+    AdaptivePolicy,
+    Reliability,
+    parse_reliability,
+)
 
 
 class Mode(enum.IntEnum):
@@ -85,6 +91,9 @@ class Peer:
         self.address = address
         self.mode = mode
         self._closed = False
+        self._reliability = Reliability("sr")
+        self._policy: AdaptivePolicy | None = None
+        self._code: tuple[int, int] = SR
 
     @property
     def closed(self) -> bool:
@@ -95,6 +104,50 @@ class Peer:
         """Close the delivery context: outstanding work completes as cancelled, the
         remote frees its side, and this object refuses further use (idempotent)."""
         self.endpoint._close_peer(self)
+
+    @property
+    def reliability(self) -> Reliability:
+        """How this PDC repairs loss: sr (default), ec:K,M or adaptive."""
+        return self._reliability
+
+    @property
+    def code(self) -> tuple[int, int]:
+        """The (k, m) code the engine uses for this PDC's next blocks; (0, 0) = none."""
+        return self._code
+
+    @property
+    def policy(self) -> AdaptivePolicy | None:
+        """The adaptive policy (its estimates), when the reliability is ``adaptive``."""
+        return self._policy
+
+    def set_reliability(self, reliability: str | Reliability,
+                        policy: AdaptivePolicy | None = None) -> None:
+        """Choose loss repair for messages posted from now on: ``"sr"`` (selective
+        repeat), ``"ec:K,M"`` (K data + M parity packets per block; selective repeat
+        repairs what parity cannot) or ``"adaptive"`` (before each message, the code
+        with the lowest expected completion time for the measured RTT, rate and loss;
+        ``policy`` overrides the default :class:`AdaptivePolicy`). Coding needs RUD."""
+        self.endpoint._check_peer(self)
+        rel = parse_reliability(reliability)
+        if rel.kind != "sr" and self.mode is not Mode.RUD:
+            raise InvalidArgumentError(f"reliability {rel} needs a RUD peer; this one is "
+                                       f"{self.mode.name} (coding is for RUD only)")
+        self._policy = None
+        if rel.kind == "adaptive":
+            self._policy = policy or AdaptivePolicy(payload=self.endpoint.max_payload)
+        self._set_code((rel.k, rel.m) if rel.kind == "ec" else SR)
+        self._reliability = rel
+
+    def path(self) -> dict[str, int]:
+        """What the engine measures on this PDC: srtt_ns, rttvar_ns, min_rtt_ns, tx_bytes,
+        rx_bytes (of those, what the peer reported receiving), data_pkts, retransmits, k, m."""
+        self.endpoint._check_peer(self)
+        return self.endpoint._port.peer_path(self.handle)
+
+    def _set_code(self, code: tuple[int, int]) -> None:
+        if code != self._code:
+            self.endpoint._port.peer_set_coding(self.handle, *code)
+            self._code = code
 
     def write(self, local: MemoryRegion, remote: RemoteKey | MemoryRegion, *,
               remote_offset: int = 0, local_offset: int = 0, length: int | None = None,
@@ -131,6 +184,7 @@ class Endpoint:
         self._inflight: dict[int, tuple[Opcode, Any, memoryview | None, Any]] = {}
         self._regions: dict[int, MemoryRegion] = {}
         self._peers: dict[tuple[str, int, Mode], Peer] = {}
+        self._adaptive: dict[int, tuple[Peer, float, int]] = {}  # wr_id -> (peer, posted, size)
         self.cq = CompletionQueue(self._fetch, port.progress, port.clock, lambda: self._closed,
                                   lambda wr_id: wr_id in self._inflight)
 
@@ -292,11 +346,14 @@ class Endpoint:
         wr_id = self._next_id(wr_id)
         ptr = ffi.cast("uint8_t *", region._keepalive) + local_offset
         post = self._port.post_write if op is Opcode.WRITE else self._port.post_read
+        if op is Opcode.WRITE:
+            self._before_post(peer, wr_id, length)
         self._inflight[wr_id] = (op, region, None, context)
         try:
             post(peer.handle, wr_id, ptr, length, remote.rkey, remote_offset)
         except BaseException:
             del self._inflight[wr_id]
+            self._adaptive.pop(wr_id, None)
             raise
         return wr_id
 
@@ -316,11 +373,13 @@ class Endpoint:
         check_range("the send buffer", view.nbytes, offset, length)
         wr_id = self._next_id(wr_id)
         ptr = ffi.cast("uint8_t *", keep) + offset
+        self._before_post(peer, wr_id, length)
         self._inflight[wr_id] = (Opcode.SEND, (data, keep), None, context)
         try:
             self._port.post_send(peer.handle, wr_id, ptr, length)
         except BaseException:
             del self._inflight[wr_id]
+            self._adaptive.pop(wr_id, None)
             raise
         return wr_id
 
@@ -352,10 +411,26 @@ class Endpoint:
             raise
         return wr_id
 
+    def _before_post(self, peer: Peer, wr_id: int, length: int) -> None:
+        """Adaptive peers: pick the code for this message, and time it."""
+        if peer._policy is None:
+            return
+        peer._set_code(peer._policy.choose(length))
+        self._adaptive[wr_id] = (peer, self._port.clock(), length)
+
+    def _observe(self, wr_id: int, status: int) -> None:
+        peer, posted, size = self._adaptive.pop(wr_id)
+        if status or peer.closed or peer._policy is None:
+            return
+        peer._policy.observe_path(self._port.peer_path(peer.handle))
+        peer._policy.observe_message(size, self._port.clock() - posted)
+
     # ---- completions ----
     def _fetch(self, max_entries: int) -> list[Completion]:
         out = []
         for raw in self._port.poll_cq(max_entries):
+            if raw.wr_id in self._adaptive:
+                self._observe(raw.wr_id, raw.status)
             op, _keep, recv_view, context = self._inflight.pop(
                 raw.wr_id, (Opcode(raw.opcode), None, None, None))
             completion = Completion(raw.wr_id, Opcode(raw.opcode), raw.status, raw.bytes,
@@ -401,6 +476,7 @@ class Endpoint:
             region._drop()
         self._regions.clear()
         self._inflight.clear()
+        self._adaptive.clear()
 
     def __enter__(self) -> Endpoint:
         return self

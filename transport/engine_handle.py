@@ -107,6 +107,13 @@ def peer_info(engine: Any, peer: int) -> tuple[str, int, int]:
     return int_to_ip(int(ip[0])), int(port[0]), int(mode[0])
 
 
+def peer_path(engine: Any, peer: int) -> dict[str, int]:
+    """What ``nw_peer_path`` measures on a peer's PDC (RTT, bytes sent and received, code)."""
+    out = ffi.new("nw_path_stats_t *")
+    raise_for(lib.nw_peer_path(engine, peer, out), f"peer handle {peer}")
+    return {name: int(getattr(out, name)) for name, _ in ffi.typeof("nw_path_stats_t").fields}
+
+
 class EngineHandle:
     """Owns one ``nw_engine_t`` and calls it from the current thread only."""
 
@@ -143,6 +150,12 @@ class EngineHandle:
 
     def peer_close(self, peer: int) -> None:
         raise_for(lib.nw_peer_close(self.ptr, peer), f"close peer handle {peer}")
+
+    def peer_set_coding(self, peer: int, k: int, m: int) -> None:
+        raise_for(lib.nw_peer_set_coding(self.ptr, peer, k, m), f"set coding {k},{m}")
+
+    def peer_path(self, peer: int) -> dict[str, int]:
+        return peer_path(self.ptr, peer)
 
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:

@@ -32,7 +32,13 @@ class Impairments:
 
     ``spray_paths``/``spray_skew_ns`` model a fabric that sprays on the entropy
     value: each value maps to one of several paths of different lengths, so
-    packets of one flow arrive reordered by their entropy."""
+    packets of one flow arrive reordered by their entropy.
+
+    ``burst_enter``/``burst_exit``/``burst_loss`` add Gilbert-Elliott burst loss:
+    each datagram the path moves from its good to its bad state with probability
+    ``burst_enter`` (from bad to good with ``burst_exit``), and in the bad state a
+    datagram is lost with probability ``burst_loss``; ``loss`` applies in both
+    states. Mean burst length is ``1 / burst_exit`` datagrams."""
 
     loss: float = 0.0
     duplicate: float = 0.0
@@ -44,15 +50,22 @@ class Impairments:
     junk: float = 0.0
     spray_paths: int = 1
     spray_skew_ns: int = 0
+    burst_enter: float = 0.0
+    burst_exit: float = 1.0
+    burst_loss: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("loss", "duplicate", "reorder", "corrupt", "junk"):
+        for name in ("loss", "duplicate", "reorder", "corrupt", "junk", "burst_enter",
+                     "burst_exit", "burst_loss"):
             p = getattr(self, name)
             if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
                 raise InvalidArgumentError(f"impairment {name} must be a probability in [0, 1], "
                                            f"got {p!r}")
         if self.loss >= 1.0:
             raise InvalidArgumentError("impairment loss must be below 1 (nothing would arrive)")
+        if self.burst_enter and self.burst_exit == 0.0:
+            raise InvalidArgumentError("impairment burst_exit must be > 0 when burst_enter is "
+                                       "set (the path would stay in its bad state)")
         if not isinstance(self.spray_paths, int) or self.spray_paths < 1:
             raise InvalidArgumentError(f"impairment spray_paths must be an int >= 1, "
                                        f"got {self.spray_paths!r}")
@@ -134,6 +147,7 @@ class Path:
     rng: random.Random
     busy_until_ns: int = 0
     counters: Counter = field(default_factory=Counter)
+    in_burst: bool = False  # Gilbert-Elliott state: True = bad
 
     def transmit(self, now_ns: int, data: bytes, entropy: int = 0) -> tuple[int, list[Arrival]]:
         """Send ``data`` at ``now_ns``: (time the link is free again, arrivals at the receiver).
@@ -154,6 +168,10 @@ class Path:
         if imp.loss and rng.random() < imp.loss:
             self.counters["lost"] += 1
             return self.busy_until_ns, arrivals
+        if imp.burst_enter and self._burst_drop():
+            self.counters["lost"] += 1
+            self.counters["burst_lost"] += 1
+            return self.busy_until_ns, arrivals
         copies = 1
         if imp.duplicate and rng.random() < imp.duplicate:
             copies = 2
@@ -169,6 +187,15 @@ class Path:
                 self.counters["corrupted"] += 1
             arrivals.append(Arrival(at, payload, intact))
         return self.busy_until_ns, arrivals
+
+    def _burst_drop(self) -> bool:
+        """One Gilbert-Elliott step: move between the states, then drop in the bad one."""
+        imp, rng = self.impairments, self.rng
+        if self.in_burst:
+            self.in_burst = rng.random() >= imp.burst_exit
+        else:
+            self.in_burst = rng.random() < imp.burst_enter
+        return self.in_burst and rng.random() < imp.burst_loss
 
     def _flip_bit(self, data: bytes) -> bytes:
         if not data:

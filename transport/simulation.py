@@ -78,6 +78,15 @@ class SimulatedNic:
         self.engine.peer_close(peer)
         self.kick()  # the CTRL CLOSE goes out
 
+    def peer_set_coding(self, peer: int, k: int, m: int) -> None:
+        self._check()
+        self.engine.peer_set_coding(peer, k, m)
+        self.kick()  # a block closed by the change has parity to send
+
+    def peer_path(self, peer: int) -> dict[str, int]:
+        self._check()
+        return self.engine.peer_path(peer)
+
     def post_write(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                    roffset: int) -> None:
         self._check()

@@ -26,6 +26,7 @@ from netweft.transport.engine_handle import (
     ip_to_int,
     make_config,
     peer_info,
+    peer_path,
     raise_for,
     stats_dict,
     strerror,
@@ -122,6 +123,24 @@ class UdpNic:
         lib.nw_io_lock(io)
         try:
             return peer_info(self._engine, peer)
+        finally:
+            lib.nw_io_unlock(io)
+
+    def peer_set_coding(self, peer: int, k: int, m: int) -> None:
+        io = self._live()
+        lib.nw_io_lock(io)
+        try:
+            code = lib.nw_peer_set_coding(self._engine, peer, k, m)
+        finally:
+            lib.nw_io_unlock(io)
+        lib.nw_io_kick(io)
+        raise_for(code, f"set coding {k},{m}")
+
+    def peer_path(self, peer: int) -> dict[str, int]:
+        io = self._live()
+        lib.nw_io_lock(io)
+        try:
+            return peer_path(self._engine, peer)
         finally:
             lib.nw_io_unlock(io)
 
