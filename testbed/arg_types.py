@@ -54,8 +54,18 @@ def float_in(low: float, high: float | None = None, *, low_open: bool = False
 def existing_file(text: str) -> Path:
     """An argparse type: a path to a file that exists and can be read."""
     path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file")
     if not path.is_file():
         raise argparse.ArgumentTypeError(f"no such file: {text!r}")
     if not os.access(path, os.R_OK):
         raise argparse.ArgumentTypeError(f"cannot read {text!r} (permission denied)")
+    return path
+
+
+def existing_dir(text: str) -> Path:
+    """An argparse type: a path to a directory that exists (an include path, say)."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"no such directory: {text!r}")
     return path

@@ -21,7 +21,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from netweft.p4.programs import source_dir
-from netweft.testbed.arg_types import existing_file, int_in
+from netweft.testbed.arg_types import existing_dir, existing_file, int_in
 from netweft.testbed.cli import CommandError
 
 
@@ -124,6 +124,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sw.add_argument("--program", type=existing_file,
                     help="a .p4 file to measure instead of the largest in p4/")
     sw.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                    type=existing_dir,
                     help="directory searched by #include for --program (repeatable)")
     sw.set_defaults(func=run_switch_bench)
     for ep in entry_points(group="netweft.benches"):

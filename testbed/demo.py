@@ -192,6 +192,11 @@ def _main(args: argparse.Namespace) -> int:
         raise CommandError("needs root for network namespaces; run it as root (sudo)")
     out_dir = args.out or Path("results") / time.strftime("demo-%Y%m%d-%H%M%S")
     try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CommandError(f"cannot create the output folder {out_dir}: {err.strerror}; "
+                           "choose another with --out") from None
+    try:
         results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
                            log=lambda msg: print(msg, file=sys.stderr, flush=True))
     except (NetworkError, RuntimeError, OSError) as err:

@@ -12,6 +12,7 @@ import argparse
 from netweft.p4.compiler.compiler import compile_p4
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
+from netweft.testbed.arg_types import existing_dir, existing_file
 from netweft.testbed.cli import CommandError
 
 
@@ -45,8 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``p4check`` to the ``netweft`` command line."""
     p = subparsers.add_parser("p4check", help="check a P4-16 v1model program (no p4c needed)",
                               description=__doc__)
-    p.add_argument("program", help="the .p4 file")
+    p.add_argument("program", type=existing_file, help="the .p4 file")
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   type=existing_dir,
                    help="directory searched by #include (repeatable)")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(func=run)

@@ -11,6 +11,8 @@ import argparse
 import sys
 from typing import TextIO
 
+from netweft.testbed.arg_types import existing_dir, existing_file
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``stf`` subcommand."""
@@ -19,9 +21,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Compile PROGRAM.p4, run the STF test (table entries, packets in, "
                     "expected packets out) on netweft's embedded switch and report each "
                     "expectation.")
-    parser.add_argument("program", help="the P4-16 v1model program")
-    parser.add_argument("stf", help="the STF test file")
+    parser.add_argument("program", type=existing_file, help="the P4-16 v1model program")
+    parser.add_argument("stf", type=existing_file, help="the STF test file")
     parser.add_argument("-I", "--include", dest="include_dirs", action="append", default=[],
+                        type=existing_dir,
                         metavar="DIR", help="directory searched by #include (repeatable)")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="print only failures and the summary")

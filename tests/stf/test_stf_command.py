@@ -24,7 +24,10 @@ def netweft_stf(*argv: str) -> tuple[int, str]:
     """``netweft stf ARGV``'s exit code and what it printed (stdout, then stderr)."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["stf", *argv])
+        try:
+            code = main(["stf", *argv])
+        except SystemExit as exit_:  # argparse rejected an argument
+            code = exit_.code
     return code, out.getvalue() + err.getvalue()
 
 
@@ -63,9 +66,11 @@ def test_bad_program_and_missing_files(tmp_path):
     code, out = netweft_stf(str(prog), str(stf))
     assert code == 1 and out.startswith(f"netweft stf: error: {prog}:1:")
     code, out = netweft_stf(str(BASIC), str(tmp_path / "nope.stf"))
-    assert code == 1 and "nope.stf" in out and "Traceback" not in out
+    assert code == 2 and "Traceback" not in out
+    assert out.splitlines()[-1] == ("netweft stf: error: argument stf: no such file: "
+                                    f"'{tmp_path / 'nope.stf'}'")
     code, out = netweft_stf(str(tmp_path / "nope.p4"), str(stf))
-    assert code == 1 and "nope.p4" in out and "Traceback" not in out
+    assert code == 2 and "nope.p4" in out and "Traceback" not in out
 
 
 def test_include_dirs_and_the_installed_command(tmp_path):

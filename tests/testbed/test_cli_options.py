@@ -4,6 +4,7 @@ the command's own error prefix, --version, -I/--include, plain-text help."""
 import argparse
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -69,12 +70,34 @@ def test_help_is_plain_text():
         assert "``" not in text and ":class:" not in text and ":meth:" not in text, parser.prog
 
 
-def test_every_command_taking_p4_accepts_dash_i_and_include():
+def test_every_command_taking_p4_accepts_dash_i_and_include(tmp_path):
+    (tmp_path / "x.p4").write_text("")
+    (tmp_path / "x.stf").write_text("")
     parser = build_parser()
     for argv in (["p4check", "x.p4"], ["stf", "x.p4", "x.stf"], ["bench", "switch"]):
-        short = parser.parse_args([*argv, "-I", "a"])
-        long = parser.parse_args([*argv, "--include", "a"])
+        argv = [str(tmp_path / a) if "." in a else a for a in argv]
+        short = parser.parse_args([*argv, "-I", str(tmp_path)])
+        long = parser.parse_args([*argv, "--include", str(tmp_path)])
         assert vars(short) == vars(long), argv
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["p4check", "p4"], "argument program: 'p4' is a directory, not a file"),
+    (["p4check", "p4/basic_forward.p4", "-I", "/nonexistent"],
+     "argument -I/--include: no such directory: '/nonexistent'"),
+    (["stf", "p4/basic_forward.p4", "nope.stf"], "argument stf: no such file: 'nope.stf'"),
+])
+def test_paths_are_checked_when_parsed(argv, message, capsys, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    assert _parse_error(argv, capsys) == f"netweft {argv[0]}: error: {message}"
+
+
+@pytest.mark.netns  # needs root: the demo checks for root first
+def test_demo_output_folder_that_cannot_be_made_is_one_line(capsys):
+    assert main(["demo", "--out", "/proc/netweft-demo"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("netweft demo: error: cannot create the output folder /proc/netweft-demo: "
+                   "No such file or directory; choose another with --out\n")
     help_text = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_process",
                                 "--help"], capture_output=True, text=True, check=True).stdout
     assert "-I DIR, --include DIR" in help_text
