@@ -71,7 +71,7 @@ _PACKAGE_USE = {
     "pyroute2": "namespaces, veth, links",
     "pytest": "the test suite",
     "hypothesis": "property and fuzz tests",
-    "grpcio": "gRPC for P4Runtime clients (p4runtime-shell)",
+    "grpcio": "the P4Runtime server and its clients",
     "protobuf": "P4Runtime messages",
     "p4runtime": "P4Runtime protobufs",
     "p4runtime-shell": "P4Runtime client scripts",
@@ -92,7 +92,7 @@ def check_engine() -> list[Check]:
     header = os.path.exists("/usr/include/isa-l.h")
     rows.append(Check("ISA-L", bool(isal) and header,
                       f"library {isal or 'missing'}, header {'present' if header else 'missing'}",
-                      "linked into the C engine (erasure coding is planned)"))
+                      "Reed-Solomon erasure coding in the C engine"))
     return rows
 
 
