@@ -46,7 +46,6 @@ def test_every_tool_the_tests_use_is_checked():
     rows = _rows()
     assert set(HOST_TOOLS) <= set(rows)
     assert rows["clang runtimes"]["ok"] == (not missing_clang_runtimes(shutil.which("clang")))
-    assert "P4Runtime server" not in json.dumps(rows)
 
 
 def test_root_row():
