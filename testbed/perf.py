@@ -30,6 +30,7 @@ import zlib
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from netweft.testbed import perf_options as opt
 from netweft.transport.errors import TransportError
 
 CONTROL_PORT = 4794
@@ -89,13 +90,41 @@ class _Control:
         self.file.flush()
 
     def recv(self) -> dict[str, Any] | None:
-        line = self.file.readline()
+        """The peer's next message, or None if it closed the connection."""
+        try:
+            line = self.file.readline()
+        except ConnectionError:
+            return None
         if not line:
             return None
-        return json.loads(line)
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise PerfError(f"the peer spoke something else than the perf control protocol "
+                            f"({line[:40]!r}...): is it a netweft perf server?")
+        return obj
+
+    def expect(self, key: str) -> dict[str, Any]:
+        """The server's next reply, which must carry ``key``; a clear error otherwise."""
+        reply = self.recv()
+        if reply is None:
+            raise PerfError("the perf server closed the control connection: is a netweft perf "
+                            "server (not another program) listening there, and did it log an "
+                            "error?")
+        if "error" in reply:
+            raise PerfError(f"the perf server refused the test: {reply['error']}")
+        if key not in reply:
+            raise PerfError(f"the perf server's reply lacks {key!r}: is it the same netweft "
+                            "version as this client?")
+        return reply
 
     def close(self) -> None:
-        self.file.close()
+        try:
+            self.file.close()
+        except OSError:
+            pass  # the peer is gone; nothing left to flush to it
         self.sock.close()
 
 
@@ -205,7 +234,7 @@ def _connect(host: str, control_port: int, timeout: float = 10.0) -> _Control:
 def run_tcp(ctl: _Control, host: str, duration: float, msg_size: int) -> PerfResult:
     """Send ``msg_size``-byte messages over kernel TCP for ``duration`` seconds."""
     ctl.send({"op": "tcp"})
-    port = ctl.recv()["port"]
+    port = ctl.expect("port")["port"]
     msg = os.urandom(msg_size)
     cpu0 = _cpu_seconds()
     t0 = time.monotonic()
@@ -216,7 +245,7 @@ def run_tcp(ctl: _Control, host: str, duration: float, msg_size: int) -> PerfRes
         data.sendall(msg)
         messages += 1
     data.shutdown(socket.SHUT_WR)
-    report = ctl.recv()
+    report = ctl.expect("bytes")
     elapsed = time.monotonic() - t0
     data.close()
     cpu = _cpu_seconds() - cpu0 + report["cpu_s"]
@@ -256,10 +285,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         ctl.send({"op": "netweft", "mtu": payload, "loss": loss, "tx": tx,
                   "window_pkts": window_pkts, "buffer": msg_size * slots,
                   "client": list(ep.address), "engine": engine, "gro": gro})
-        reply = ctl.recv()
-        if reply is None or "error" in reply:
-            raise PerfError("the server refused the netweft test: "
-                        + (reply["error"] if reply else "it closed the session"))
+        reply = ctl.expect("rkey")
         from netweft.transport import RemoteKey
 
         remote = RemoteKey(reply["rkey"], reply["length"])
@@ -285,10 +311,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         cpu = _cpu_seconds() - cpu0
         ctl.send({"op": "finish", "msg_size": msg_size, "slots": min(slots, done),
                   "crc": zlib.crc32(src)})
-        fin = ctl.recv()
-        if fin is None or "error" in fin:
-            raise PerfError("the server failed the netweft test: "
-                            + (fin["error"] if fin else "it closed the session"))
+        fin = ctl.expect("verified")
         stats = ep.stats()
     finally:
         ep.close()
@@ -315,6 +338,8 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
     """
     if rounds < 1:
         raise PerfError(f"rounds must be >= 1, got {rounds}")
+    if not duration > 0:
+        raise PerfError(f"duration must be > 0 seconds, got {duration}")
     ctl = _connect(host, control_port)
     slice_s = duration / rounds
     tests: list[tuple[str, Any]] = []
@@ -334,23 +359,33 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
         tests.append(("tcp", lambda: run_tcp(ctl, host, slice_s, msg_size)))
     totals: dict[str, PerfResult] = {}
     try:
-        for _ in range(rounds):
-            for name, run in tests:
-                part = run()
-                if name not in totals:
-                    totals[name] = part
-                    continue
-                total = totals[name]
-                total.bytes += part.bytes
-                total.seconds += part.seconds
-                total.messages += part.messages
-                total.cpu_s += part.cpu_s
-                total.verified = bool(total.verified and part.verified)
-                for key, value in part.extra.items():
-                    total.extra[key] = total.extra.get(key, 0) + value
+        _run_rounds(tests, rounds, totals)
+    except OSError as exc:
+        raise PerfError(f"the control connection to {host}:{control_port} failed: "
+                        f"{exc.strerror or exc} (is a netweft perf server listening there?)"
+                        ) from None
     finally:
         ctl.close()
     return [totals[name] for name, _ in tests]
+
+
+def _run_rounds(tests: list[tuple[str, Any]], rounds: int,
+                totals: dict[str, PerfResult]) -> None:
+    """Run every test ``rounds`` times, interleaved, summing into ``totals``."""
+    for _ in range(rounds):
+        for name, run in tests:
+            part = run()
+            if name not in totals:
+                totals[name] = part
+                continue
+            total = totals[name]
+            total.bytes += part.bytes
+            total.seconds += part.seconds
+            total.messages += part.messages
+            total.cpu_s += part.cpu_s
+            total.verified = bool(total.verified and part.verified)
+            for key, value in part.extra.items():
+                total.extra[key] = total.extra.get(key, 0) + value
 
 
 def ratios(results: list[PerfResult]) -> dict[str, float]:
@@ -397,38 +432,6 @@ def format_report(results: list[PerfResult], header: str) -> str:
 
 
 # ---- command line ----
-def _size(text: str) -> int:
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
-    t = text.strip().lower()
-    try:
-        value = int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 4096, 64k, 1m)") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"size must be > 0, got {text!r}")
-    return value
-
-
-def _probability(text: str) -> float:
-    try:
-        p = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a probability: {text!r}") from None
-    if not 0.0 <= p < 1.0:
-        raise argparse.ArgumentTypeError(f"loss must be in [0, 1), got {text}")
-    return p
-
-
-def _setting(text: str) -> tuple[str, int]:
-    key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, int(value, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{key}: not an integer: {value!r}") from None
-
-
 def _client_main(args: argparse.Namespace) -> int:
     try:
         results = run_client(args.host, control_port=args.control_port, proto=args.proto,
@@ -467,21 +470,25 @@ def _server_main(args: argparse.Namespace) -> int:
 def _add_client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--proto", choices=("netweft", "tcp", "both"), default="both",
                    help="what to measure (default both, which prints the ratio)")
-    p.add_argument("--time", type=float, default=3.0, help="seconds per test (default 3)")
-    p.add_argument("--rounds", type=int, default=3,
-                   help="interleave the tests in this many rounds (default 3)")
-    p.add_argument("--msg-size", type=_size, default=1 << 20,
+    p.add_argument("--time", type=opt.seconds, default=3.0,
+                   help="seconds per test, > 0 (default 3)")
+    p.add_argument("--rounds", type=opt.rounds, default=3,
+                   help="interleave the tests in this many rounds, >= 1 (default 3)")
+    p.add_argument("--msg-size", type=opt.size, default=1 << 20,
                    help="bytes per message (default 1m)")
-    p.add_argument("--loss", type=_probability, default=0.0,
+    p.add_argument("--loss", type=opt.probability, default=0.0,
                    help="also run netweft with this random loss injected at both ends")
-    p.add_argument("--mtu", type=int, default=9000, help="path MTU in bytes (default 9000)")
-    p.add_argument("--depth", type=int, default=8, help="netweft writes in flight (default 8)")
+    p.add_argument("--mtu", type=opt.path_mtu, default=9000,
+                   help=f"path MTU in bytes, {opt.MTU_MIN}..{opt.MTU_MAX} (default 9000)")
+    p.add_argument("--depth", type=opt.depth, default=8,
+                   help="netweft writes in flight, >= 1 (default 8)")
     p.add_argument("--tx", choices=("ports", "socket", "raw"), default="ports",
                    help="netweft transmit mode (ports: per-packet entropy source ports)")
-    p.add_argument("--window", type=int, default=4096,
-                   help="netweft window in packets, a power of two up to 4096 (default 4096: "
-                        "room to keep sending while a loss is repaired)")
-    p.add_argument("--engine", type=_setting, action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--window", type=opt.window, default=4096,
+                   help="netweft window in packets, a power of two from 64 to 4096 (default "
+                        "4096: room to keep sending while a loss is repaired)")
+    p.add_argument("--engine", type=opt.setting, action="append", default=[],
+                   metavar="KEY=VALUE",
                    help="an engine setting for both ends, e.g. reorder_pkts=64 (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
 
@@ -492,12 +499,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     perf = p.add_subparsers(dest="perf_command", metavar="ROLE", required=True)
     s = perf.add_parser("server", help="serve perf tests")
     s.add_argument("--bind", default="0.0.0.0", help="address to listen on")
-    s.add_argument("--control-port", type=int, default=CONTROL_PORT)
+    s.add_argument("--control-port", type=opt.listen_port, default=CONTROL_PORT,
+                   help=f"TCP control port (default {CONTROL_PORT}; 0 = any free port)")
     s.add_argument("--once", action="store_true", help="exit after one client")
     s.set_defaults(func=_server_main)
     c = perf.add_parser("client", help="run tests against a perf server")
     c.add_argument("host", help="the server's address")
-    c.add_argument("--control-port", type=int, default=CONTROL_PORT)
+    c.add_argument("--control-port", type=opt.port, default=CONTROL_PORT,
+                   help=f"the server's TCP control port (default {CONTROL_PORT})")
     c.add_argument("--bind", help="local address for netweft (default: the route's source)")
     _add_client_options(c)
     c.set_defaults(func=_client_main)
@@ -511,4 +520,4 @@ def register(sub: argparse._SubParsersAction) -> None:
     pr.set_defaults(func=run_pair)
     from netweft.testbed.perf_sim import add_parser
 
-    add_parser(perf, _size, _probability, _setting)
+    add_parser(perf)

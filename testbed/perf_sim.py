@@ -11,10 +11,12 @@ from the noise of a shared host.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+import json
+from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from netweft.testbed import perf_options as opt
 from netweft.transport import Impairments, Link, Simulation
 
 
@@ -63,6 +65,7 @@ def _main(args: argparse.Namespace) -> int:
                   delay_us=args.delay_us, mtu=args.mtu, seed=args.seed, depth=args.depth,
                   engine=dict(args.engine))
     runs = [simulate(0.0, **kwargs), simulate(args.loss, **kwargs)]
+    ratio = runs[1].goodput_gbps / runs[0].goodput_gbps
     print(f"netweft perf sim: simulated {args.rate_gbps:g} Gbit/s link, {args.delay_us:g} us "
           f"one way, MTU {args.mtu}, {args.count} writes of {args.msg_size} bytes, "
           f"{args.depth} in flight, seed {args.seed} (virtual time; every byte checked)")
@@ -72,23 +75,32 @@ def _main(args: argparse.Namespace) -> int:
         name = "netweft" if run.loss == 0 else f"netweft {run.loss:.0%} loss"
         print(f"{name:<20} {run.goodput_gbps:>14.3f} {run.virtual_s:>10.6f} {run.lost:>10} "
               f"{run.retransmits:>11}")
-    print(f"ratio netweft {args.loss:.0%} loss / netweft loss-free goodput: "
-          f"{runs[1].goodput_gbps / runs[0].goodput_gbps:.2f}x")
+    print(f"ratio netweft {args.loss:.0%} loss / netweft loss-free goodput: {ratio:.2f}x")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"settings": {k: v for k, v in kwargs.items()} | {"loss": args.loss},
+                       "results": [asdict(r) | {"goodput_gbps": r.goodput_gbps} for r in runs],
+                       "ratios": {f"netweft {args.loss:.0%} loss / netweft loss-free goodput":
+                                  ratio}}, fh, indent=2)
     return 0
 
 
-def add_parser(perf: argparse._SubParsersAction, size: type, probability: type,
-               setting: type) -> None:
+def add_parser(perf: argparse._SubParsersAction) -> None:
     """Add ``netweft perf sim`` to the ``perf`` subcommands."""
     p = perf.add_parser("sim", help="goodput with and without loss in the deterministic simulation")
-    p.add_argument("--loss", type=probability, default=0.01, help="loss probability (0.01)")
-    p.add_argument("--msg-size", type=size, default=1 << 20, help="bytes per write (1m)")
-    p.add_argument("--count", type=int, default=32, help="writes (32)")
-    p.add_argument("--depth", type=int, default=8, help="writes in flight (8)")
-    p.add_argument("--rate-gbps", type=float, default=10.0, help="link rate (10)")
-    p.add_argument("--delay-us", type=float, default=5.0, help="one-way delay (5)")
-    p.add_argument("--mtu", type=int, default=9000, help="path MTU (9000)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--engine", type=setting, action="append", default=[], metavar="KEY=VALUE",
+    p.add_argument("--loss", type=opt.probability, default=0.01, help="loss probability (0.01)")
+    p.add_argument("--msg-size", type=opt.size, default=1 << 20, help="bytes per write (1m)")
+    p.add_argument("--count", type=opt.count, default=32, help="writes, >= 1 (32)")
+    p.add_argument("--depth", type=opt.depth, default=8, help="writes in flight, >= 1 (8)")
+    p.add_argument("--rate-gbps", type=opt.float_above("rate-gbps", 0.0), default=10.0,
+                   help="link rate, > 0 (10)")
+    p.add_argument("--delay-us", type=opt.float_above("delay-us", 0.0, inclusive=True),
+                   default=5.0, help="one-way delay, >= 0 (5)")
+    p.add_argument("--mtu", type=opt.path_mtu, default=9000,
+                   help=f"path MTU, {opt.MTU_MIN}..{opt.MTU_MAX} (9000)")
+    p.add_argument("--seed", type=opt.int_range("seed", 0), default=1)
+    p.add_argument("--engine", type=opt.setting, action="append", default=[],
+                   metavar="KEY=VALUE",
                    help="an engine setting, e.g. reorder_pkts=16 (repeatable)")
+    p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
     p.set_defaults(func=_main)

@@ -134,3 +134,100 @@ def test_pair_over_veth_cleans_up_when_the_client_fails():
     assert spaces
     left = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
     assert spaces.group(1) not in left and spaces.group(2) not in left
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["sim", "--count", "0"], "count must be >= 1, got 0"),
+    (["sim", "--depth", "0"], "depth must be >= 1"),
+    (["sim", "--rate-gbps", "0"], "rate-gbps must be > 0"),
+    (["sim", "--mtu", "100"], "mtu must be between 576 and 16475"),
+    (["pair", "--time", "0"], "time must be > 0, got 0"),
+    (["pair", "--time", "nan"], "time must be > 0"),
+    (["pair", "--mtu", "100"], "mtu must be between 576 and 16475, got 100"),
+    (["pair", "--window", "100"], "window must be a power of two"),
+    (["pair", "--rounds", "0"], "rounds must be >= 1"),
+    (["client", "127.0.0.1", "--depth", "-1"], "depth must be >= 1"),
+    (["client", "127.0.0.1", "--control-port", "70000"], "port must be between 1 and 65535"),
+])
+def test_options_are_checked_when_parsed(argv, message):
+    res = subprocess.run([*PERF, *argv], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert message in res.stderr and "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines()[-1].startswith(f"netweft perf {argv[0]}: error:")
+
+
+def test_perf_sim_writes_its_raw_numbers_with_json(tmp_path):
+    out = tmp_path / "sim.json"
+    res = subprocess.run([*PERF, "sim", "--count", "2", "--msg-size", "64k", "--loss", "0.05",
+                          "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    raw = json.loads(out.read_text())
+    assert [r["loss"] for r in raw["results"]] == [0.0, 0.05]
+    assert all(r["bytes"] == 2 * 65536 for r in raw["results"])
+    (name, ratio), = raw["ratios"].items()
+    assert f"ratio {name}: {ratio:.2f}x" in res.stdout
+
+
+def _fake_server(behaviour: str):
+    """A TCP port that is not a perf server: it accepts, then closes or talks nonsense."""
+    import socket
+    import threading
+
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(4)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = lst.accept()
+            except OSError:
+                return
+            if behaviour == "garbage":
+                conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+                conn.recv(1024)
+            elif behaviour == "reset":
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\1\0\0\0\0\0\0\0")
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return lst
+
+
+@pytest.mark.parametrize("behaviour,message", [
+    ("close", "the perf server closed the control connection"),
+    ("reset", "netweft perf server"),  # a reset reads as a close or a failed send
+    ("garbage", "is it a netweft perf server?"),
+])
+def test_client_against_a_port_that_is_not_a_perf_server(behaviour, message):
+    lst = _fake_server(behaviour)
+    try:
+        for proto in ("tcp", "netweft"):
+            res = subprocess.run([*PERF, "client", "127.0.0.1", "--control-port",
+                                  str(lst.getsockname()[1]), "--time", "0.1", "--proto", proto],
+                                 capture_output=True, text=True, timeout=60)
+            assert res.returncode == 1, res.stdout + res.stderr
+            lines = res.stderr.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("netweft perf client: "), res.stderr
+            assert message in lines[0]
+    finally:
+        lst.close()
+
+
+def test_server_and_client_on_one_address_work_with_the_defaults():
+    """``perf server`` + ``perf client 127.0.0.1``: both engines on 127.0.0.1, the default
+    transmit mode (they once failed with "engine error -15": entropy ports in use)."""
+    server = subprocess.Popen([*PERF, "server", "--bind", "127.0.0.1", "--control-port", "0",
+                               "--once"], stdout=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        port = int(line.rsplit(":", 1)[1])
+        res = subprocess.run([*PERF, "client", "127.0.0.1", "--control-port", str(port),
+                              "--time", "0.2", "--rounds", "1", "--proto", "netweft",
+                              "--msg-size", "256k"], capture_output=True, text=True,
+                             timeout=120)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert re.search(r"^netweft +[0-9.]+ .* yes$", res.stdout, re.M), res.stdout
+    finally:
+        server.kill()
+        server.wait()
