@@ -29,6 +29,12 @@ BINARY_PRECEDENCE = {
 
 _MAX_DEPTH = 250
 
+# Types an architecture declares only in some versions.
+_ARCHITECTURE_HINTS = {
+    "PortId_t": " (v1model.p4 declares PortId_t from V1MODEL_VERSION 20200408 on: put "
+                "'#define V1MODEL_VERSION 20200408' before '#include <v1model.p4>')",
+}
+
 # ``a op= b`` is ``a = a op b`` with ``a`` evaluated once (P4-16 1.2.5, 8.18).
 COMPOUND_ASSIGNMENTS = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&",
                         "|=": "|", "^=": "^", "<<=": "<<", ">>=": ">>", "|+|=": "|+|",
@@ -115,7 +121,7 @@ class Parser:
     def unknown_type(self, name: str) -> str:
         known = set(self.type_names).union(*self.type_var_scopes) if self.type_var_scopes \
             else self.type_names
-        return f"unknown type '{name}'{did_you_mean(name, known)}"
+        return f"unknown type '{name}'{_ARCHITECTURE_HINTS.get(name) or did_you_mean(name, known)}"
 
     def enter(self) -> None:
         self.depth += 1

@@ -13,6 +13,13 @@
 #ifndef V1MODEL_VERSION
 #define V1MODEL_VERSION 20180101
 #endif
+/* The v1model API changed at these two versions only; p4c compares with >= and
+ * would silently take any other number, netweft refuses it. */
+#if (V1MODEL_VERSION + 0) == 0
+#error V1MODEL_VERSION is empty or not a number (v1model.p4 defines 20180101 and 20200408)
+#elif V1MODEL_VERSION != 20180101 && V1MODEL_VERSION != 20200408
+#error unknown V1MODEL_VERSION (v1model.p4 defines 20180101 and 20200408)
+#endif
 
 /* Extra match kinds of BMv2. */
 match_kind {
@@ -23,14 +30,22 @@ match_kind {
 
 const bit<32> __v1model_version = V1MODEL_VERSION;
 
+#if V1MODEL_VERSION >= 20200408
 typedef bit<9> PortId_t;
+#endif
 
 /* Intrinsic metadata of every packet. */
 @metadata @name("standard_metadata")
 struct standard_metadata_t {
+#if V1MODEL_VERSION >= 20200408
     PortId_t ingress_port;    /* port the packet arrived on */
     PortId_t egress_spec;     /* set in ingress: output port (511 drops) */
     PortId_t egress_port;     /* in egress: the port being sent to */
+#else
+    bit<9>   ingress_port;
+    bit<9>   egress_spec;
+    bit<9>   egress_port;
+#endif
     bit<32>  instance_type;   /* normal, clone, resubmit, recirculate, replication */
     bit<32>  packet_length;   /* bytes, without the unparsed tail once truncated */
     @alias("queueing_metadata.enq_timestamp")  bit<32> enq_timestamp;
