@@ -46,6 +46,7 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
         self.aliases = AliasAnalysis()
         self.chunks: list[str] = []
         self._n = 0
+        self.expr_depth = 0  # expressions being lowered, outermost first (see expr())
         # lvalue parts evaluated ahead of time: id(index or next/last node) -> temporary
         self.pins: dict[int, str] = {}
         self.frames: dict[int, tuple[str, dict[int, str], dict[int, str]]] = {}

@@ -17,6 +17,8 @@ from netweft.emulation.pipeline.types import (
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import P4Error
 
+_SPILL_EVERY = 16
+_VALUES = (ir.Binary, ir.Unary, ir.Cast, ir.Mux)  # never l-values
 _LITERAL = re.compile(r"\(?-?\d+\)?|True|False")
 
 
@@ -58,7 +60,18 @@ class ExpressionLowering:
         method = getattr(self, "_e_" + type(e).__name__, None)
         if method is None:
             raise unsupported(f"the expression {type(e).__name__}", e)
-        return method(e, body)
+        self.expr_depth += 1
+        try:
+            value = method(e, body)
+        finally:
+            self.expr_depth -= 1
+        if self.expr_depth and self.expr_depth % _SPILL_EVERY == 0 and isinstance(e, _VALUES):
+            # CPython refuses more than 200 nested parentheses: a deep operator tree
+            # is computed in steps (its operands' order is kept: see in_order)
+            spilled = self.tmp("v")
+            body.emit(f"{spilled} = {value}")
+            return spilled
+        return value
 
     def _e_Constant(self, e: ir.Constant, body: Body) -> str:
         t = e.type

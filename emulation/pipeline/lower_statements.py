@@ -41,17 +41,7 @@ class StatementLowering:
             if code:
                 body.emit(code)
         elif isinstance(s, ir.IfStatement):
-            body.emit(f"if {self.cond(s.condition, body)}:")
-            body.indent += 1
-            self.stmt(s.if_true, body)
-            body.emit("pass")
-            body.indent -= 1
-            if s.if_false is not None:
-                body.emit("else:")
-                body.indent += 1
-                self.stmt(s.if_false, body)
-                body.emit("pass")
-                body.indent -= 1
+            self._if(s, body)
         elif isinstance(s, ir.Declaration_Variable):
             name = f"l_{python_identifier(s.name)}_{self._next()}"
             init = self._initial(s, body)
@@ -79,6 +69,29 @@ class StatementLowering:
             body.emit("continue")
         else:
             raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def _if(self, s: ir.IfStatement, body: Body) -> None:
+        """``if``; an ``else if`` chain becomes ``elif``s (flat, whatever its length)
+        unless a condition needs statements of its own (a call's copy-out)."""
+        body.emit(f"if {self.cond(s.condition, body)}:")
+        self._branch(s.if_true, body)
+        rest = s.if_false
+        while isinstance(rest, ir.IfStatement):
+            cond, side = self._lowered_apart(rest.condition, body)
+            if side:
+                break
+            body.emit(f"elif {cond}:")
+            self._branch(rest.if_true, body)
+            rest = rest.if_false
+        if rest is not None:
+            body.emit("else:")
+            self._branch(rest, body)
+
+    def _branch(self, s: ir.Node, body: Body) -> None:
+        body.indent += 1
+        self.stmt(s, body)
+        body.emit("pass")
+        body.indent -= 1
 
     def _for(self, s: ir.ForStatement, body: Body) -> None:
         """``for (init; cond; updates) body`` as a Python ``while`` loop.

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from netweft.p4.compiler.architecture import resolve_main
 from netweft.p4.compiler.errors import P4Error, SourceLoc
 from netweft.p4.compiler.lexer import tokenize
+from netweft.p4.compiler.nesting import check_nesting
 from netweft.p4.compiler.parser import Parser
 from netweft.p4.compiler.preprocessor import PreprocessedSource, Preprocessor
 from netweft.p4.compiler.program import Program
@@ -38,6 +39,8 @@ def compile_p4_source(text: str, filename: str = "<string>",
     return _compile(lambda: pre.run_text(text, filename), filename)
 
 
+# Python frames the parser (bounded by its own depth limit) and the checker (bounded
+# by check_nesting's limits) may need; the limits, not this number, stop deep input.
 _RECURSION_LIMIT = 20_000
 
 
@@ -50,6 +53,7 @@ def _compile(preprocess, source_path: str) -> Program:
         parser = Parser(tokenize(src))
         where[0] = lambda: parser.peek().loc
         ast = parser.parse_program()
+        check_nesting(ast)
         result = Program(source_path=source_path, ast=ast)
         checker = TypeChecker(ast, result)
         where[0] = checker.current_loc
@@ -58,8 +62,6 @@ def _compile(preprocess, source_path: str) -> Program:
         return result
     except P4Error:
         raise
-    except RecursionError:
-        raise P4Error("program nested too deeply", where[0]()) from None
     except Exception as exc:  # an internal bug must still surface as file:line:col
         raise P4Error(f"internal front-end error ({type(exc).__name__}: {exc}); "
                       "please report this program", where[0]()) from exc

@@ -126,7 +126,9 @@ class Parser:
     def enter(self) -> None:
         self.depth += 1
         if self.depth > _MAX_DEPTH:
-            raise P4Error("program nested too deeply", self.peek().loc)
+            raise P4Error(f"program nested too deeply: more than {_MAX_DEPTH} levels of "
+                          "parentheses, blocks or declarations (netweft's limit)",
+                          self.peek().loc)
 
     def leave(self) -> None:
         self.depth -= 1
