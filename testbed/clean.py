@@ -9,6 +9,7 @@ are kept unless ``--all`` is given.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable, Sequence
 
 from netweft.emulation.network import (
@@ -17,6 +18,7 @@ from netweft.emulation.network import (
     leftover_owner_files,
     remove_namespace,
 )
+from netweft.testbed.cli import CommandError
 
 
 def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = False,
@@ -36,6 +38,8 @@ def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = Fals
 
 
 def _main(args: argparse.Namespace) -> int:
+    if os.geteuid() != 0:
+        raise CommandError("needs root to remove namespaces; run it as root (sudo)")
     if not clean(include_live=args.all):
         print("nothing to clean")
     return 0

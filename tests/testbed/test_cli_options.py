@@ -101,3 +101,13 @@ def test_demo_output_folder_that_cannot_be_made_is_one_line(capsys):
     help_text = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_process",
                                 "--help"], capture_output=True, text=True, check=True).stdout
     assert "-I DIR, --include DIR" in help_text
+
+
+@pytest.mark.netns  # needs root, to drop to an unprivileged user
+@pytest.mark.parametrize("command", ["clean", "demo"])
+def test_commands_needing_root_say_so_as_a_user(command):
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           sys.executable, "-m", "netweft.testbed.cli", command],
+                          capture_output=True, text=True, cwd="/", check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.startswith(f"netweft {command}: error: needs root")
