@@ -40,8 +40,10 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
                TableLowering):
     """Generates the Python module for one program."""
 
-    def __init__(self, program: Program) -> None:
+    def __init__(self, program: Program, trace: bool = False) -> None:
         self.prog = program
+        # trace: parser states call TRACE_STATE(parser, state) (packet trace; off: no calls)
+        self.trace = trace
         self.types = TypeClasses()
         self.aliases = AliasAnalysis()
         self.chunks: list[str] = []

@@ -41,11 +41,17 @@ class LoweredProgram:
 
 
 _CACHE: weakref.WeakKeyDictionary[Program, LoweredProgram] = weakref.WeakKeyDictionary()
+_TRACED_CACHE: weakref.WeakKeyDictionary[Program, LoweredProgram] = weakref.WeakKeyDictionary()
 
 
-def lower_program(program: Program) -> LoweredProgram:
-    """Generate and compile the Python code of ``program`` (once per program)."""
-    cached = _CACHE.get(program)
+def lower_program(program: Program, trace: bool = False) -> LoweredProgram:
+    """Generate and compile the Python code of ``program`` (once per program).
+
+    ``trace``: the code also reports parser states to ``TRACE_STATE`` (a global
+    the caller supplies), for a per-packet trace; the default code has no such calls.
+    """
+    cache = _TRACED_CACHE if trace else _CACHE
+    cached = cache.get(program)
     if cached is not None:
         return cached
     missing = [r for r in BLOCK_ROLES if r not in program.blocks]
@@ -53,17 +59,19 @@ def lower_program(program: Program) -> LoweredProgram:
         raise P4Error(f"the program has no {', '.join(missing)} block (is main a V1Switch?)",
                       program.main.loc if program.main is not None else None)
     try:
-        return _lower(program)
+        lowered = _lower(program, trace)
     except P4Error:
         raise
     except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
         raise P4Error(f"internal error in the netweft back end ({type(err).__name__}: {err}); "
                       "please report it with the program",
                       program.main.loc if program.main is not None else None) from err
+    cache[program] = lowered
+    return lowered
 
 
-def _lower(program: Program) -> LoweredProgram:
-    lw = Lowering(program)
+def _lower(program: Program, trace: bool) -> LoweredProgram:
+    lw = Lowering(program, trace)
     lw.set_owners()
     wrappers = []
     param_types: dict[str, list[ir.Type]] = {}
@@ -98,10 +106,8 @@ def _lower(program: Program) -> LoweredProgram:
                       program.main.loc if program.main is not None else None) from None
     field_lists = _field_lists(program)
     field_lists.update(lw.data_field_lists)
-    lowered = LoweredProgram(program.source_path, source, code, lw.tables, lw.externs_by_var,
-                             lw.value_sets, param_types, field_lists)
-    _CACHE[program] = lowered
-    return lowered
+    return LoweredProgram(program.source_path, source, code, lw.tables, lw.externs_by_var,
+                          lw.value_sets, param_types, field_lists)
 
 
 def _field_lists(program: Program) -> dict[int, list[tuple[str, ...]]]:

@@ -18,6 +18,7 @@ class ParserLowering:
     # attributes provided by Lowering
     types: Any
     prog: Any
+    trace: bool
 
     def _parser_states(self, decl: ir.P4Parser, body: Body) -> None:
         states = [s for s in decl.states if not s.builtin]
@@ -37,6 +38,8 @@ class ParserLowering:
         for n, st in enumerate(order):
             body.emit(("if" if n == 0 else "elif") + f" s == {index[id(st)]}:  # {st.name}")
             body.indent += 1
+            if self.trace:
+                body.emit(f"TRACE_STATE({decl.name!r}, {st.name!r})")
             for comp in st.components:
                 self.stmt(comp, body)
             self._transition(st, body, index)

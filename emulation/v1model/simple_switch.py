@@ -78,6 +78,7 @@ class QueueMetadata:
     enq_qdepth: int = 0
     deq_timedelta: int = 0
     deq_qdepth: int = 0
+    qid: int = 0                       # written if standard_metadata has a qid field
 
 
 
@@ -96,8 +97,11 @@ class V1ModelDriver:
         self.field_lists = field_lists
         self.clock = clock
         self.max_passes = max_passes
-        self.stats = {"received": 0, "sent": 0, "dropped": 0, "pass_limit": 0,
-                      "assert_failed": 0, "internal_error": 0}
+        # "dropped" counts every packet the program dropped; "drop_parser_error" the
+        # share of them whose parser had failed, "drop_program" the rest
+        self.stats = {"received": 0, "sent": 0, "dropped": 0, "drop_program": 0,
+                      "drop_parser_error": 0, "pass_limit": 0, "assert_failed": 0,
+                      "internal_error": 0}
         self._parse = ns["RUN_parser"]
         self._verify = ns["RUN_verify_checksum"]
         self._ingress = ns["RUN_ingress"]
@@ -107,6 +111,7 @@ class V1ModelDriver:
         self._new_hdr = ns["NEW_parser_1"]
         self._new_meta = ns["NEW_parser_2"]
         self._new_sm = ns["NEW_parser_3"]
+        self._has_qid = hasattr(self._new_sm(), "qid")
 
     # ------------------------------------------------------------------ entry
 
@@ -234,7 +239,7 @@ class V1ModelDriver:
                                          len(data), None, nxt))
             return
         if egress_spec == DROP_PORT:
-            self.stats["dropped"] += 1
+            self._count_drop(sm)
             return
         sm.instance_type = NORMAL
         work.append(QueuedPacket(hdr, meta, sm, payload, egress_spec, len(data), truncate, nxt))
@@ -260,6 +265,8 @@ class V1ModelDriver:
             sm.enq_qdepth = queue.enq_qdepth & 0x7FFFF
             sm.deq_timedelta = queue.deq_timedelta & 0xFFFFFFFF
             sm.deq_qdepth = queue.deq_qdepth & 0x7FFFF
+            if self._has_qid:
+                sm.qid = queue.qid
         x.start_pass(sm, now, job.ilen)
         x.truncate = job.truncate
         x.payload = job.payload
@@ -274,7 +281,7 @@ class V1ModelDriver:
                 self._send_clone(session, QueuedPacket(hdr._copy(), c_meta, c_sm, job.payload,
                                                        0, job.ilen, session.truncate, nxt), work)
         if sm.egress_spec == DROP_PORT:
-            self.stats["dropped"] += 1
+            self._count_drop(sm)
             return
         truncate = x.truncate
         recirculate = x.recirculate
@@ -292,6 +299,11 @@ class V1ModelDriver:
         if truncate is not None and truncate < len(packet):
             packet = packet[:truncate]
         outputs.append((job.port, packet))
+
+    def _count_drop(self, sm: Any) -> None:
+        stats = self.stats
+        stats["dropped"] += 1
+        stats["drop_parser_error" if sm.parser_error else "drop_program"] += 1
 
     def _send_clone(self, session: Any, clone: QueuedPacket, work: deque) -> None:
         """Queue a clone to the session's multicast group copies, then to its port."""
