@@ -16,11 +16,16 @@ microsecond per pipeline pass, so runs are reproducible).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from netweft.emulation.link_model import LinkConfig, LinkDirection, LinkStats
+from netweft.emulation.packet_trace import PacketTrace, TracedExtern, TracedTable, TracingDriver
 from netweft.emulation.pipeline.compiled import instantiate, lower_program
+from netweft.emulation.port_options import PortOptions
+from netweft.emulation.traffic_manager import TrafficManager
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext
 from netweft.emulation.v1model.counters import COUNTER_TYPES, CounterArray
@@ -50,6 +55,10 @@ class SwitchError(ValueError):
     """A control-plane request the switch cannot honour; the message says why."""
 
 
+def _link_drop(link: LinkDirection) -> str:
+    return "lost" if link.stats.lost else "too many frames waiting"
+
+
 def _microsecond_counter() -> Callable[[], int]:
     counter = itertools.count()
     return lambda: next(counter)
@@ -59,9 +68,20 @@ class SoftSwitch:
     """One v1model switch running a compiled program."""
 
     def __init__(self, program: Program, clock: Callable[[], int] | None = None,
-                 seed: int = 0, max_passes: int = 64) -> None:
+                 seed: int = 0, max_passes: int = 64, priority_queues: int = 1,
+                 trace: PacketTrace | None = None) -> None:
         self.program = program
-        self._lowered = lower_program(program)
+        self.trace = trace
+        self.seed = seed
+        self.tm = TrafficManager(priority_queues)
+        self._ingress_links: dict[int, LinkDirection] = {}
+        self._retired_links: list[LinkStats] = []    # counters of replaced link models
+        self._timed = False              # any queue or link setting made: queue packets
+        self._now_us = 0
+        self._seq = itertools.count()
+        self._arrivals: list[tuple[int, int, int, bytes]] = []     # (time, seq, port, frame)
+        self._deliveries: list[tuple[int, int, int, bytes]] = []   # (time, seq, port, frame)
+        self._lowered = lower_program(program, trace=trace is not None)
         self.algorithms = HashAlgorithms(seed)
         self.context = PacketContext(self.algorithms)
         self.pre = PacketReplicationEngine()
@@ -82,20 +102,33 @@ class SoftSwitch:
             value_set = ValueSet(vs.fqn or vs.name, vs.size or 0, widths)
             self.value_sets[value_set.name] = value_set
             objects[var] = value_set
+        if trace is not None:
+            objects["TRACE_STATE"] = trace.parser_state
+            for var, obj in objects.items():
+                if isinstance(obj, (RegisterArray, CounterArray, MeterArray)):
+                    objects[var] = TracedExtern(obj, obj.name, trace)
         self._ns = instantiate(self._lowered, self.context, objects)
         for fqn, info in self._lowered.tables.items():
             table = self._build_table(fqn, info)
             self.tables[fqn] = table
-            self._ns[info.var] = table
-        self.driver = V1ModelDriver(self._ns, self.context, self.pre, self.clone_sessions,
-                                    self._lowered.field_lists,
-                                    clock or _microsecond_counter(), max_passes)
+            self._ns[info.var] = table if trace is None else TracedTable(table, trace)
+        self._clock = clock or _microsecond_counter()
+        args = (self._ns, self.context, self.pre, self.clone_sessions,
+                self._lowered.field_lists, self._clock, max_passes)
+        self.driver = (V1ModelDriver(*args) if trace is None
+                       else TracingDriver(*args, trace=trace))
 
     # ------------------------------------------------------------------ packets
 
     def process(self, port: int, data: bytes) -> list[tuple[int, bytes]]:
-        """Run one packet received on ``port``; returns every ``(port, bytes)`` sent."""
+        """Run one packet received on ``port``; returns every ``(port, bytes)`` sent.
+
+        The queues and links are bypassed: the packet runs to completion at once
+        (time from the ``clock`` given to the constructor).  :meth:`receive` is
+        the same with the traffic manager and link models in the way.
+        """
         self._check_packet(port, data)
+        self.driver.clock = self._clock
         return self.driver.process(port, bytes(data))
 
     def ingress(self, port: int, data: bytes) -> list[QueuedPacket]:
@@ -136,8 +169,216 @@ class SoftSwitch:
 
     @property
     def stats(self) -> dict[str, int]:
-        """Packet counters: received, sent, dropped, pass_limit, assert_failed."""
-        return self.driver.stats
+        """Packet counters (a new dict per call).
+
+        ``received``, ``sent``, ``pass_limit``, ``assert_failed``,
+        ``internal_error``; drops by reason: ``drop_program`` (the program
+        dropped it), ``drop_parser_error`` (... after its parser had failed),
+        ``drop_queue_full`` (tail drop), ``drop_priority`` (priority beyond the
+        port's queues), ``drop_link_loss`` (lost on a link), ``drop_link_limit``
+        (too many frames waiting for an ingress link); ``dropped`` is their sum;
+        ``link_corrupted`` counts frames a link damaged.
+        """
+        out = dict(self.driver.stats)
+        out["drop_queue_full"] = self.tm.drops["queue_full"]
+        out["drop_priority"] = self.tm.drops["priority"]
+        lost = limit = corrupted = 0
+        for counts in self._retired_links + [link.stats for link in self._all_links()]:
+            lost += counts.lost
+            limit += counts.limit
+            corrupted += counts.corrupted
+        out["drop_link_loss"] = lost
+        out["drop_link_limit"] = limit
+        out["link_corrupted"] = corrupted
+        out["dropped"] = (out["drop_program"] + out["drop_parser_error"]
+                          + out["drop_queue_full"] + out["drop_priority"] + lost + limit)
+        return out
+
+    def _all_links(self) -> list[LinkDirection]:
+        return [*self._ingress_links.values(), *self.tm.links.values()]
+
+    # ------------------------------------------------------------------ queues, links, time
+
+    def configure_port(self, port: int, options: PortOptions) -> None:
+        """Apply a port's link models (both directions) and queue limits.
+
+        Each link direction draws its randomness from ``(seed, port, direction)``,
+        so a run is reproducible.
+        """
+        self._check_port(port)
+        self.set_link(port, "in", options.ingress)
+        self.set_link(port, "out", options.egress)
+        if options.queue_changes:
+            self.tm.configure_queue(port, None, **options.queue_changes)
+            self._timed = True
+
+    def set_link(self, port: int, direction: str, config: LinkConfig | None) -> None:
+        """Set the link model of ``port`` for frames coming ``"in"`` or going ``"out"``."""
+        self._check_port(port)
+        if direction not in ("in", "out"):
+            raise SwitchError(f"link direction must be 'in' or 'out', not {direction!r}")
+        old = self._ingress_links.get(port) if direction == "in" else self.tm.link(port)
+        if old is not None:
+            if old.config == config:
+                return
+            self._retired_links.append(old.stats)     # its counts stay in stats
+        link = (None if config is None or config.is_ideal
+                else LinkDirection(config, f"{self.seed}/{port}/{direction}"))
+        if direction == "in":
+            if link is None:
+                self._ingress_links.pop(port, None)
+            else:
+                self._ingress_links[port] = link
+        else:
+            self.tm.set_link(port, link)
+        if link is not None:
+            self._timed = True
+
+    def set_queue_depth(self, depth: int, port: int | None = None,
+                        priority: int | None = None) -> None:
+        """Queue depth in packets (BMv2 ``set_queue_depth <nb_pkts> [<port> [<priority>]]``)."""
+        self._configure_queue(port, priority, depth_packets=depth)
+
+    def set_queue_depth_bytes(self, depth: int | None, port: int | None = None,
+                              priority: int | None = None) -> None:
+        """Queue depth in bytes as well as packets (None: packets only)."""
+        self._configure_queue(port, priority, depth_bytes=depth)
+
+    def set_queue_rate(self, rate_pps: float, port: int | None = None,
+                       priority: int | None = None) -> None:
+        """Queue service rate in packets/s (BMv2 ``set_queue_rate <pps> [<port> [<prio>]]``)."""
+        self._configure_queue(port, priority, rate_pps=rate_pps)
+
+    def set_queue_rate_bps(self, rate_bps: float | None, port: int | None = None,
+                           priority: int | None = None) -> None:
+        """Queue service rate in bits/s (None: no bit-rate limit)."""
+        self._configure_queue(port, priority, rate_bps=rate_bps)
+
+    def _configure_queue(self, port: int | None, priority: int | None, **change: Any) -> None:
+        if port is not None:
+            self._check_port(port)
+        try:
+            self.tm.configure_queue(port, priority, **change)
+        except (TypeError, ValueError) as err:
+            raise SwitchError(str(err)) from None
+        self._timed = True
+
+    def _check_port(self, port: object) -> None:
+        if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 511:
+            raise SwitchError(f"port {port!r} is not an integer in 0..510")
+
+    def receive(self, port: int, data: bytes, now: int) -> list[tuple[int, bytes]]:
+        """A frame arrives on ``port`` at ``now`` (ns); returns the frames that leave by ``now``.
+
+        Frames cross the port's ingress link model, ingress, the traffic
+        manager's queues, egress and the egress port's link model; what is
+        still in a queue or on a link leaves in a later :meth:`advance`.
+        Until a queue or link is configured this is :meth:`process` at ``now``.
+        """
+        self._check_packet(port, data)
+        if not self._timed:
+            self._now_us = now // 1000
+            self.driver.clock = self._timed_clock
+            return self.driver.process(port, bytes(data))
+        link = self._ingress_links.get(port)
+        if link is None:
+            heapq.heappush(self._arrivals, (now, next(self._seq), port, bytes(data)))
+        else:
+            arrived = link.send(now, bytes(data))
+            if arrived is not None:
+                heapq.heappush(self._arrivals, (arrived[0], next(self._seq), port, arrived[1]))
+            elif self.trace is not None:
+                self._now_us = now // 1000
+                self.trace.event(f"A frame of {len(data)} bytes was dropped on the link into "
+                                 f"port {port} ({_link_drop(link)})", "-")
+        return self.advance(now)
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`advance` next has work (ns): an arrival, a departure or a delivery."""
+        times = [t for t in (self._arrivals[0][0] if self._arrivals else None,
+                             self.tm.next_departure(),
+                             self._deliveries[0][0] if self._deliveries else None)
+                 if t is not None]
+        return min(times) if times else None
+
+    def advance(self, now: int) -> list[tuple[int, bytes]]:
+        """Run everything due by ``now`` (ns) in time order; returns the frames that leave."""
+        out: list[tuple[int, bytes]] = []
+        arrivals, deliveries, tm = self._arrivals, self._deliveries, self.tm
+        self.driver.clock = self._timed_clock
+        never = now + 1
+        while True:
+            ta = arrivals[0][0] if arrivals else never
+            td = tm.next_departure()
+            if td is None:
+                td = never
+            tx = deliveries[0][0] if deliveries else never
+            if tx <= ta and tx <= td:
+                if tx > now:
+                    break
+                _, _, port, frame = heapq.heappop(deliveries)
+                out.append((port, frame))
+            elif ta <= td:
+                if ta > now:
+                    break
+                _, _, port, frame = heapq.heappop(arrivals)
+                self._now_us = ta // 1000
+                for packet in self.driver.ingress(port, frame):
+                    reason = tm.enqueue(ta, packet)
+                    if self.trace is not None:
+                        self._trace_enqueue(packet, reason)
+            else:
+                if td > now:
+                    break
+                self._depart(tm.dequeue(td))
+        return out
+
+    def _depart(self, departure: Any) -> None:
+        t, packet, queue = departure
+        self._now_us = t // 1000
+        tm = self.tm
+        sent, queued = self.driver.egress(packet, queue)
+        trace = self.trace
+        for again in queued:
+            reason = tm.enqueue(t, again)
+            if trace is not None:
+                self._trace_enqueue(again, reason)
+        for port, frame in sent:
+            end = tm.transmitted(port, t, len(frame))
+            link = tm.link(port)
+            if link is not None and link.config.has_wire_effects:
+                corrupted = link.stats.corrupted
+                arrived = link.propagate(end, frame)
+                if arrived is None:
+                    if trace is not None:
+                        trace.event(f"Lost on the link out of port {port}")
+                    continue
+                if trace is not None and link.stats.corrupted > corrupted:
+                    trace.event(f"Corrupted (one bit flipped) on the link out of port {port}")
+                end, frame = arrived
+            if trace is not None and end != t:
+                trace.event(f"Arrives at the far end of port {port}'s link at "
+                            f"{end / 1e9:.6f} s")
+            heapq.heappush(self._deliveries, (end, next(self._seq), port, frame))
+
+    def _trace_enqueue(self, packet: Any, reason: str | None) -> None:
+        trace, tm = self.trace, self.tm
+        tid = self.driver.tag(packet)
+        where = f"port {packet.port} priority {packet.priority}"
+        if reason is None:
+            trace.event(f"Enqueued on {where}; the port now holds {tm.depth(packet.port)} "
+                        "packet(s)", tid)
+        elif reason == "queue_full":
+            cfg = tm.queue_config(packet.port, packet.priority)
+            limit = f"{cfg.depth_packets} packets" + (
+                f" / {cfg.depth_bytes} bytes" if cfg.depth_bytes is not None else "")
+            trace.event(f"Dropped: queue full on {where} (depth {limit})", tid)
+        else:
+            trace.event(f"Dropped: priority {packet.priority} out of range (the switch has "
+                        f"{tm.priority_queues} queue(s) per port)", tid)
+
+    def _timed_clock(self) -> int:
+        return self._now_us
 
     # ------------------------------------------------------------------ tables
 
