@@ -1,13 +1,34 @@
 """A switch process: the embedded P4 switch driven by frames on real interfaces.
 
 This is the thin I/O driver around the sans-IO :class:`~netweft.emulation.switch.SoftSwitch`:
-one AF_PACKET socket per port, a poll loop that hands each received frame to
-``process`` and sends each output frame on its port's socket. It runs inside a
-switch's network namespace, started by :func:`start_switch_process` (which waits
-for the ``ready`` line and tears the process down on failure).
+one AF_PACKET socket per port and one select loop.  Each received frame goes
+to ``switch.receive(port, frame, now)``; frames the traffic manager or a link
+model hold back leave from ``switch.advance(now)``, and the loop sleeps in
+``select`` until the switch's next deadline (``switch.next_deadline()``), so a
+departure is timed without a busy loop.  Time is nanoseconds since the switch
+started (``time.monotonic_ns``), which also gives the P4 program its
+microsecond timestamps, as BMv2's clock starts at 0.
 
-Run by hand: ``python -m netweft.emulation.switch_process --program basic_forward.p4
---port 1=s1-eth1 --port 2=s1-eth2 --runtime s1-runtime.json``.
+The loop drives any object with ``receive``/``advance``/``next_deadline`` (a
+wrapper, e.g. a P4Runtime device, forwards them with its lock held) or, lacking
+them, ``process(port, frame)`` alone.  Per loop pass it drains the switch's
+``log_msg`` messages (to the trace if one is on) and digests (to
+``on_digests`` if given), counting both, so memory stays bounded.
+
+Run by hand::
+
+    python -m netweft.emulation.switch_process --program basic_forward.p4 \\
+        --port 1=s1-eth1 --port 2=s1-eth2 --runtime s1-runtime.json \\
+        --link 2:delay=5ms,rate=100mbit,queue=64 --pcap pcaps --log-file s1.log \\
+        --control /run/netweft/s1.sock
+
+``--link`` takes ``PORT[/in|/out]:KEY=VALUE,...`` (see
+:mod:`netweft.emulation.port_options`); ``--priority-queues N`` gives every
+port N strict-priority queues; ``--pcap DIR`` writes ``<iface>_in.pcap`` and
+``<iface>_out.pcap`` per port as BMv2 does; ``--log-console`` (stdout) and
+``--log-file FILE`` write the per-packet trace
+(:mod:`netweft.emulation.packet_trace`); ``--control PATH`` opens the control
+channel (:mod:`netweft.emulation.switch_control`).
 """
 
 from __future__ import annotations
@@ -22,11 +43,18 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any, TextIO
+
+from netweft.emulation.port_options import PortOptionError, PortOptions, parse_link_options
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 MAX_FRAME = 65536 + 64
+IDLE_WAKEUP_S = 0.2        # how often an idle loop checks for a stop request
+BATCH = 64                 # frames read from one port before the others get a turn
+DLT_EN10MB = 1
 
 
 class SwitchPorts:
@@ -34,6 +62,7 @@ class SwitchPorts:
 
     def __init__(self, ports: dict[int, str]) -> None:
         self.sockets: dict[int, socket.socket] = {}
+        self.names = dict(ports)
         try:
             for number, ifname in sorted(ports.items()):
                 sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(ETH_P_ALL))
@@ -51,9 +80,152 @@ class SwitchPorts:
         self.sockets.clear()
 
 
-def serve(switch, ports: dict[int, str], stop_after: float | None = None,
-          stats_out: Path | None = None) -> Counter:
-    """Forward frames between ``ports`` through ``switch`` until SIGTERM/SIGINT."""
+class PortCaptures:
+    """``<iface>_in.pcap`` and ``<iface>_out.pcap`` for every port, as BMv2's ``--pcap``."""
+
+    def __init__(self, folder: Path, ports: Mapping[int, str]) -> None:
+        from scapy.utils import RawPcapWriter
+
+        folder.mkdir(parents=True, exist_ok=True)
+        self.files: dict[tuple[int, str], Any] = {}
+        try:
+            for number, ifname in ports.items():
+                for direction in ("in", "out"):
+                    writer = RawPcapWriter(str(folder / f"{ifname}_{direction}.pcap"),
+                                           linktype=DLT_EN10MB)
+                    writer.write_header(None)
+                    self.files[(number, direction)] = writer
+        except OSError:
+            self.close()
+            raise
+        self._dirty = False
+
+    def write(self, port: int, direction: str, frame: bytes) -> None:
+        writer = self.files.get((port, direction))
+        if writer is not None:
+            writer.write_packet(frame)
+            self._dirty = True
+
+    def flush(self) -> None:
+        if self._dirty:
+            for writer in self.files.values():
+                writer.flush()
+            self._dirty = False
+
+    def close(self) -> None:
+        for writer in self.files.values():
+            writer.close()
+        self.files.clear()
+
+
+class _Loop:
+    """State of one run of :func:`serve`."""
+
+    def __init__(self, switch: Any, io: SwitchPorts, stats: Counter,
+                 captures: PortCaptures | None, trace_out: TextIO | None,
+                 on_digests: Callable[[list], None] | None) -> None:
+        self.switch = switch
+        self.io = io
+        self.stats = stats
+        self.captures = captures
+        self.trace_out = trace_out
+        self.on_digests = on_digests
+        self.timed = hasattr(switch, "receive") and hasattr(switch, "advance")
+        self.t0 = time.monotonic_ns()
+
+    def now(self) -> int:
+        return time.monotonic_ns() - self.t0
+
+    def drain(self, port: int, sock: socket.socket) -> None:
+        """Read up to a batch of frames from one port and run them through the switch."""
+        stats, captures, switch = self.stats, self.captures, self.switch
+        for _ in range(BATCH):
+            try:
+                frame, addr = sock.recvfrom(MAX_FRAME)
+            except BlockingIOError:
+                return
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            stats[f"rx_port{port}"] += 1
+            if captures is not None:
+                captures.write(port, "in", frame)
+            try:
+                if self.timed:
+                    outputs = switch.receive(port, frame, self.now())
+                else:
+                    outputs = switch.process(port, frame)
+                    if not outputs:
+                        stats["dropped"] += 1
+            except Exception as exc:  # noqa: BLE001 - a frame must never stop the switch
+                stats["switch_errors"] += 1
+                print(f"switch error on port {port}: {exc!r}", file=sys.stderr, flush=True)
+                continue
+            self.send(outputs)
+
+    def advance(self) -> None:
+        if self.timed:
+            self.send(self.switch.advance(self.now()))
+
+    def timeout(self) -> float:
+        """Seconds until the switch's next deadline (the idle wake-up at most)."""
+        if not self.timed:
+            return IDLE_WAKEUP_S
+        deadline = self.switch.next_deadline()
+        if deadline is None:
+            return IDLE_WAKEUP_S
+        return min(IDLE_WAKEUP_S, max(0.0, (deadline - self.now()) / 1e9))
+
+    def send(self, outputs: Iterable[tuple[int, bytes]]) -> None:
+        stats, sockets, captures = self.stats, self.io.sockets, self.captures
+        for out_port, data in outputs:
+            out = sockets.get(out_port)
+            if out is None:
+                stats["dropped_no_such_port"] += 1
+                continue
+            try:
+                out.send(data)
+                stats[f"tx_port{out_port}"] += 1
+            except OSError:
+                stats["tx_errors"] += 1
+                continue
+            if captures is not None:
+                captures.write(out_port, "out", data)
+
+    def housekeeping(self) -> None:
+        """Drain log_msg texts and digests (bounded memory), flush files."""
+        switch, stats = self.switch, self.stats
+        logs = getattr(switch, "logs", None)
+        if logs:
+            stats["log_msgs"] += len(logs)
+            if self.trace_out is None:
+                stats["log_msgs_discarded"] += len(logs)
+            elif getattr(switch, "trace", None) is None:
+                for text in logs:
+                    self.trace_out.write(f"log_msg: {text}\n")
+            logs.clear()
+        digests = getattr(switch, "digests", None)
+        if digests:
+            stats["digests"] += len(digests)
+            if self.on_digests is not None:
+                self.on_digests(list(digests))
+            else:
+                stats["digests_discarded"] += len(digests)
+            digests.clear()
+        if self.captures is not None:
+            self.captures.flush()
+        if self.trace_out is not None:
+            self.trace_out.flush()
+
+
+def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
+          stats_out: Path | None = None, pcap_dir: Path | None = None,
+          trace_out: TextIO | None = None, control: Path | None = None,
+          port_options: dict[int, PortOptions] | None = None,
+          on_digests: Callable[[list], None] | None = None) -> Counter:
+    """Forward frames between ``ports`` through ``switch`` until SIGTERM/SIGINT.
+
+    Prints ``ready`` once every port (and the control socket) is open.
+    """
     stats: Counter = Counter()
     running = True
 
@@ -64,63 +236,82 @@ def serve(switch, ports: dict[int, str], stop_after: float | None = None,
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     io = SwitchPorts(ports)
+    captures = server = None
     sel = selectors.DefaultSelector()
-    for number, sock in io.sockets.items():
-        sel.register(sock, selectors.EVENT_READ, number)
-    print("ready", flush=True)
-    deadline = time.monotonic() + stop_after if stop_after else None
     try:
+        captures = PortCaptures(pcap_dir, io.names) if pcap_dir else None
+        loop = _Loop(switch, io, stats, captures, trace_out, on_digests)
+        for number, sock in io.sockets.items():
+            sel.register(sock, selectors.EVENT_READ, number)
+        if control is not None:
+            from netweft.emulation.switch_control import ControlServer, execute
+
+            server = ControlServer(control)
+            sel.register(server.listener, selectors.EVENT_READ, "control")
+            options = port_options if port_options is not None else {}
+
+            def run_command(line: str) -> str:
+                return execute(switch, line, options, lambda: dict(stats))
+
+        print("ready", flush=True)
+        deadline = time.monotonic() + stop_after if stop_after else None
         while running and (deadline is None or time.monotonic() < deadline):
-            for key, _ in sel.select(timeout=0.2):
-                _drain(switch, key.data, key.fileobj, io, stats)
+            for key, _ in sel.select(timeout=loop.timeout()):
+                if isinstance(key.data, int):
+                    loop.drain(key.data, key.fileobj)
+                elif key.data == "control":
+                    conn = server.accept()
+                    if conn is not None:
+                        sel.register(conn, selectors.EVENT_READ, "client")
+                elif not server.handle(key.fileobj, run_command):
+                    sel.unregister(key.fileobj)
+            loop.advance()
+            loop.housekeeping()
     finally:
         sel.close()
         io.close()
+        if captures is not None:
+            captures.close()
+        if server is not None:
+            server.close()
         if stats_out:
-            stats_out.write_text(json.dumps(dict(stats), indent=2, sort_keys=True))
+            counters = dict(stats)
+            counters.update(getattr(switch, "stats", {}) or {})
+            stats_out.write_text(json.dumps(counters, indent=2, sort_keys=True))
     return stats
-
-
-def _drain(switch, port: int, sock: socket.socket, io: SwitchPorts, stats: Counter) -> None:
-    for _ in range(64):
-        try:
-            frame, addr = sock.recvfrom(MAX_FRAME)
-        except BlockingIOError:
-            return
-        if addr[2] == PACKET_OUTGOING:
-            continue
-        stats[f"rx_port{port}"] += 1
-        try:
-            outputs = switch.process(port, frame)
-        except Exception as exc:  # noqa: BLE001 - a frame must never stop the switch
-            stats["switch_errors"] += 1
-            print(f"switch error on port {port}: {exc!r}", file=sys.stderr, flush=True)
-            continue
-        if not outputs:
-            stats["dropped"] += 1
-        for out_port, data in outputs:
-            out = io.sockets.get(out_port)
-            if out is None:
-                stats["dropped_no_such_port"] += 1
-                continue
-            try:
-                out.send(data)
-                stats[f"tx_port{out_port}"] += 1
-            except OSError:
-                stats["tx_errors"] += 1
 
 
 def start_switch_process(node, program: Path, runtime: Path | None = None,
                          stats_out: Path | None = None, timeout: float = 60.0,
-                         log: Path | None = None) -> subprocess.Popen:
-    """Start a switch process in ``node``'s namespace and wait until it serves its ports."""
+                         log: Path | None = None,
+                         links: Mapping[int, PortOptions] | Iterable[str] = (),
+                         pcap_dir: Path | None = None, trace_file: Path | None = None,
+                         control: Path | None = None, priority_queues: int = 1,
+                         seed: int = 0) -> subprocess.Popen:
+    """Start a switch process in ``node``'s namespace and wait until it serves its ports.
+
+    ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings;
+    ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
+    ``--control`` options; ``log``: the process's stderr.
+    """
     argv = [sys.executable, "-m", "netweft.emulation.switch_process", "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
         argv += ["--port", f"{number}={ifname}"]
+    argv += ["--link=" + text for text in link_arguments(links)]
     if runtime:
         argv += ["--runtime", str(runtime)]
     if stats_out:
         argv += ["--stats-out", str(stats_out)]
+    if pcap_dir:
+        argv += ["--pcap", str(pcap_dir)]
+    if trace_file:
+        argv += ["--log-file", str(trace_file)]
+    if control:
+        argv += ["--control", str(control)]
+    if priority_queues != 1:
+        argv += ["--priority-queues", str(priority_queues)]
+    if seed:
+        argv += ["--seed", str(seed)]
     # The child's error output goes to ``log``, or else to an anonymous file, so that
     # a failed start can say why (never a pipe: nobody drains it while the switch runs).
     with open(log, "w+") if log else tempfile.TemporaryFile("w+") as stderr:
@@ -144,11 +335,31 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     return proc
 
 
+def link_arguments(links: Mapping[int, PortOptions] | Iterable[str]) -> list[str]:
+    """``--link`` values for per-port settings (strings pass through, checked)."""
+    if isinstance(links, Mapping):
+        out: list[str] = []
+        for port, opts in sorted(links.items()):
+            out += opts.to_option(port)
+        return out
+    texts = list(links)
+    parse_link_options(texts)   # refuse bad settings here, not in the child
+    return texts
+
+
 def _parse_port(text: str) -> tuple[int, str]:
     number, sep, ifname = text.partition("=")
     if not sep or not number.isdigit() or not ifname:
         raise argparse.ArgumentTypeError(f"--port wants NUMBER=IFNAME, got {text!r}")
     return int(number), ifname
+
+
+def _parse_link(text: str) -> str:
+    try:
+        parse_link_options([text])
+    except PortOptionError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,22 +370,67 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", action="append", type=_parse_port, default=[],
                         help="NUMBER=IFNAME, repeated")
     parser.add_argument("--runtime", type=Path, help="runtime file (sX-runtime.json style)")
+    parser.add_argument("--link", action="append", type=_parse_link, default=[],
+                        metavar="PORT[/in|/out]:KEY=VALUE,...",
+                        help="link model and queues of a port, e.g. "
+                             "2:delay=5ms,jitter=1ms,loss=0.01,rate=100mbit,queue=64 "
+                             "(keys: delay jitter loss gemodel corrupt rate limit queue "
+                             "queue_bytes queue_pps queue_rate); repeated")
+    parser.add_argument("--priority-queues", type=int, default=1, choices=range(1, 9),
+                        metavar="N", help="strict-priority queues per port, 1..8 (default 1)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the links' loss, corruption and jitter (default 0)")
+    parser.add_argument("--pcap", type=Path, metavar="DIR",
+                        help="write <iface>_in.pcap and <iface>_out.pcap per port into DIR")
+    parser.add_argument("--log-console", action="store_true",
+                        help="trace every packet on stdout (after the ready line)")
+    parser.add_argument("--log-file", type=Path, metavar="FILE",
+                        help="trace every packet into FILE")
+    parser.add_argument("--control", type=Path, metavar="PATH",
+                        help="control channel: a Unix socket taking simple_switch_CLI-style "
+                             "commands (set_queue_depth, set_queue_rate, set_link, counters)")
     parser.add_argument("--stats-out", type=Path, help="write counters as JSON on exit")
     parser.add_argument("--stop-after", type=float, help="seconds to run (default: until killed)")
     args = parser.parse_args(argv)
+    if args.log_console and args.log_file:
+        parser.error("give --log-console or --log-file, not both")
 
-    from netweft.emulation.switch import SoftSwitch
+    from netweft.emulation.packet_trace import PacketTrace
+    from netweft.emulation.switch import SoftSwitch, SwitchError
     from netweft.p4.compiler import P4Error, compile_p4
     from netweft.testbed.runtime_file import RuntimeFileError, apply_runtime_file
 
+    trace_out: TextIO | None = None
     try:
-        switch = SoftSwitch(compile_p4(str(args.program), include_dirs=tuple(args.include)))
+        if args.log_file:
+            trace_out = open(args.log_file, "w", buffering=1 << 16)  # noqa: SIM115
+        elif args.log_console:
+            trace_out = sys.stdout
+    except OSError as exc:
+        print(f"error: cannot write the log file {args.log_file}: {exc.strerror}",
+              file=sys.stderr)
+        return 2
+    trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
+    options = parse_link_options(args.link)
+    try:
+        switch = SoftSwitch(compile_p4(str(args.program), include_dirs=tuple(args.include)),
+                            seed=args.seed, priority_queues=args.priority_queues, trace=trace)
+        for port, opts in options.items():
+            switch.configure_port(port, opts)
         if args.runtime:
             apply_runtime_file(switch, args.runtime)
-    except (P4Error, RuntimeFileError) as exc:
+    except (P4Error, RuntimeFileError, SwitchError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    serve(switch, dict(args.port), args.stop_after, args.stats_out)
+    try:
+        serve(switch, dict(args.port), args.stop_after, args.stats_out, args.pcap, trace_out,
+              args.control, options)
+    except OSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if trace_out is not None and trace_out is not sys.stdout:
+            trace_out.close()
     return 0
 
 

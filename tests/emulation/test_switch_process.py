@@ -75,3 +75,93 @@ def test_a_switch_process_that_fails_to_start_says_why(tmp_path):
         start_switch_process(s1, bad)
     assert "exited with status 2" in str(err.value)
     assert f"{bad}:1:" in str(err.value)
+
+
+# ---------------------------------------------------------------- the real switch process
+
+_UDP_SEND = textwrap.dedent("""
+    import socket, sys
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.settimeout(5)
+    for n in range(int(sys.argv[2])):
+        s.sendto(b"probe %d" % n, (sys.argv[1], 9000))
+        print(s.recvfrom(100)[0].decode(), flush=True)
+""")
+
+
+def _runtime(net, path):
+    entries = []
+    for host in net.hosts:
+        peer = net.peer_of(host.interfaces[0])
+        entries.append({"table": "MyIngress.ipv4_lpm",
+                        "match": {"hdr.ipv4.dstAddr": [host.ip_address, 32]},
+                        "action_name": "MyIngress.ipv4_forward",
+                        "action_params": {"dstAddr": host.mac, "port": peer.port}})
+    path.write_text(json.dumps({"target": "netweft-embedded", "table_entries": entries}))
+    return path
+
+
+def _stop(proc):
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(tmp_path):
+    from scapy.layers.inet import IP, UDP
+    from scapy.utils import rdpcap
+
+    from netweft.emulation.switch_control import send_command
+    from netweft.emulation.switch_process import start_switch_process
+    from netweft.p4.programs import program
+
+    net = Network()
+    s1 = net.add_switch("s1")
+    h1, h2 = net.add_host("h1", "10.0.12.1/24"), net.add_host("h2", "10.0.12.2/24")
+    net.add_link(h1, s1)
+    net.add_link(h2, s1)
+    pcaps, trace, control = tmp_path / "pcaps", tmp_path / "s1.trace", tmp_path / "s1.sock"
+    stats = tmp_path / "stats.json"
+    with net:
+        sw = start_switch_process(s1, program("basic_forward"),
+                                  _runtime(net, tmp_path / "rt.json"), stats_out=stats,
+                                  log=tmp_path / "s1.stderr", links=["2:delay=20ms,queue=16"],
+                                  pcap_dir=pcaps, trace_file=trace, control=control)
+        try:
+            echo = h2.popen(sys.executable, "-c", _ECHO, stdout=subprocess.PIPE, text=True)
+            assert echo.stdout.readline().strip() == "ready"
+            ping = h1.cmd("ping", "-c", "3", "-i", "0.2", "10.0.12.2").stdout
+            rtts = [float(part.split("=")[1]) for part in ping.split()
+                    if part.startswith("time=")]
+            assert len(rtts) == 3
+            # the link to h2 delays each direction by 20 ms: no echo comes back sooner
+            assert min(rtts) >= 40.0
+            out = h1.cmd(sys.executable, "-c", _UDP_SEND, "10.0.12.2", "4").stdout
+            assert out.split("\n")[:4] == [f"PROBE {n}" for n in range(4)]
+            assert send_command(control, "set_queue_depth 4 2") == "ok"
+            counters = json.loads(send_command(control, "counters"))
+            assert counters["rx_port1"] >= 7 and counters["drop_queue_full"] == 0
+        finally:
+            _stop(sw)
+    assert not control.exists()
+    assert sorted(p.name for p in pcaps.iterdir()) == [
+        "s1-eth1_in.pcap", "s1-eth1_out.pcap", "s1-eth2_in.pcap", "s1-eth2_out.pcap"]
+    into_switch = [p for p in rdpcap(str(pcaps / "s1-eth1_in.pcap")) if UDP in p]
+    out_to_h2 = [p for p in rdpcap(str(pcaps / "s1-eth2_out.pcap")) if UDP in p]
+    sent = [bytes(p[UDP].payload) for p in into_switch]
+    assert sent[:4] == [b"probe %d" % n for n in range(4)]
+    assert [bytes(p[UDP].payload) for p in out_to_h2][:4] == sent[:4]
+    assert out_to_h2[0][IP].ttl == into_switch[0][IP].ttl - 1
+    assert out_to_h2[0].time >= into_switch[0].time          # pcap stamps are real times
+    log = trace.read_text()
+    assert "Processing packet received on port 1" in log
+    assert "Parser 'BasicParser' entering state 'parse_ipv4'" in log
+    assert "Table 'MyIngress.ipv4_lpm': hit entry" in log
+    assert "Enqueued on port 2 priority 0" in log
+    assert "Transmitting packet of size" in log and "out of port 2" in log
+    counters = json.loads(stats.read_text())
+    assert counters["tx_port2"] >= 7
+    # what basic_forward.p4 drops (IPv6 neighbour discovery) is the program's doing
+    assert counters["dropped"] == counters["drop_program"] + counters["drop_parser_error"]
