@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import struct
+import tempfile
 from functools import cache
 from pathlib import Path
 
@@ -17,9 +19,25 @@ MS = 1_000_000
 
 @cache
 def probe_program():
-    from netweft.p4.compiler import compile_p4
+    """queue_probe.p4 with a v1model.p4 whose standard_metadata has ``qid``.
 
-    return compile_p4(str(PROGRAMS / "queue_probe.p4"))
+    p4c's v1model.p4 (and netweft's copy) has no ``qid``; BMv2 users with priority
+    queues add ``@alias("queueing_metadata.qid") bit<5> qid;`` to a copy of it on
+    their include path, and so does this test.
+    """
+    from netweft.p4.compiler import compile_p4
+    from netweft.p4.compiler.preprocessor import ARCH_DIR
+
+    arch = (ARCH_DIR / "v1model.p4").read_text()
+    anchor = "bit<3> priority;\n"
+    assert anchor in arch
+    with_qid = arch.replace(anchor, anchor + '    @alias("queueing_metadata.qid") bit<5> qid;\n')
+    folder = Path(tempfile.mkdtemp(prefix="netweft-qid-"))
+    try:
+        (folder / "v1model.p4").write_text(with_qid)
+        return compile_p4(str(PROGRAMS / "queue_probe.p4"), include_dirs=(str(folder),))
+    finally:
+        shutil.rmtree(folder)
 
 
 def probe_switch(*links: str, **kwargs) -> SoftSwitch:

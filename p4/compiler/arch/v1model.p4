@@ -59,9 +59,6 @@ struct standard_metadata_t {
     bit<1>   checksum_error;  /* set by verify_checksum on a mismatch */
     error    parser_error;    /* the parser's error, NoError if none */
     @alias("intrinsic_metadata.priority")      bit<3> priority;
-    /* The queue that served the packet (simple_switch --priority-queues N:
-     * N - 1 - priority); p4c's v1model.p4 lacks it, BMv2 users add this line. */
-    @alias("queueing_metadata.qid")            bit<5> qid;
     /* Fields of older v1model versions, kept so that older programs compile;
      * BMv2 ignores them (use mark_to_drop and the clone/recirculate externs). */
     @deprecated("use mark_to_drop instead")  bit<1>  drop;
