@@ -64,3 +64,12 @@ def test_setup_gives_up_after_the_bound_with_the_reason(fake_apt):
     assert res.returncode == 1
     assert "gave up after 1s waiting for the apt/dpkg lock (held by process 4242" in res.stderr
     assert not any(a.startswith("install") for a in fake_apt.argv())
+
+
+def test_sourcing_a_failing_setup_returns_to_the_shell_with_its_options_unchanged():
+    """``source scripts/setup`` in an interactive shell must not set -e there, nor exit it."""
+    script = (f'opts="$-"; NETWEFT_SETUP_STEPS=bogus source {ROOT}/scripts/setup; '
+              'echo "status=$? same_options=$([ "$opts" = "$-" ] && echo yes)"')
+    res = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+    assert res.stdout.strip() == "status=1 same_options=yes"
+    assert "unknown setup step bogus" in res.stderr
