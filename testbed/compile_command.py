@@ -107,7 +107,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="P4Info file in --p4runtime-format (p4c's older spelling)")
     p.add_argument("--p4runtime-format", choices=FORMATS, default=None,
                    help="format of --p4runtime-file (default: text)")
-    p.add_argument("-I", dest="include", action="append", default=[], metavar="DIR",
+    p.add_argument("-I", "--include", dest="include", action="append", default=[], metavar="DIR",
                    help="directory searched by #include (repeatable)")
     p.add_argument("-D", dest="defines", action="append", type=_define, default=[],
                    metavar="NAME[=VALUE]", help="predefine a macro (repeatable)")

@@ -74,7 +74,8 @@ def test_every_command_taking_p4_accepts_dash_i_and_include(tmp_path):
     (tmp_path / "x.p4").write_text("")
     (tmp_path / "x.stf").write_text("")
     parser = build_parser()
-    for argv in (["p4check", "x.p4"], ["stf", "x.p4", "x.stf"], ["bench", "switch"]):
+    for argv in (["p4check", "x.p4"], ["stf", "x.p4", "x.stf"], ["bench", "switch"],
+                 ["compile", "x.p4"]):
         argv = [str(tmp_path / a) if "." in a else a for a in argv]
         short = parser.parse_args([*argv, "-I", str(tmp_path)])
         long = parser.parse_args([*argv, "--include", str(tmp_path)])
