@@ -1,0 +1,34 @@
+"""The README and docs/ name only files that exist (the Planned section excepted):
+every relative link, and every repository path written in backquotes."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP = ("p4", "emulation", "testbed", "transport", "nic_offload", "docs", "tests", "scripts",
+       ".ci")
+PATH = re.compile(r"`((?:%s)/[\w./-]*)`" % "|".join(re.escape(t) for t in TOP))
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def _documents() -> list[Path]:
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _without_planned(text: str) -> str:
+    return re.sub(r"^## Planned\n.*?(?=^## |\Z)", "", text, flags=re.S | re.M)
+
+
+@pytest.mark.parametrize("doc", _documents(), ids=lambda p: p.name)
+def test_named_paths_exist(doc):
+    text = _without_planned(doc.read_text())
+    missing = []
+    for path in PATH.findall(text):
+        if not (ROOT / path.rstrip("/")).exists():
+            missing.append(path)
+    for link in LINK.findall(text):
+        if "://" not in link and not (doc.parent / link).exists():
+            missing.append(link)
+    assert not missing, f"{doc.name} names files that do not exist: {missing}"
