@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TOP = ("p4", "emulation", "testbed", "transport", "nic_offload", "docs", "tests", "scripts",
        ".ci")
-PATH = re.compile(r"`((?:%s)/[\w./-]*)`" % "|".join(re.escape(t) for t in TOP))
+PATH = re.compile(r"`((?:" + "|".join(re.escape(t) for t in TOP) + r")/[\w./-]*)`")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 
 
