@@ -221,10 +221,13 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
           stats_out: Path | None = None, pcap_dir: Path | None = None,
           trace_out: TextIO | None = None, control: Path | None = None,
           port_options: dict[int, PortOptions] | None = None,
-          on_digests: Callable[[list], None] | None = None) -> Counter:
+          on_digests: Callable[[list], None] | None = None,
+          on_ready: Callable[[SwitchPorts], None] | None = None) -> Counter:
     """Forward frames between ``ports`` through ``switch`` until SIGTERM/SIGINT.
 
-    Prints ``ready`` once every port (and the control socket) is open.
+    Prints ``ready`` once every port (and the control socket) is open;
+    ``on_ready`` gets the open ports first (the P4Runtime server sends its
+    PacketOut frames through them).
     """
     stats: Counter = Counter()
     running = True
@@ -253,6 +256,8 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
             def run_command(line: str) -> str:
                 return execute(switch, line, options, lambda: dict(stats))
 
+        if on_ready is not None:
+            on_ready(io)
         print("ready", flush=True)
         deadline = time.monotonic() + stop_after if stop_after else None
         while running and (deadline is None or time.monotonic() < deadline):
@@ -398,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     from netweft.emulation.packet_trace import PacketTrace
     from netweft.emulation.switch import SoftSwitch, SwitchError
     from netweft.p4.compiler import P4Error, compile_p4
-    from netweft.testbed.runtime_file import RuntimeFileError, apply_runtime_file
+    from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
 
     trace_out: TextIO | None = None
     try:

@@ -10,6 +10,7 @@ gRPC threads and the packet loop never meet inside the switch.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -70,6 +71,7 @@ class Device:
         self.digest: Callable[[p4runtime_pb2.DigestList], None] = lambda _msg: None
         self.transmit: Callable[[int, bytes], None] = lambda _port, _frame: None
         self.stats = {"packet_in": 0, "packet_in_errors": 0, "packet_out": 0}
+        self._loop_offset: int | None = None   # monotonic_ns() - the switch loop's clock
 
     # ---------------------------------------------------------------- pipeline
 
@@ -225,6 +227,41 @@ class Device:
             outputs = self.pipeline.switch.process(port, frame)
             return self._deliver(outputs)
 
+    # The switch process's timed loop (traffic manager, links) drives these three.
+
+    def receive(self, port: int, frame: bytes, now: int) -> list[tuple[int, bytes]]:
+        """A frame arrives at ``now`` (ns, the loop's clock); see ``SoftSwitch.receive``."""
+        with self.lock:
+            self._loop_offset = time.monotonic_ns() - now
+            if self.pipeline is None:
+                return []
+            return self._deliver(self.pipeline.switch.receive(port, frame, now))
+
+    def advance(self, now: int) -> list[tuple[int, bytes]]:
+        """Frames due by ``now``; see ``SoftSwitch.advance``."""
+        with self.lock:
+            self._loop_offset = time.monotonic_ns() - now
+            if self.pipeline is None:
+                return []
+            return self._deliver(self.pipeline.switch.advance(now))
+
+    def next_deadline(self) -> int | None:
+        """When :meth:`advance` next has work (ns), or None."""
+        with self.lock:
+            if self.pipeline is None:
+                return None
+            return self.pipeline.switch.next_deadline()
+
+    @property
+    def logs(self) -> list[str]:
+        """The switch's ``log_msg`` texts (the loop drains them)."""
+        return self.pipeline.switch.logs if self.pipeline else []
+
+    @property
+    def trace(self) -> object:
+        """The switch's packet trace, if any."""
+        return getattr(self.switch, "trace", None)
+
     def _deliver(self, outputs: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
         entities = self._entities
         assert entities is not None and self.pipeline is not None
@@ -258,7 +295,12 @@ class Device:
                                           "(start it with --cpu-port)")
             frame = entities.packet_io.frame(msg)
             self.stats["packet_out"] += 1
-            outputs = self._deliver(self.pipeline.switch.process(self.cpu_port, frame))
+            switch = self.pipeline.switch
+            if self._loop_offset is None:
+                outputs = self._deliver(switch.process(self.cpu_port, frame))
+            else:   # a timed loop runs the switch: enter through its queues and links
+                now = time.monotonic_ns() - self._loop_offset
+                outputs = self._deliver(switch.receive(self.cpu_port, frame, now))
         for port, data in outputs:
             self.transmit(port, data)
         return outputs

@@ -1,11 +1,13 @@
 """Runtime files: the p4lang tutorials' ``sX-runtime.json`` applied to a switch.
 
+They belong to the control plane (moved here from ``testbed/``).
+
 The format holds ``table_entries`` (``table``, ``match``, ``action_name``,
 ``action_params``, optional ``priority``, or ``default_action: true``),
 ``multicast_group_entries`` (``multicast_group_id`` and ``replicas`` of
 ``egress_port``/``instance``) and ``clone_session_entries`` (``clone_session_id``,
 ``replicas``, optional ``packet_length_bytes``). Match values follow the tutorials:
-a scalar for exact and optional keys, ``[value, prefix_len]`` for lpm,
+a scalar (or a one-element list) for exact and optional keys, ``[value, prefix_len]`` for lpm,
 ``[value, mask]`` for ternary, ``[low, high]`` for range.
 """
 
@@ -33,8 +35,15 @@ def load_runtime_file(path: str | Path) -> dict[str, Any]:
 
 
 def _match(match: dict[str, Any]) -> dict[str, Any]:
-    return {key: tuple(value) if isinstance(value, list) else value
-            for key, value in match.items()}
+    """The switch's match values: a list is a (value, prefix/mask/high) pair, and a
+    one-element list is the value itself (the tutorials' p4runtime_lib writes exact
+    keys either way)."""
+    out = {}
+    for key, value in match.items():
+        if isinstance(value, list):
+            value = value[0] if len(value) == 1 else tuple(value)
+        out[key] = value
+    return out
 
 
 def _apply(section: str, items: list, where: str, install: Callable[[dict], None]) -> int:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from netweft.testbed.runtime_file import RuntimeFileError, apply_runtime_file
+from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
 
 
 class Recorder:
@@ -40,6 +40,8 @@ def test_tutorial_style_file(tmp_path):
              "action_params": {"dstAddr": "08:00:00:00:01:11", "port": 1}},
             {"table": "MyIngress.acl", "match": {"hdr.ipv4.protocol": [17, 255]},
              "priority": 10, "action_name": "MyIngress.drop", "action_params": {}},
+            {"table": "MyIngress.mac", "match": {"hdr.ethernet.dstAddr": ["08:00:00:00:01:11"]},
+             "action_name": "MyIngress.drop", "action_params": {}},
         ],
         "multicast_group_entries": [{"multicast_group_id": 1, "replicas": [
             {"egress_port": 1, "instance": 1}, {"egress_port": 2, "instance": 1}]}],
@@ -47,12 +49,14 @@ def test_tutorial_style_file(tmp_path):
                                    "packet_length_bytes": 64}],
     }))
     sw = Recorder()
-    assert apply_runtime_file(sw, path) == 5
+    assert apply_runtime_file(sw, path) == 6
     assert sw.calls == [
         ("default", "MyIngress.ipv4_lpm", "MyIngress.drop", {}),
         ("add", "MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.1", 32)},
          "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 1}, None),
         ("add", "MyIngress.acl", {"hdr.ipv4.protocol": (17, 255)}, "MyIngress.drop", {}, 10),
+        ("add", "MyIngress.mac", {"hdr.ethernet.dstAddr": "08:00:00:00:01:11"},
+         "MyIngress.drop", {}, None),
         ("mc", 1, [(1, 1), (2, 1)]),
         ("clone", 5, 3, 64),
     ]
