@@ -16,10 +16,10 @@ positional argument is a device config written by ``netweft-p4c`` /
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TextIO
 
 DEFAULT_GRPC_ADDRESS = "127.0.0.1:9559"
 PROG = "netweft-switch"
@@ -67,13 +67,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="device config from netweft-p4c (or a .p4 source); omit with --no-p4")
     p.add_argument("-i", "--interface", action="append", type=_interface, default=[],
                    metavar="PORT@IFACE", help="attach interface IFACE as port PORT (repeatable)")
-    p.add_argument("--pcap", nargs="?", const=".", metavar="DIR",
-                   help="capture each port's traffic to pcap files in DIR")
-    p.add_argument("--log-console", action="store_true", help="log to the console (stderr)")
-    p.add_argument("--log-file", type=Path, metavar="FILE", help="log to FILE")
+    p.add_argument("--pcap", nargs="?", const=".", type=Path, metavar="DIR",
+                   help="write <iface>_in.pcap and <iface>_out.pcap per port in DIR "
+                        "(default: the current directory)")
+    p.add_argument("--log-console", action="store_true",
+                   help="write the per-packet trace to the console (stdout)")
+    p.add_argument("--log-file", type=Path, metavar="FILE",
+                   help="write the per-packet trace to FILE")
     p.add_argument("-L", "--log-level", default="info",
-                   choices=("trace", "debug", "info", "warn", "error", "off"))
-    p.add_argument("--log-flush", action="store_true", help="accepted (logs are line-flushed)")
+                   choices=("trace", "debug", "info", "warn", "error", "off"),
+                   help="accepted for compatibility (the trace has one level)")
+    p.add_argument("--log-flush", action="store_true", help="accepted (the trace is flushed "
+                   "every loop pass)")
     p.add_argument("--device-id", type=_count(0, 2**63 - 1), default=0,
                    help="P4Runtime device id (default 0)")
     p.add_argument("--priority-queues", type=_count(1, 8), metavar="N",
@@ -125,6 +130,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         parser.error("a port number is given to two -i interfaces")
     if targs.cpu_port is not None and targs.cpu_port in ports:
         parser.error(f"--cpu-port {targs.cpu_port} is also an -i interface's port")
+    if args.log_console and args.log_file:
+        parser.error("give --log-console or --log-file, not both")
+    if args.priority_queues and targs.priority_queues and \
+            args.priority_queues != targs.priority_queues:
+        parser.error("--priority-queues is given twice with different values")
+    args.queues = args.priority_queues or targs.priority_queues or 1
     if targs.drop_port != 511:
         parser.error("--drop-port: the v1model drop port is 511 in netweft")
     return args
@@ -143,21 +154,6 @@ def _notes(args: argparse.Namespace) -> list[str]:
     if args.use_files:
         notes.append("--use-files: netweft attaches interfaces only (-i PORT@IFACE)")
     return notes
-
-
-def _configure_logging(args: argparse.Namespace) -> None:
-    level = {"trace": logging.DEBUG, "debug": logging.DEBUG, "info": logging.INFO,
-             "warn": logging.WARNING, "error": logging.ERROR, "off": logging.CRITICAL + 1
-             }[args.log_level]
-    handlers: list[logging.Handler] = []
-    if args.log_console:
-        handlers.append(logging.StreamHandler(sys.stderr))
-    if args.log_file:
-        handlers.append(logging.FileHandler(args.log_file))
-    if not handlers:
-        return
-    logging.basicConfig(level=level, handlers=handlers,
-                        format="[%(asctime)s] %(name)s %(levelname)s: %(message)s")
 
 
 def _load_program(args: argparse.Namespace):
@@ -182,25 +178,36 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     for note in _notes(args):
         print(f"{PROG}: note: {note}", file=sys.stderr)
-    if args.pcap is not None or args.priority_queues or args.target.priority_queues:
-        print(f"{PROG}: note: --pcap and --priority-queues are accepted but not applied by "
-              "this build (captures are not written; each port has one queue)",
-              file=sys.stderr)
-    _configure_logging(args)
 
     from netweft.emulation.p4runtime.device import Device
     from netweft.emulation.p4runtime.server import P4RuntimeServer
+    from netweft.emulation.packet_trace import PacketTrace
     from netweft.emulation.switch import SoftSwitch
     from netweft.emulation.switch_process import serve
     from netweft.p4.compiler import P4Error
     from netweft.p4.compiler.p4info import build_p4info
 
+    trace_out: TextIO | None = None
+    try:
+        if args.log_file:
+            trace_out = open(args.log_file, "w", buffering=1 << 16)  # noqa: SIM115
+        elif args.log_console:
+            trace_out = sys.stdout
+    except OSError as err:
+        print(f"{PROG}: error: cannot write the log file {args.log_file}: {err.strerror}",
+              file=sys.stderr)
+        return 2
+    trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
+
+    def new_switch(program) -> SoftSwitch:
+        return SoftSwitch(program, priority_queues=args.queues, trace=trace)
+
     device = Device(load_device_config, device_id=args.device_id,
-                    cpu_port=args.target.cpu_port)
+                    cpu_port=args.target.cpu_port, switch_factory=new_switch)
     if args.config is not None:
         try:
             program, data = _load_program(args)
-            device.install(build_p4info(program), data, switch=SoftSwitch(program))
+            device.install(build_p4info(program), data, switch=new_switch(program))
         except OSError as err:
             print(f"{PROG}: error: {args.config}: {err.strerror or err}", file=sys.stderr)
             return 2
@@ -228,12 +235,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         device.transmit = transmit
 
     try:
-        serve(device, dict(args.interface), on_ready=attach)
+        serve(device, dict(args.interface), pcap_dir=args.pcap, trace_out=trace_out,
+              on_ready=attach)
     except OSError as err:
-        print(f"{PROG}: error: cannot open the interfaces: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     finally:
         server.stop(0)
+        if trace_out is not None and trace_out is not sys.stdout:
+            trace_out.close()
     return 0
 
 

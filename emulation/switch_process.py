@@ -400,10 +400,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.log_console and args.log_file:
         parser.error("give --log-console or --log-file, not both")
 
+    from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
     from netweft.emulation.packet_trace import PacketTrace
     from netweft.emulation.switch import SoftSwitch, SwitchError
     from netweft.p4.compiler import P4Error, compile_p4
-    from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
 
     trace_out: TextIO | None = None
     try:

@@ -18,7 +18,7 @@ def test_the_tutorials_command_line_parses():
                        "--thrift-port", "9090", "--", "--grpc-server-addr", "0.0.0.0:50051",
                        "--cpu-port", "255"])
     assert args.interface == [(1, "s1-eth1"), (2, "s1-eth2")]
-    assert str(args.config) == "build/basic.json" and args.pcap == "pcaps"
+    assert str(args.config) == "build/basic.json" and str(args.pcap) == "pcaps"
     assert args.target.grpc_server_addr == "0.0.0.0:50051" and args.target.cpu_port == 255
 
 
