@@ -99,7 +99,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("program", help="the P4-16 source file")
     p.add_argument("-o", "--output", metavar="OUT.json",
                    help="device config to write (default: PROGRAM's name with .json, in the "
-                        "current directory)")
+                        "current directory; an existing directory gets that name inside, "
+                        "as p4c's driver does)")
     p.add_argument("--p4runtime-files", type=_p4runtime_files, default=[], metavar="FILES",
                    help="comma-separated P4Info files to write; format by extension "
                         "(.txtpb/.txt text, .json, .bin)")
@@ -143,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
     outputs: list[tuple[str, str]] = [(f, format_for(f)) for f in args.p4runtime_files]
     if args.p4runtime_file:
         outputs.append((args.p4runtime_file, args.p4runtime_format or "text"))
-    out = args.output or Path(args.program).with_suffix(".json").name
+    out = device_config_path(args.program, args.output)
     try:
         src = preprocess_file(args.program, args.include, defines)
         program = compile_preprocessed(src, args.program)
@@ -160,6 +161,17 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(f"cannot write {exc.filename}: {exc.strerror}") from None
     return 0
+
+
+def device_config_path(program: str, output: str | None) -> str:
+    """Where ``-o`` puts the device config: the file named, or ``PROGRAM.json`` in the
+    directory named (p4c's driver) or in the current directory."""
+    name = Path(program).with_suffix(".json").name
+    if output is None:
+        return name
+    if os.path.isdir(output):
+        return os.path.join(output, name)
+    return output
 
 
 def _write(path: str, data: bytes) -> None:

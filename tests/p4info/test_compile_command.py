@@ -82,6 +82,16 @@ def test_without_define_the_guarded_table_is_absent(tmp_path, prog):
     assert [t.preamble.name for t in info.tables] == ["I.t"]
 
 
+def test_output_directory_gets_the_program_name(tmp_path, prog):
+    # as p4c's driver: `p4c --target bmv2 --arch v1model prog.p4 -o build`
+    build = tmp_path / "build"
+    build.mkdir()
+    rc = p4c_main(["--target", "bmv2", "--arch", "v1model", "-I", str(tmp_path / "inc"),
+                   "--p4runtime-files", str(build / "prog.txt"), str(prog), "-o", str(build)])
+    assert rc == 0
+    assert load_device_config((build / "prog.json").read_bytes()).tables.keys() == {"I.t"}
+
+
 def test_older_p4runtime_file_and_format(tmp_path):
     out = tmp_path / "basic.p4info"
     rc = netweft_main(["compile", str(program("basic_forward")), "-o",
