@@ -11,7 +11,8 @@ import netweft.transport
 
 LUA_DISSECTOR = Path(netweft.transport.__file__).parent / "wireshark" / "netweft_uet.lua"
 TSHARK = shutil.which("tshark")
-EXTRA = {"nwuet.payload", "nwuet.payload_len", "nwuet.trimmed", "nwuet.error"}
+EXTRA = {"nwuet.payload", "nwuet.payload_len", "nwuet.trimmed", "nwuet.error", "nwuet.gso_size",
+         "nwuet.gso_segment"}
 
 
 def _collect(node: list, out: dict) -> None:
@@ -27,6 +28,46 @@ def _collect(node: list, out: dict) -> None:
             _collect(value, out)
         elif key.startswith("nwuet."):
             out[key] = value
+
+
+def _run(pcap: Path, options: tuple[str, ...]) -> list:
+    run = subprocess.run(
+        [TSHARK, "-n", "-X", f"lua_script:{LUA_DISSECTOR}", *options, "-r", str(pcap),
+         "-T", "json"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Lua: Error" not in run.stderr, run.stderr
+    assert "Lua Error" not in run.stdout, "the dissector raised an error on some packet"
+    return json.loads(run.stdout, object_pairs_hook=list)
+
+
+def _layers(node: list, name: str, out: list) -> None:
+    """Every value of key ``name`` anywhere in tshark's JSON, in order."""
+    for item in node:
+        if isinstance(item, tuple):
+            key, value = item
+            if key == name:
+                out.append(value)
+            elif isinstance(value, list):
+                _layers(value, name, out)
+        elif isinstance(item, list):
+            _layers(item, name, out)
+
+
+def decode_pcap_segments(pcap: Path, *options: str) -> list[list[dict]]:
+    """Per frame, one dict of ``nwuet.*`` fields per UET packet the dissector found in
+    it (several for a UDP GSO super-datagram)."""
+    decoded = []
+    for frame in _run(pcap, options):
+        trees: list = []
+        _layers(frame, "nwuet", trees)
+        segments = []
+        for tree in trees:
+            fields: dict = {}
+            _collect(tree, fields)
+            segments.append(fields)
+        decoded.append(segments)
+    return decoded
 
 
 def decode_pcap(pcap: Path, *options: str) -> list[dict]:

@@ -11,6 +11,15 @@
 -- Another port: tshark -o nwuet.extra_udp_port:5000 ..., or -d udp.port==5000,nwuet.
 -- A malformed packet gets the same verdict the C codec gives it, in the field
 -- nwuet.error (the text of nw_wire_strerror).
+--
+-- UDP GSO: a capture on the sending host (or on loopback) holds the datagrams
+-- the engine handed the kernel, where several packets of one PDC may travel as
+-- one super-datagram (the kernel segments it later). The dissector finds the
+-- segment size from the first packet (its declared payload length, or for the
+-- first packet of a message the offset where the same PDC's next packet
+-- starts) and decodes each segment as its own packet, in its own nwuet tree
+-- with nwuet.gso_size and nwuet.gso_segment. Force a size with
+-- -o nwuet.gso_segment_size:N (0 = find it).
 
 local nwuet = Proto("nwuet", "netweft Ultra Ethernet Transport")
 
@@ -150,6 +159,8 @@ f.trimmed = ProtoField.bool("nwuet.trimmed", "Trimmed (netweft mark)")
 f.payload = ProtoField.bytes("nwuet.payload", "Payload")
 f.payload_len = ProtoField.uint32("nwuet.payload_len", "Payload length", base.DEC)
 f.error = ProtoField.string("nwuet.error", "Malformed")
+f.gso_size = ProtoField.uint32("nwuet.gso_size", "GSO segment size", base.DEC)
+f.gso_segment = ProtoField.uint16("nwuet.gso_segment", "GSO segment", base.DEC)
 
 local ef_malformed = ProtoExpert.new("nwuet.malformed", "Malformed UET packet",
     expert.group.MALFORMED, expert.severity.ERROR)
@@ -309,12 +320,18 @@ local function malformed(tree, pinfo, key)
     return -1
 end
 
--- Dissects one UDP payload; always claims it (a malformed one gets nwuet.error).
-local function dissect(tvb, pinfo, root)
+-- Dissects one UDP payload (or one GSO segment of it: gso = {size, index});
+-- always claims it (a malformed one gets nwuet.error).
+local function dissect(tvb, pinfo, root, gso)
     local len = tvb:len()
     pinfo.cols.protocol = "UET"
     pinfo.cols.info = "UET"
     local tree = root:add(nwuet, tvb())
+    if gso then
+        tree:add(f.gso_size, gso[1])
+        tree:add(f.gso_segment, gso[2])
+        tree:append_text(string.format(" (GSO segment %d, %d bytes each)", gso[2], gso[1]))
+    end
     if tvb:captured_len() < len then return malformed(tree, pinfo, "trunc") end
     if len > MAX_PKT then return malformed(tree, pinfo, "oversize") end
     if len < 2 then return malformed(tree, pinfo, "trunc") end
@@ -385,9 +402,82 @@ local function dissect(tvb, pinfo, root)
     return len
 end
 
+-- ---- UDP GSO super-datagrams ---------------------------------------------------
+-- Payload bytes the headers at offset 0 announce (0 for packets that carry none),
+-- or nil when the packet's payload is "the rest of the datagram" (the first packet
+-- of a message, UUD) or its headers are incomplete.
+local function declared_payload(tvb, t, plen, nibble, nlen)
+    if tvb:len() < plen + nlen then return nil end
+    if t == 11 or nibble == 0 or nibble == 4 then return 0 end
+    local r = tvb(plen, nlen)
+    if nibble == 3 then
+        if bit.band(r(1, 1):uint(), SES_SOM) ~= 0 then return nil end
+        return bit.band(r(32, 4):uint(), 0x3fff)
+    elseif nibble == 5 then return bit.band(r(10, 2):uint(), 0x3fff)
+    elseif nibble == 6 then return bit.band(r(2, 2):uint(), 0x3fff)
+    elseif nibble == 15 then return r(8, 2):uint()
+    end
+    return nil
+end
+
+-- Whether a packet of the same PDC starts at off: the same PDS type and source
+-- PDC id, and for requests a PSN near the first one's (ACKs, NACKs, CTRL: the
+-- same destination PDC id). Payload bytes matching all of that by chance are
+-- improbable enough not to matter.
+local function continues(tvb, off, t)
+    if tvb:len() - off < 12 or t == 6 then return false end
+    if bit.rshift(tvb(off, 2):uint(), 11) ~= t then return false end
+    if tvb(off + 8, 2):uint() ~= tvb(8, 2):uint() then return false end
+    if is_request(t) then
+        local d = (tvb(off + 4, 4):uint() - tvb(4, 4):uint()) % 4294967296
+        return d > 0 and d < 65536
+    end
+    return tvb(off + 10, 2):uint() == tvb(10, 2):uint()
+end
+
+-- The GSO segment size of a datagram that holds several packets, else nil.
+local function gso_segment_size(tvb)
+    local len = tvb:len()
+    local forced = nwuet.prefs.gso_segment_size
+    if forced > 0 then return forced < len and forced or nil end
+    if len < 4 or tvb:captured_len() < len then return nil end
+    local word = tvb(0, 2):uint()
+    local t = bit.rshift(word, 11)
+    local plen = PDS_LEN[t]
+    if plen == nil then return nil end
+    local nibble = bit.band(bit.rshift(word, 7), 0x0f)
+    local nlen = t == 11 and 0 or NEXT_LEN[nibble]
+    if nlen == nil or len < plen + nlen + 12 then return nil end
+    if is_trimmable(t) and bit.band(word, F_TRIMMED) ~= 0 then return nil end
+    local declared = declared_payload(tvb, t, plen, nibble, nlen)
+    if declared ~= nil then
+        local seg = plen + nlen + declared
+        if seg < len and continues(tvb, seg, t) then return seg end
+        return nil
+    end
+    if not is_request(t) then return nil end
+    for off = plen + nlen + 1, len - 12 do  -- a message's first packet: find the next one
+        if continues(tvb, off, t) then return off end
+    end
+    return nil
+end
+
 function nwuet.dissector(tvb, pinfo, root)
-    dissect(tvb, pinfo, root)
-    return tvb:len()
+    local len = tvb:len()
+    local seg = gso_segment_size(tvb)
+    if seg == nil then
+        dissect(tvb, pinfo, root)
+        return len
+    end
+    local infos, index = {}, 0
+    for off = 0, len - 1, seg do
+        local n = math.min(seg, len - off)
+        index = index + 1
+        dissect(tvb:range(off, n):tvb(), pinfo, root, { seg, index })
+        infos[#infos + 1] = tostring(pinfo.cols.info)
+    end
+    pinfo.cols.info = "GSO x" .. index .. ": " .. table.concat(infos, " | ")
+    return len
 end
 
 local function builtin_uet_present()
@@ -403,6 +493,9 @@ local extra_port = 0
 
 nwuet.prefs.extra_udp_port = Pref.uint("Extra UDP port", 0,
     "Another UDP destination port to decode as UET, besides 4793 (0: none)")
+nwuet.prefs.gso_segment_size = Pref.uint("GSO segment size", 0,
+    "Split every datagram into packets of this many bytes (UDP GSO captures); "
+    .. "0: find the size from the packets themselves")
 
 function nwuet.prefs_changed()
     if extra_port ~= 0 and extra_port ~= UDP_PORT then udp_table:remove(extra_port, nwuet) end
