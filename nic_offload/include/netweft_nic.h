@@ -7,5 +7,8 @@
 #include "uet_wire.h"
 #include "engine.h"
 #include "io_driver.h"
+#include "ec_bench.h"
+/* ISA-L itself, for `netweft bench ec`'s raw figures (cdef/isal.h) */
+#include <isa-l/erasure_code.h>
 
 #endif
