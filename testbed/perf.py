@@ -31,16 +31,19 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from netweft.testbed import perf_options as opt
-from netweft.transport.errors import TransportError
+from netweft.transport.errors import InvalidArgumentError, TransportError
+from netweft.transport.reliability_policy import Reliability, parse_reliability
 
 CONTROL_PORT = 4794
 IP_UDP_HEADERS = 28
 # Engine counters reported per netweft test (``extra`` in --json): the sender's ...
 CLIENT_COUNTERS = ("pkts_out", "data_pkts_out", "retransmits", "fast_retransmits", "rto_fired",
                    "spurious_rtos", "spurious_loss_marks", "cwnd_cuts", "rsp_probes",
-                   "rod_nacks_deferred", "pdc_closed")
+                   "rod_nacks_deferred", "pdc_closed", "ec_blocks_sent", "ec_parity_bytes_out",
+                   "ec_retransmits")
 # ... and the receiver's, reported as server_<name>.
-SERVER_COUNTERS = ("dup_pkts", "rod_held", "drop_syn_half_open", "pdc_reclaimed", "pdc_closed")
+SERVER_COUNTERS = ("dup_pkts", "rod_held", "drop_syn_half_open", "pdc_reclaimed", "pdc_closed",
+                   "ec_pkts_recovered", "ec_blocks_recovered", "ec_blocks_repaired")
 
 
 @dataclass
@@ -266,7 +269,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
                 window_pkts: int = 4096, name: str = "netweft",
                 bind: str | None = None, engine: dict[str, int] | None = None,
-                gro: bool = True) -> PerfResult:
+                gro: bool = True, reliability: str = "sr") -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
     import numpy as np
 
@@ -290,6 +293,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
 
         remote = RemoteKey(reply["rkey"], reply["length"])
         peer = ep.connect((host, reply["port"]))
+        peer.set_reliability(reliability)
         cpu0 = _cpu_seconds()
         t0 = time.monotonic()
         end = t0 + duration
@@ -329,7 +333,8 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
                duration: float = 3.0, msg_size: int = 1 << 20, loss: float = 0.0,
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
                window_pkts: int = 4096, bind: str | None = None,
-               engine: dict[str, int] | None = None, rounds: int = 3) -> list[PerfResult]:
+               engine: dict[str, int] | None = None, rounds: int = 3,
+               reliability: str = "sr") -> list[PerfResult]:
     """Run the requested tests against the server at ``host`` and return their results.
 
     Each test gets ``duration`` seconds in total, split over ``rounds`` rounds
@@ -349,12 +354,14 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
     if proto in ("netweft", "both"):
         tests.append(("netweft", lambda: run_netweft(
             ctl, host, slice_s, msg_size, mtu=mtu, depth=depth, tx=tx,
-            window_pkts=window_pkts, bind=bind, engine=engine, gro=gro)))
+            window_pkts=window_pkts, bind=bind, engine=engine, gro=gro,
+            reliability=reliability)))
         if loss:
             name = f"netweft {loss:.0%} loss*"
             tests.append((name, lambda: run_netweft(
                 ctl, host, slice_s, msg_size, mtu=mtu, loss=loss, depth=depth, tx=tx,
-                window_pkts=window_pkts, name=name, bind=bind, engine=engine, gro=gro)))
+                window_pkts=window_pkts, name=name, bind=bind, engine=engine, gro=gro,
+                reliability=reliability)))
     if proto in ("tcp", "both"):
         tests.append(("tcp", lambda: run_tcp(ctl, host, slice_s, msg_size)))
     totals: dict[str, PerfResult] = {}
@@ -422,6 +429,13 @@ def format_report(results: list[PerfResult], header: str) -> str:
                          f"{x.get('cwnd_cuts', 0)} cwnd cuts, "
                          f"{x.get('server_dup_pkts', 0)} duplicates and "
                          f"{x.get('server_drops', 0)} bad packets dropped at the server")
+            if x.get("ec_blocks_sent"):
+                lines.append(f"coding {r.name}: {x['ec_blocks_sent']} blocks, "
+                             f"{x.get('ec_parity_bytes_out', 0)} parity bytes, "
+                             f"{x.get('server_ec_pkts_recovered', 0)} packets recovered by "
+                             f"parity, {x.get('ec_retransmits', 0)} coded packets resent "
+                             f"({x.get('server_ec_blocks_repaired', 0)} blocks repaired by "
+                             "retransmission)")
     lossy = [r for r in results if r.loss > 0]
     if lossy:
         lines.append(f"* loss injected by netweft, not the network: a socket filter on both "
@@ -438,14 +452,16 @@ def _client_main(args: argparse.Namespace) -> int:
                              duration=args.time, msg_size=args.msg_size, loss=args.loss,
                              mtu=args.mtu, depth=args.depth, tx=args.tx,
                              window_pkts=args.window, bind=args.bind,
-                             engine=dict(args.engine), rounds=args.rounds)
+                             engine=dict(args.engine), rounds=args.rounds,
+                             reliability=str(args.reliability))
     except (PerfError, TransportError) as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
     header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test in "
               f"{args.rounds} interleaved rounds, "
               f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}, "
-              f"{args.depth} writes in flight, window {args.window}"
+              f"{args.depth} writes in flight, window {args.window}, "
+              f"reliability {args.reliability}"
               + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_report(results, header), flush=True)
     if args.json:
@@ -490,7 +506,18 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine", type=opt.setting, action="append", default=[],
                    metavar="KEY=VALUE",
                    help="an engine setting for both ends, e.g. reorder_pkts=64 (repeatable)")
+    p.add_argument("--reliability", type=reliability_arg, default="sr",
+                   help="loss repair of the netweft writes: sr (selective repeat, default), "
+                        "ec:K,M (K data + M parity packets per block) or adaptive")
     p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
+
+
+def reliability_arg(text: str) -> Reliability:
+    """argparse type: sr, ec:K,M or adaptive, checked at parse time."""
+    try:
+        return parse_reliability(text)
+    except InvalidArgumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:

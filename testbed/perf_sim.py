@@ -36,7 +36,8 @@ class SimRun:
 
 
 def simulate(loss: float, *, msg_size: int, count: int, rate_gbps: float, delay_us: float,
-             mtu: int, seed: int, depth: int, engine: dict[str, int]) -> SimRun:
+             mtu: int, seed: int, depth: int, engine: dict[str, int],
+             reliability: str = "sr") -> SimRun:
     """Write ``count`` messages with ``depth`` in flight; return the virtual-time result."""
     sim = Simulation(seed=seed, impairments=Impairments(loss=loss),
                      link=Link(rate_bps=rate_gbps * 1e9, delay_ns=int(delay_us * 1000)),
@@ -46,6 +47,7 @@ def simulate(loss: float, *, msg_size: int, count: int, rate_gbps: float, delay_
     dst_buf = np.zeros(msg_size * depth, dtype=np.uint8)
     dst = b.register(dst_buf)
     peer = a.connect(b.address)
+    peer.set_reliability(reliability)
     posted = done = 0
     while done < count:
         while posted < count and posted - done < depth:
@@ -63,12 +65,13 @@ def simulate(loss: float, *, msg_size: int, count: int, rate_gbps: float, delay_
 def _main(args: argparse.Namespace) -> int:
     kwargs = dict(msg_size=args.msg_size, count=args.count, rate_gbps=args.rate_gbps,
                   delay_us=args.delay_us, mtu=args.mtu, seed=args.seed, depth=args.depth,
-                  engine=dict(args.engine))
+                  engine=dict(args.engine), reliability=str(args.reliability))
     runs = [simulate(0.0, **kwargs), simulate(args.loss, **kwargs)]
     ratio = runs[1].goodput_gbps / runs[0].goodput_gbps
     print(f"netweft perf sim: simulated {args.rate_gbps:g} Gbit/s link, {args.delay_us:g} us "
           f"one way, MTU {args.mtu}, {args.count} writes of {args.msg_size} bytes, "
-          f"{args.depth} in flight, seed {args.seed} (virtual time; every byte checked)")
+          f"{args.depth} in flight, seed {args.seed}, reliability {args.reliability} "
+          "(virtual time; every byte checked)")
     print(f"{'test':<20} {'goodput Gbit/s':>14} {'virtual s':>10} {'lost pkts':>10} "
           f"{'retransmits':>11}")
     for run in runs:
@@ -87,6 +90,8 @@ def _main(args: argparse.Namespace) -> int:
 
 def add_parser(perf: argparse._SubParsersAction) -> None:
     """Add ``netweft perf sim`` to the ``perf`` subcommands."""
+    from netweft.testbed.perf import reliability_arg
+
     p = perf.add_parser("sim", help="goodput with and without loss in the deterministic simulation")
     p.add_argument("--loss", type=opt.probability, default=0.01, help="loss probability (0.01)")
     p.add_argument("--msg-size", type=opt.size, default=1 << 20, help="bytes per write (1m)")
@@ -103,4 +108,6 @@ def add_parser(perf: argparse._SubParsersAction) -> None:
                    metavar="KEY=VALUE",
                    help="an engine setting, e.g. reorder_pkts=16 (repeatable)")
     p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
+    p.add_argument("--reliability", type=reliability_arg, default="sr",
+                   help="loss repair: sr (default), ec:K,M or adaptive")
     p.set_defaults(func=_main)
