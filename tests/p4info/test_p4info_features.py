@@ -282,6 +282,7 @@ def test_more_features_as_p4c_writes_them():
     v = {"noaction": _id(A, "NoAction"), "named": _id(A, "I.named"), "nop": _id(A, "I.nop"),
          "by_error": _id(T, "I.by_error"), "balanced": _id(T, "I.balanced"),
          "profiled": _id(T, "I.profiled"), "sel": _id(AP, "I.sel"),
+         "metered": _id(T, "I.metered"), "meter": _id(ids.DIRECT_METER, "inline_meter"),
          "inline": _id(AP, "inline_profile"), "pvs": _id(ids.VALUE_SET, "P.pvs"),
          "reports": _id(ids.REGISTER, "I.reports")}
     want = text_format.Parse(Template("""
@@ -321,6 +322,15 @@ tables {
   implementation_id: ${inline}
   size: 1024
 }
+tables {
+  preamble { id: ${metered} name: "I.metered" alias: "metered" }
+  match_fields { id: 1 name: "hdr.a.x" bitwidth: 8 match_type: EXACT }
+  action_refs { id: ${nop} }
+  action_refs { id: ${noaction} annotations: "@defaultonly" scope: DEFAULT_ONLY }
+  initial_default_action { action_id: ${noaction} }
+  direct_resource_ids: ${meter}
+  size: 1024
+}
 actions { preamble { id: ${noaction} name: "NoAction" alias: "NoAction"
                      annotations: "@noWarn(\\"unused\\")" } }
 actions {
@@ -340,6 +350,11 @@ action_profiles {
   preamble { id: ${inline} name: "inline_profile" alias: "inline_profile" }
   table_ids: ${profiled}
   size: 64
+}
+direct_meters {
+  preamble { id: ${meter} name: "inline_meter" alias: "inline_meter" }
+  spec { unit: PACKETS }
+  direct_table_id: ${metered}
 }
 value_sets {
   preamble { id: ${pvs} name: "P.pvs" alias: "pvs" }

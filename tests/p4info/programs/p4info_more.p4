@@ -1,6 +1,6 @@
 // More P4Info features (expected P4Info written by hand in test_p4info_features.py):
 // @pkginfo, structured annotations, selector size semantics, an inline named
-// action profile, a struct value set with @match, string translation, plain
+// action profile and direct meter, a struct value set with @match, string translation, plain
 // enums, error keys and a register of a struct holding a header.
 #include <core.p4>
 #include <v1model.p4>
@@ -49,10 +49,16 @@ control I(inout hs hdr, inout m_t m, inout standard_metadata_t sm) {
         actions = { nop; }
         @name("inline_profile") implementation = action_profile(32w64);
     }
+    table metered {
+        key = { hdr.a.x : exact; }
+        actions = { nop; }
+        @name("inline_meter") meters = direct_meter<bit<32>>(MeterType.packets);
+    }
     apply {
         by_error.apply();
         balanced.apply();
         profiled.apply();
+        metered.apply();
         report_t r = { hdr.a, m.k };
         reports.write(0, r);
     }
