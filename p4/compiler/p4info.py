@@ -170,6 +170,9 @@ def _flatten(decl: ir.P4Control | ir.P4Parser,
 
 
 class _P4InfoBuilder:
+    """One P4Info build: flatten the blocks, decide what is used, collect the symbols,
+    assign ids, then write the objects in p4c's order."""
+
     def __init__(self, program: Program) -> None:
         self.program = program
         self.info = p4info_pb2.P4Info()
