@@ -265,7 +265,7 @@ int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 /* ---- work requests (initiator) ----
  * All return NW_OK or: NW_ENOPEER, NW_EINVAL (len > UINT32_MAX, NULL buffer with len > 0;
  * on UUD peers: reads, or messages of more than 64 packets), NW_EAGAIN (max_wrs
- * outstanding), NW_ETIMEDOUT (the peer's PDC has failed).
+ * outstanding), or the status the peer's PDC failed with (NW_ETIMEDOUT, NW_EMTU).
  * Completion semantics: a WRITE/SEND completes once every packet is acknowledged and
  * the target's SES response for the message arrived (OK or a refusal: then
  * NW_EREMOTE_ACCESS or NW_ETOOLONG; a missing response is fetched with a CTRL

@@ -16,9 +16,10 @@ ALL = sorted(p.name for p in (NIC / "src").glob("*.c"))
 @pytest.mark.parametrize(
     "check,sources,args",
     [("sack_window_check.c", ["sack.c"], []),
+     ("rto_stall_check.c", ALL, []),
      ("io_driver_check.c", ALL, ["socket"]),
      ("io_driver_check.c", ALL, ["ports"])],
-    ids=["sack_window", "io_driver_socket", "io_driver_ports"],
+    ids=["sack_window", "rto_stall", "io_driver_socket", "io_driver_ports"],
 )
 @pytest.mark.host_tools("gcc")
 def test_c_check(tmp_path, check, sources, args):
