@@ -78,6 +78,7 @@ class SoftSwitch:
         self._retired_links: list[LinkStats] = []    # counters of replaced link models
         self._timed = False              # any queue or link setting made: queue packets
         self._now_us = 0
+        self._now_ns = 0                 # the latest time receive/advance were given
         self._seq = itertools.count()
         self._arrivals: list[tuple[int, int, int, bytes]] = []     # (time, seq, port, frame)
         self._deliveries: list[tuple[int, int, int, bytes]] = []   # (time, seq, port, frame)
@@ -276,6 +277,9 @@ class SoftSwitch:
         Until a queue or link is configured this is :meth:`process` at ``now``.
         """
         self._check_packet(port, data)
+        if now < self._now_ns:             # time never runs backwards for the switch
+            now = self._now_ns
+        self._now_ns = now
         if not self._timed:
             self._now_us = now // 1000
             self.driver.clock = self._timed_clock
@@ -303,6 +307,9 @@ class SoftSwitch:
 
     def advance(self, now: int) -> list[tuple[int, bytes]]:
         """Run everything due by ``now`` (ns) in time order; returns the frames that leave."""
+        if now < self._now_ns:
+            now = self._now_ns
+        self._now_ns = now
         out: list[tuple[int, bytes]] = []
         arrivals, deliveries, tm = self._arrivals, self._deliveries, self.tm
         self.driver.clock = self._timed_clock
@@ -330,10 +337,11 @@ class SoftSwitch:
             else:
                 if td > now:
                     break
-                self._depart(tm.dequeue(td))
+                self._depart(tm.dequeue(td), out)
         return out
 
-    def _depart(self, departure: Any) -> None:
+    def _depart(self, departure: Any, out: list[tuple[int, bytes]]) -> None:
+        """Egress for a dequeued packet; its frame goes out now or onto the link's timeline."""
         t, packet, queue = departure
         self._now_us = t // 1000
         tm = self.tm
@@ -356,7 +364,10 @@ class SoftSwitch:
                 if trace is not None and link.stats.corrupted > corrupted:
                     trace.event(f"Corrupted (one bit flipped) on the link out of port {port}")
                 end, frame = arrived
-            if trace is not None and end != t:
+            if end == t:      # no rate, no delay: out now (earlier deliveries already left)
+                out.append((port, frame))
+                continue
+            if trace is not None:
                 trace.event(f"Arrives at the far end of port {port}'s link at "
                             f"{end / 1e9:.6f} s")
             heapq.heappush(self._deliveries, (end, next(self._seq), port, frame))

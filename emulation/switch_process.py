@@ -240,7 +240,9 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
     signal.signal(signal.SIGINT, _stop)
     io = SwitchPorts(ports)
     captures = server = None
-    sel = selectors.DefaultSelector()
+    # select(2) sleeps to the microsecond (epoll rounds up to whole milliseconds), so
+    # a departure's timer fires on time; a switch has far fewer than 1024 descriptors
+    sel = selectors.SelectSelector()
     try:
         captures = PortCaptures(pcap_dir, io.names) if pcap_dir else None
         loop = _Loop(switch, io, stats, captures, trace_out, on_digests)

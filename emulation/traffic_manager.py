@@ -96,7 +96,10 @@ class _Port:
 
     def ready_at(self) -> int:
         """When the next packet may leave (the port has packets)."""
-        t = min(q.eligible_at for q in self.queues if q.entries)
+        t = -1
+        for q in self.queues:
+            if q.entries and (t < 0 or q.eligible_at < t):
+                t = q.eligible_at
         return t if t > self.free_at else self.free_at
 
 
@@ -117,6 +120,7 @@ class TrafficManager:
         self._port_queue: dict[int, QueueConfig] = {}
         self._queue: dict[tuple[int, int], QueueConfig] = {}
         self._links: dict[int, LinkDirection] = {}
+        self._cached: tuple[int, _Port] | None = None   # (time, port) of the next departure
 
     # ------------------------------------------------------------------ configuration
 
@@ -128,6 +132,7 @@ class TrafficManager:
             self._links[port] = link
         if port in self._ports:
             self._ports[port].link = link
+        self._cached = None
 
     def link(self, port: int) -> LinkDirection | None:
         """The egress link direction of ``port``, if one is set."""
@@ -169,6 +174,7 @@ class TrafficManager:
         for number, p in self._ports.items():
             for prio, q in enumerate(p.queues):
                 q.configure(self.queue_config(number, prio))
+        self._cached = None
 
     def _check_priority(self, priority: int) -> None:
         if not 0 <= priority < self.priority_queues:
@@ -205,24 +211,33 @@ class TrafficManager:
         q.bytes += length
         port.count += 1
         self._active[packet.port] = port
+        self._cached = None
         return None
+
+    def _next(self) -> tuple[int, _Port] | None:
+        """The port whose packet leaves first, and when (cached until the queues change)."""
+        if self._cached is None and self._active:
+            best: _Port | None = None
+            best_t = 0
+            for p in self._active.values():
+                t = p.ready_at()
+                if best is None or t < best_t or (t == best_t and p.number < best.number):
+                    best, best_t = p, t
+            self._cached = (best_t, best)  # type: ignore[assignment]
+        return self._cached
 
     def next_departure(self) -> int | None:
         """The earliest time a queued packet may leave (None: all queues are empty)."""
-        if not self._active:
-            return None
-        return min(p.ready_at() for p in self._active.values())
+        nxt = self._next()
+        return None if nxt is None else nxt[0]
 
     def dequeue(self, now: int) -> Departure | None:
         """The next packet whose time has come by ``now`` (earliest first), or None."""
-        best: _Port | None = None
-        best_t = now + 1
-        for p in self._active.values():
-            t = p.ready_at()
-            if t < best_t or (t == best_t and best is not None and p.number < best.number):
-                best, best_t = p, t
-        if best is None:
+        nxt = self._next()
+        if nxt is None or nxt[0] > now:
             return None
+        best_t, best = nxt
+        self._cached = None
         for prio in range(self.priority_queues - 1, -1, -1):
             q = best.queues[prio]
             if q.entries and q.eligible_at <= best_t:
@@ -245,6 +260,7 @@ class TrafficManager:
         p = self._port(port)
         end = now + (p.link.transmit_ns(length) if p.link is not None else 0)
         p.free_at = end
+        self._cached = None
         return end
 
     def depth(self, port: int, priority: int | None = None) -> int:

@@ -5,7 +5,10 @@ LPM forwarder (``p4/basic_forward.p4``, with a route installed so that
 packets are forwarded) and for the largest program in ``p4/``, with the
 table entries that make it do its real work where they are known (for
 ``ecmp_spray.p4``: flow-hashed and sprayed rows side by side), else with no
-entries.  Prints absolute figures; tests never assert them.
+entries; and the basic forwarder through the traffic manager (``receive`` on a
+virtual clock with a queue, then also a link's rate and delay), so the cost of
+queueing shows beside ``process``.  Prints absolute figures; tests never
+assert them.
 
 ``netweft bench`` is a command group: other benches register under the
 entry point group ``netweft.benches`` with the same ``register(subparsers)``
@@ -20,6 +23,7 @@ import time
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from netweft.emulation.port_options import parse_link_options
 from netweft.p4.programs import source_dir
 from netweft.testbed.arg_types import existing_dir, existing_file, int_in
 from netweft.testbed.cli import CommandError
@@ -50,6 +54,23 @@ def measure(switch: object, frames: list[bytes], count: int) -> tuple[float, flo
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return (count / wall if wall > 0 else float("inf"),
             count / cpu if cpu > 0 else float("inf"), sent)
+
+
+class ThroughQueues:
+    """``process`` through the traffic manager: ``receive`` on a virtual clock (1 us/frame)."""
+
+    def __init__(self, switch: object) -> None:
+        self._receive = switch.receive  # type: ignore[attr-defined]
+        self._now = 0
+
+    def process(self, port: int, frame: bytes) -> list[tuple[int, bytes]]:
+        self._now += 1000
+        return self._receive(port, frame, self._now)
+
+
+# Rows measuring the traffic manager and link model on basic_forward.p4 (port 2 out).
+_QUEUE_ROWS = [("queue=64", "via queues (2:queue=64)"),
+               ("queue=64,rate=10gbit,delay=10us", "via queues+link (10gbit, 10us)")]
 
 
 def largest_program(folder: Path) -> Path | None:
@@ -96,6 +117,14 @@ def run_switch_bench(args: argparse.Namespace) -> int:
     measure(sw, frames, min(args.packets, 500))  # warm up
     pps, cpu_pps, sent = measure(sw, frames, args.packets)
     rows.append(("basic_forward.p4 (IPv4 LPM, 1 route)", pps, cpu_pps, sent))
+    for settings, label in _QUEUE_ROWS:
+        queued = SoftSwitch(basic)
+        queued.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
+                         "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
+        queued.configure_port(2, parse_link_options([f"2:{settings}"])[2])
+        through = ThroughQueues(queued)
+        measure(through, frames, min(args.packets, 500))
+        rows.append((f"basic_forward.p4 {label}", *measure(through, frames, args.packets)))
     big = args.program or largest_program(folder)
     if big is not None:
         try:
