@@ -241,3 +241,12 @@ def test_the_same_seed_gives_the_same_run():
     first = run(probe_switch(*links, seed=11), sends)
     assert first == run(probe_switch(*links, seed=11), sends)
     assert first != run(probe_switch(*links, seed=12), sends)
+
+
+def test_time_given_out_of_order_is_taken_as_the_latest_time():
+    sw = probe_switch(SLOW)
+    sw.receive(1, probe_frame(2, tag=0), 10 * MS)
+    late = sw.receive(1, probe_frame(2, tag=1), 3 * MS)     # a clock that stepped back
+    assert late == [] and sw.next_deadline() == 11 * MS
+    fields = [probe_fields(f) for _, _, f in run(sw, [])]
+    assert [f["enq_timestamp"] for f in fields] == [10_000, 10_000]
