@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import uuid
 
 import pytest
 from pyroute2 import netns
@@ -85,7 +86,9 @@ def test_declaration_errors_are_clear():
 
 
 def test_leftovers_are_cleaned_but_live_networks_are_not():
-    name = "nwabcde-h9"  # looks like netweft's, and no live process owns it
+    # Looks like netweft's, and no live process owns it; random, so that runs of this
+    # test by several users at once do not remove each other's.
+    name = f"nw{uuid.uuid4().hex[:5]}-h9"
     netns.create(name)
     live = Network()
     live.add_host("h1")
