@@ -32,3 +32,10 @@ def test_named_paths_exist(doc):
         if "://" not in link and not (doc.parent / link).exists():
             missing.append(link)
     assert not missing, f"{doc.name} names files that do not exist: {missing}"
+
+
+def test_every_docs_page_is_listed_in_the_readme():
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    unlisted = [p.name for p in (ROOT / "docs").glob("*.md") if f"](docs/{p.name})" not in section]
+    assert not unlisted, f"add these to the README's Documentation section: {unlisted}"
