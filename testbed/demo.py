@@ -121,6 +121,8 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
         flows = {}
         for name, proc in senders.items():
             out, _ = proc.communicate(timeout=60 + count * 2)
+            if proc.returncode != 0:
+                raise NetworkError(f"the UDP sender on {name} failed (exit {proc.returncode})")
             flows[name] = json.loads(out)
         log(f"[4/5] h1 RMA-writes {rma_bytes} bytes into h2's registered memory with "
             "netweft's transport")
