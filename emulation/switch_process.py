@@ -288,18 +288,24 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
     return stats
 
 
+class SwitchStartError(RuntimeError):
+    """A switch process exited or stayed silent before serving its ports."""
+
+
 def start_switch_process(node, program: Path, runtime: Path | None = None,
                          stats_out: Path | None = None, timeout: float = 60.0,
                          log: Path | None = None,
                          links: Mapping[int, PortOptions] | Iterable[str] = (),
                          pcap_dir: Path | None = None, trace_file: Path | None = None,
                          control: Path | None = None, priority_queues: int = 1,
-                         seed: int = 0) -> subprocess.Popen:
+                         seed: int = 0, extra_args: Iterable[str] = ()) -> subprocess.Popen:
     """Start a switch process in ``node``'s namespace and wait until it serves its ports.
 
     ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings;
     ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
-    ``--control`` options; ``log``: the process's stderr.
+    ``--control`` options; ``log``: the process's stderr; ``extra_args``: further
+    options of ``python -m netweft.emulation.switch_process``.  A failed start
+    raises :class:`SwitchStartError` with the process's error output.
     """
     argv = [sys.executable, "-m", "netweft.emulation.switch_process", "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
@@ -319,6 +325,7 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
         argv += ["--priority-queues", str(priority_queues)]
     if seed:
         argv += ["--seed", str(seed)]
+    argv += list(extra_args)
     # The child's error output goes to ``log``, or else to an anonymous file, so that
     # a failed start can say why (never a pipe: nobody drains it while the switch runs).
     with open(log, "w+") if log else tempfile.TemporaryFile("w+") as stderr:
@@ -338,7 +345,7 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
             why = stderr.read().strip()[-2000:] or "no error output"
             state = (f"exited with status {status}" if status is not None
                      else f"was not ready after {timeout:g} s")
-            raise RuntimeError(f"switch process in {node.netns} {state}: {why}")
+            raise SwitchStartError(f"switch process in {node.netns} {state}: {why}")
     return proc
 
 
