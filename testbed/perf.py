@@ -230,7 +230,8 @@ def _connect(host: str, control_port: int, timeout: float = 10.0) -> _Control:
         except OSError as exc:
             if time.monotonic() > deadline:
                 raise PerfError(f"cannot reach the perf server at {host}:{control_port}: "
-                                f"{exc.strerror or exc}") from None
+                                f"{exc.strerror or exc} (start one there with `netweft perf "
+                                "server`, or give its --control-port)") from None
             time.sleep(0.05)
 
 
@@ -509,7 +510,8 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reliability", type=reliability_arg, default="sr",
                    help="loss repair of the netweft writes: sr (selective repeat, default), "
                         "ec:K,M (K data + M parity packets per block) or adaptive")
-    p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
+    p.add_argument("--json", metavar="FILE", type=opt.json_file,
+                   help="also write the raw numbers to FILE")
 
 
 def reliability_arg(text: str) -> Reliability:

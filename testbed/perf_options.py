@@ -5,7 +5,9 @@ a ``nan`` or a run that quietly measures nonsense."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 # IPv4 + UDP headers, the UET headers of the largest data packet (64 bytes) and a
 # payload worth sending: below 576 bytes (the IPv4 minimum every host accepts), a
@@ -90,6 +92,20 @@ def window(text: str) -> int:
         raise argparse.ArgumentTypeError(f"window must be a power of two between {WINDOW_MIN} "
                                          f"and {WINDOW_MAX}, got {text}")
     return value
+
+
+def json_file(text: str) -> str:
+    """A file the raw numbers can be written to once the run is over: checked now, so
+    that a typo does not cost the whole run."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a directory; give a file name")
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise argparse.ArgumentTypeError(f"directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
+    return str(path)
 
 
 seconds = float_above("time", 0.0)

@@ -107,7 +107,8 @@ def add_parser(perf: argparse._SubParsersAction) -> None:
     p.add_argument("--engine", type=opt.setting, action="append", default=[],
                    metavar="KEY=VALUE",
                    help="an engine setting, e.g. reorder_pkts=16 (repeatable)")
-    p.add_argument("--json", metavar="FILE", help="also write the raw numbers to FILE")
+    p.add_argument("--json", metavar="FILE", type=opt.json_file,
+                   help="also write the raw numbers to FILE")
     p.add_argument("--reliability", type=reliability_arg, default="sr",
                    help="loss repair: sr (default), ec:K,M or adaptive")
     p.set_defaults(func=_main)

@@ -148,6 +148,8 @@ def test_pair_over_veth_cleans_up_when_the_client_fails():
     (["pair", "--rounds", "0"], "rounds must be >= 1"),
     (["client", "127.0.0.1", "--depth", "-1"], "depth must be >= 1"),
     (["client", "127.0.0.1", "--control-port", "70000"], "port must be between 1 and 65535"),
+    (["sim", "--json", "/nonexistent-dir/raw.json"], "directory /nonexistent-dir does not exist"),
+    (["pair", "--json", "/"], "/ is a directory"),
 ])
 def test_options_are_checked_when_parsed(argv, message):
     res = subprocess.run([*PERF, *argv], capture_output=True, text=True, timeout=60)
