@@ -86,7 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``netweft``; returns the process exit code."""
-    parser = build_parser()
+    try:  # loading every command's module takes a moment: Ctrl-C may come here too
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("netweft: interrupted", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
