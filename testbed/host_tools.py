@@ -31,7 +31,7 @@ HOST_TOOLS: dict[str, HostTool] = {t.command: t for t in (
     HostTool("tcpdump", "tcpdump", "packet captures"),
     HostTool("tshark", "tshark", "decoding captures with netweft's Lua dissector"),
     HostTool("ping", "iputils-ping", "the README's network example", ("-V",)),
-    HostTool("iperf3", "iperf3", "kernel TCP/UDP baselines between namespaces"),
+    HostTool("iperf3", "iperf3", "kernel TCP/UDP baselines by hand between hosts"),
     HostTool("gcc", "gcc", "the C engine's build and its C unit checks"),
     HostTool("make", "make", "building the fuzz harnesses (make -C nic_offload/fuzz)"),
     HostTool("clang", "clang", "libFuzzer harnesses of the wire codec and the engine"),
