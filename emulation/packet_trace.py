@@ -51,6 +51,12 @@ class PacketTrace:
         self._ids = itertools.count(1)
         self.current = "-"
         self.lines = 0
+        self.error_names: list[str] = []     # the program's error names, by code
+
+    def error_name(self, code: int) -> str:
+        """``error.<name>`` of a parser error code (the number if unknown)."""
+        names = self.error_names
+        return f"error.{names[code]}" if 0 <= code < len(names) else f"error {code}"
 
     @classmethod
     def to_stream(cls, stream: TextIO) -> PacketTrace:
@@ -213,7 +219,8 @@ class TracingDriver(V1ModelDriver):
                  if getattr(getattr(hdr, name, None), "_v", False)]
         trace.event(f"Parser: end; {cur.pos} bytes parsed, valid headers: "
                     f"{', '.join(valid) or 'none'}"
-                    + (f"; parser error {sm.parser_error}" if sm.parser_error else ""))
+                    + (f"; parser error {trace.error_name(sm.parser_error)}"
+                       if sm.parser_error else ""))
         return hdr, meta, sm, cur
 
     def _run_ingress(self, job: _IngressPass, work: deque) -> None:
@@ -225,7 +232,7 @@ class TracingDriver(V1ModelDriver):
         logs = len(self.x.logs)
         digests = len(self.x.digests)
         before = len(work)
-        dropped = self.stats["dropped"]
+        dropped, parser_drops = self.stats["dropped"], self.stats["drop_parser_error"]
         super()._run_ingress(job, work)
         x = self.x
         for text in x.logs[logs:]:
@@ -237,8 +244,10 @@ class TracingDriver(V1ModelDriver):
         new = list(work)[before:]
         self._tag_new(work, before, tid)
         if self.stats["dropped"] > dropped:
-            trace.event("Dropping packet at the end of ingress (mark_to_drop / egress_spec "
-                        f"{DROP_PORT})")
+            why = (" after a parser error" if self.stats["drop_parser_error"] > parser_drops
+                   else "")
+            trace.event(f"Dropping packet at the end of ingress{why} (mark_to_drop / "
+                        f"egress_spec {DROP_PORT})")
         for item in new:
             if isinstance(item, _IngressPass):
                 trace.event(f"Resubmitting packet as {self._ids.get(id(item), tid)}")

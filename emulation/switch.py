@@ -12,6 +12,13 @@ the switch holds the state (tables, registers, counters, meters, multicast
 groups, clone sessions) and runs packets to completion, sans-IO: time comes
 from ``clock`` (microseconds; by default a counter that advances one
 microsecond per pipeline pass, so runs are reproducible).
+
+With queues and links (:meth:`SoftSwitch.configure_port`, ``set_queue_*``),
+packets cross the traffic manager (:mod:`netweft.emulation.traffic_manager`)
+and the ports' link models (:mod:`netweft.emulation.link_model`): the caller
+passes time in nanoseconds to :meth:`SoftSwitch.receive` and
+:meth:`SoftSwitch.advance` and asks :meth:`SoftSwitch.next_deadline` when to
+call again, in virtual time (tests) or real time (a switch process).
 """
 
 from __future__ import annotations
@@ -105,6 +112,7 @@ class SoftSwitch:
             objects[var] = value_set
         if trace is not None:
             objects["TRACE_STATE"] = trace.parser_state
+            trace.error_names = list(program.errors)
             for var, obj in objects.items():
                 if isinstance(obj, (RegisterArray, CounterArray, MeterArray)):
                     objects[var] = TracedExtern(obj, obj.name, trace)

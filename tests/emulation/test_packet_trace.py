@@ -85,3 +85,13 @@ def test_without_a_trace_the_switch_runs_the_plain_pipeline():
     traced = _basic(PacketTrace(lambda _line: None))
     assert any(isinstance(v, TracedTable) for v in traced._ns.values())
     assert "TRACE_STATE(" in traced._lowered.source
+
+
+def test_the_trace_names_a_parser_error_and_the_drop_it_caused():
+    lines: list[str] = []
+    sw = SoftSwitch(probe_program(), trace=PacketTrace(lines.append))
+    sw.process(1, probe_frame(2)[:20])                      # too short for the probe header
+    text = "\n".join(lines)
+    assert "parser error error.PacketTooShort" in text
+    assert "Dropping packet at the end of ingress after a parser error" in text
+    assert sw.stats["drop_parser_error"] == 1
