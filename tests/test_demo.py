@@ -2,11 +2,13 @@
 
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from pyroute2 import netns
 from scapy.all import IP, UDP, rdpcap
 
+import netweft.transport
 from netweft.testbed.demo import ECHO_PORT, format_results, run_demo
 
 
@@ -49,3 +51,10 @@ def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
          "-T", "fields", "-e", "frame.protocols"],
         capture_output=True, text=True, check=True).stdout.split()
     assert len(protocols) >= 10 and set(protocols) == {"eth:ethertype:ip:udp:echo"}
+    # The RMA write's packets decode with netweft's Lua dissector, none malformed.
+    lua = Path(netweft.transport.__file__).parent / "wireshark" / "netweft_uet.lua"
+    fields = subprocess.run(
+        ["tshark", "-X", f"lua_script:{lua}", "-r", str(tmp_path / "s1-eth2.pcap"),
+         "-Y", "nwuet", "-T", "fields", "-e", "nwuet.error"],
+        capture_output=True, text=True, check=True).stdout.splitlines()
+    assert len(fields) >= (1 << 20) // 8972 and not any(fields)
