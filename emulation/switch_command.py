@@ -167,10 +167,10 @@ def _load_program(args: argparse.Namespace):
 
 
 def load_device_config(data: bytes):
-    """The program of a device config (netweft-p4c's output, possibly wrapped)."""
-    from netweft.emulation.p4runtime.device_config import unwrap_device_config
+    """The program of a device config (netweft-p4c's output, possibly wrapped in
+    ``p4.tmp.P4DeviceConfig``)."""
     from netweft.p4.compiler.device_config import load_device_config as load
-    return load(unwrap_device_config(data))
+    return load(data)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

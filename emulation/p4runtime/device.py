@@ -18,7 +18,6 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
 from netweft.emulation.p4runtime.action_profiles import ActionProfiles
-from netweft.emulation.p4runtime.device_config import unwrap_device_config
 from netweft.emulation.p4runtime.digests import Digests
 from netweft.emulation.p4runtime.errors import (
     P4RuntimeError,
@@ -93,9 +92,8 @@ class Device:
     def _verify(self, p4info: p4info_pb2.P4Info, device_config: bytes,
                 cookie: int | None, switch: SoftSwitch | None = None) -> Pipeline:
         if switch is None:
-            data = unwrap_device_config(device_config)
             try:
-                program = self._load_program(data)
+                program = self._load_program(device_config)
                 switch = self._switch_factory(program)
             except P4Error as err:
                 raise invalid(f"device config: {err}") from None
