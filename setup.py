@@ -25,6 +25,8 @@ PACKAGE_DATA = {
     "netweft.nic_offload.include": ["*.h"],
     "netweft.nic_offload.src": ["*.c", "*.h"],
     "netweft.transport.wireshark": ["*.lua"],
+    "netweft.testbed.topologies": ["*.yaml"],
+    "netweft.testbed.topologies.leaf_spine": ["*.json"],
 }
 
 

@@ -8,9 +8,17 @@ error propagates. ``stop`` (or leaving the ``with`` block) does the same for a
 running network. All namespaces carry the network's ``prefix`` so that
 ``netweft clean`` can find leftovers of a crashed run, as ``mn -c`` does.
 
-Delay, loss, ECN marking and trimming belong to the switch's traffic manager
-(this kernel has no netem); a link here only sets MTU and, optionally, a rate
-limit with the kernel's ``tbf`` qdisc.
+A link carries :class:`~netweft.emulation.link_params.LinkParams` (delay,
+jitter, loss, rate, queue) that hold in each direction, as Mininet's ``TCLink``.
+This kernel has no ``netem``, so the switch at a link's switch end applies them
+through its traffic manager's per-port options: on packets it sends into the
+link and on packets it receives from a host over it. A link between two hosts
+has no switch to do that: it takes only a rate (the kernel's ``tbf`` on both
+ends) and refuses the rest with a message that says so.
+
+A switch declared with a ``program`` runs as a switch process (the embedded P4
+switch on its interfaces) once the links exist; its runtime file and
+simple_switch_CLI command list are applied before it serves traffic.
 """
 
 from __future__ import annotations
@@ -25,6 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pyroute2 import IPRoute, NetNS, netns
+
+from netweft.emulation.link_params import LinkParams
+from netweft.emulation.port_options import PortOptions
 
 DEFAULT_PREFIX = "nw"
 # A running network records its owner's PID here, so that ``netweft clean`` removes
@@ -75,10 +86,18 @@ class Node:
 
 @dataclass
 class Host(Node):
-    """An emulated end host; its first interface is ``eth0``."""
+    """An emulated end host; its first interface is ``eth0``.
+
+    With ``auto_routes`` (the default) the host gets a default route out of
+    ``eth0`` and a permanent neighbour entry for every other host, so that no
+    ARP is needed; ``commands`` (shell lines, as the p4lang tutorials' topology
+    files give) run in the host once the network is up.
+    """
 
     ip: ipaddress.IPv4Interface | None = None
     mac: str | None = None
+    auto_routes: bool = True
+    commands: list[str] = field(default_factory=list)
 
     @property
     def ip_address(self) -> str:
@@ -89,21 +108,61 @@ class Host(Node):
 
 @dataclass
 class Switch(Node):
-    """A switch node: its ports are interfaces ``<name>-eth<port>`` in its namespace."""
+    """A switch node: its ports are interfaces ``<name>-eth<port>`` in its namespace.
+
+    With a ``program`` the network starts a switch process on the ports when it
+    starts (``runtime``: a runtime file; ``pcap_dir``: BMv2-style pcaps per port;
+    ``log_file``: the process's messages; ``trace_file``: the per-packet trace;
+    ``control``: the control channel's socket; ``priority_queues`` per port).
+    """
+
+    program: Path | None = None
+    runtime: Path | None = None
+    pcap_dir: Path | None = None
+    log_file: Path | None = None
+    trace_file: Path | None = None
+    stats_out: Path | None = None
+    control: Path | None = None
+    priority_queues: int = 1
+    process: subprocess.Popen | None = None
 
     def port_map(self) -> dict[int, str]:
         """Switch port number to interface name."""
         return {i.port: i.name for i in self.interfaces if i.port is not None}
 
+    def port_settings(self) -> dict[int, PortOptions]:
+        """The traffic manager's per-port settings that emulate this switch's links.
+
+        A port facing a host takes its link both ways (the host emulates nothing);
+        a port facing another switch takes it on egress, and the other switch does
+        the same for the other direction.
+        """
+        out = {}
+        for iface in self.interfaces:
+            link = self.network.link_of(iface)
+            if link.params.any():
+                from_host = isinstance(self.network.peer_of(iface).node, Host)
+                out[iface.port] = link.params.port_options(ingress_too=from_host)
+        return out
+
 
 @dataclass
 class Link:
-    """A veth link between two interfaces, with MTU and optional rate (tbf)."""
+    """A veth link between two interfaces, with its MTU and emulated behaviour."""
 
     a: Interface
     b: Interface
     mtu: int = 1500
-    rate_mbit: float | None = None
+    params: LinkParams = field(default_factory=LinkParams)
+
+    @property
+    def rate_mbit(self) -> float | None:
+        return None if self.params.rate_bps is None else self.params.rate_bps / 1e6
+
+    def describe(self) -> str:
+        """``h1-eth0<->s1-eth1 (delay 5ms)``, as ``links`` prints it."""
+        return (f"{self.a.node.name}:{self.a.name}<->{self.b.node.name}:{self.b.name} "
+                f"(mtu {self.mtu}, {self.params.describe()})")
 
 
 class Network:
@@ -127,28 +186,61 @@ class Network:
         self.started = False
 
     # -- declaration -----------------------------------------------------------------------
-    def add_host(self, name: str, ip: str | None = None, mac: str | None = None) -> Host:
+    def add_host(self, name: str, ip: str | None = None, mac: str | None = None, *,
+                 auto_routes: bool = True, commands: Sequence[str] = ()) -> Host:
         """Declare a host; ``ip`` is ``addr/prefixlen`` for its ``eth0``."""
         self._check_new(name)
-        host = Host(name, self, ip=ipaddress.IPv4Interface(ip) if ip else None,
-                    mac=mac or self._mac(len(self.nodes) + 1, 0))
+        try:
+            address = ipaddress.IPv4Interface(ip) if ip else None
+        except ValueError as exc:
+            raise NetworkError(f"host {name}: {exc}") from None
+        host = Host(name, self, ip=address, mac=mac or self._mac(len(self.nodes) + 1, 0),
+                    auto_routes=auto_routes, commands=list(commands))
         self.nodes[name] = host
         return host
 
-    def add_switch(self, name: str) -> Switch:
-        """Declare a switch; ports are numbered in the order links are added, from 1."""
+    def add_switch(self, name: str, program: Path | str | None = None, *,
+                   runtime: Path | str | None = None, pcap_dir: Path | str | None = None,
+                   log_file: Path | str | None = None, trace_file: Path | str | None = None,
+                   stats_out: Path | str | None = None, control: Path | str | None = None,
+                   priority_queues: int = 1) -> Switch:
+        """Declare a switch; ports are numbered in the order links are added, from 1.
+
+        With ``program`` (a P4-16 v1model source) :meth:`start` runs it on the ports.
+        """
         self._check_new(name)
-        switch = Switch(name, self)
+
+        def path(value: Path | str | None) -> Path | None:
+            return None if value is None else Path(value)
+
+        if program is None and runtime is not None:
+            raise NetworkError(f"switch {name}: a runtime file needs a program")
+        switch = Switch(name, self, program=path(program), runtime=path(runtime),
+                        pcap_dir=path(pcap_dir), log_file=path(log_file),
+                        trace_file=path(trace_file), stats_out=path(stats_out),
+                        control=path(control), priority_queues=priority_queues)
         self.nodes[name] = switch
         return switch
 
     def add_link(self, a: Node, b: Node, *, port_a: int | None = None,
                  port_b: int | None = None, mtu: int = 1500,
-                 rate_mbit: float | None = None) -> Link:
-        """Declare a veth link between two nodes."""
+                 rate_mbit: float | None = None, params: LinkParams | None = None) -> Link:
+        """Declare a veth link between two nodes.
+
+        ``params`` (or the shorthand ``rate_mbit``) say what the link does to
+        packets; a link between two hosts takes only a rate (see module doc).
+        """
         if a is b:
             raise NetworkError(f"a link needs two different nodes, got {a.name} twice")
-        link = Link(self._new_interface(a, port_a), self._new_interface(b, port_b), mtu, rate_mbit)
+        params = params or LinkParams()
+        if rate_mbit is not None:
+            params = LinkParams(**{**params.__dict__, "rate_bps": rate_mbit * 1e6})
+        if isinstance(a, Host) and isinstance(b, Host) and params.needs_switch():
+            raise NetworkError(
+                f"link {a.name}-{b.name}: {', '.join(params.needs_switch())} need a switch "
+                "at one end of the link (this kernel has no netem, so netweft's switch "
+                "emulates them); link both hosts to a switch, or keep only a rate (tbf)")
+        link = Link(self._new_interface(a, port_a), self._new_interface(b, port_b), mtu, params)
         self.links.append(link)
         return link
 
@@ -164,14 +256,31 @@ class Network:
             raise NetworkError(f"no switch named {name!r}")
         return node
 
+    def node(self, name: str) -> Node:
+        node = self.nodes.get(name)
+        if node is None:
+            raise NetworkError(f"no node named {name!r} (nodes: {' '.join(self.nodes)})")
+        return node
+
+    def link_of(self, iface: Interface) -> Link:
+        """The link ``iface`` is an end of."""
+        for link in self.links:
+            if iface is link.a or iface is link.b:
+                return link
+        raise NetworkError(f"{iface.node.name}:{iface.name} is not linked")
+
     def peer_of(self, iface: Interface) -> Interface:
         """The interface at the other end of ``iface``'s link."""
-        for link in self.links:
-            if link.a is iface:
-                return link.b
-            if link.b is iface:
-                return link.a
-        raise NetworkError(f"{iface.node.name}:{iface.name} is not linked")
+        link = self.link_of(iface)
+        return link.b if link.a is iface else link.a
+
+    def interface(self, name: str) -> Interface:
+        """A switch interface by name (``s1-eth1``) or a host's as ``h1-eth0``."""
+        for node in self.nodes.values():
+            for iface in node.interfaces:
+                if name in (iface.name, f"{node.name}-{iface.name}"):
+                    return iface
+        raise NetworkError(f"no interface named {name!r}")
 
     @property
     def hosts(self) -> list[Host]:
@@ -223,6 +332,10 @@ class Network:
             for node in self.nodes.values():
                 netns.create(node.netns)
                 self._created.append(node.netns)
+                # No IPv6 (as the p4lang tutorials' hosts): router solicitations and
+                # duplicate address detection would otherwise cross every switch and capture.
+                node.cmd("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
+                         "net.ipv6.conf.default.disable_ipv6=1")
                 with NetNS(node.netns) as ns:
                     ns.link("set", index=ns.link_lookup(ifname="lo")[0], state="up")
             with IPRoute() as ipr:
@@ -230,11 +343,18 @@ class Network:
                     self._create_link(ipr, number, link)
             for host in self.hosts:
                 self._configure_host(host)
+            for switch in self.switches:
+                if switch.program is not None:
+                    self._start_switch(switch)
+            for host in self.hosts:
+                self._run_host_commands(host)
             self.started = True
-        except BaseException as exc:  # Ctrl-C half-way through start cleans up too
+        except BaseException as exc:
             self.stop()
-            if isinstance(exc, NetworkError) or not isinstance(exc, Exception):
+            if not isinstance(exc, Exception):
                 raise
+            if isinstance(exc, NetworkError):
+                raise NetworkError(f"{exc}\n(the network was stopped and cleaned up)") from None
             raise NetworkError(f"network start failed and was cleaned up: {exc}") from exc
 
     def _create_link(self, ipr: IPRoute, number: int, link: Link) -> None:
@@ -262,7 +382,7 @@ class Network:
             # Hosts must put real checksums on the wire: a switch that reads frames through
             # AF_PACKET forwards them as they are, and the receiver checks them.
             self._disable_offloads(iface)
-            if link.rate_mbit:
+            if link.rate_mbit and not link_has_switch(link):
                 self._set_rate(iface, link.rate_mbit, link.mtu)
 
     def _disable_offloads(self, iface: Interface) -> None:
@@ -274,9 +394,30 @@ class Network:
         iface.node.cmd("tc", "qdisc", "replace", "dev", iface.name, "root", "tbf",
                        "rate", f"{rate_mbit}mbit", "burst", str(burst), "latency", "50ms")
 
+    def _start_switch(self, switch: Switch) -> None:
+        from netweft.emulation.switch_process import start_switch_process
+
+        if switch.pcap_dir is not None:
+            switch.pcap_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            switch.process = start_switch_process(
+                switch, switch.program, switch.runtime, switch.stats_out, log=switch.log_file,
+                links=switch.port_settings(), pcap_dir=switch.pcap_dir,
+                trace_file=switch.trace_file, control=switch.control,
+                priority_queues=switch.priority_queues)
+        except RuntimeError as exc:
+            raise NetworkError(f"switch {switch.name}: {exc}") from None
+
+    def _run_host_commands(self, host: Host) -> None:
+        for line in host.commands:
+            done = host.cmd("sh", "-c", line, check=False)
+            if done.returncode != 0:
+                raise NetworkError(f"host {host.name}: command {line!r} failed (exit "
+                                   f"{done.returncode}): {(done.stderr or done.stdout).strip()}")
+
     def _configure_host(self, host: Host) -> None:
         """Default route out of eth0 and static neighbours, so no ARP is needed."""
-        if not host.interfaces:
+        if not host.interfaces or not host.auto_routes:
             return
         with NetNS(host.netns) as ns:
             index = ns.link_lookup(ifname="eth0")[0]
@@ -289,6 +430,8 @@ class Network:
 
     def stop(self) -> None:
         """Stop processes started in the network and remove its namespaces."""
+        for switch in self.switches:
+            switch.process = None
         for proc in self._processes:
             if proc.poll() is None:
                 proc.terminate()
@@ -311,6 +454,11 @@ class Network:
 
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
+
+
+def link_has_switch(link: Link) -> bool:
+    """Whether a switch sits at either end of ``link`` (and so can emulate it)."""
+    return isinstance(link.a.node, Switch) or isinstance(link.b.node, Switch)
 
 
 def remove_namespace(name: str) -> None:

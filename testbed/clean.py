@@ -3,7 +3,9 @@
 A running network records its owner's PID in ``/run/netweft/<prefix>``. For
 networks whose owner is gone, this removes the namespaces (with their veths and
 the processes inside) and then the owner files; networks whose owner still runs
-are kept unless ``--all`` is given.
+are kept unless ``--all`` is given. Switch processes, captures and iperf3
+servers run inside the namespaces and go with them; the records of ``netweft
+up`` testbeds whose process is gone (``/run/netweft/testbeds``) are removed too.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from netweft.emulation.network import (
     leftover_owner_files,
     remove_namespace,
 )
+from netweft.testbed import up_registry
 from netweft.testbed.cli import CommandError
 
 
@@ -34,7 +37,11 @@ def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = Fals
     for path in files:
         path.unlink(missing_ok=True)
         log(f"removed owner file {path}")
-    return len(names) + len(files)
+    records = [r for r in up_registry.records() if include_live or not r.alive]
+    for record in records:
+        up_registry.remove(record.name)
+        log(f"removed the record of testbed {record.name} (pid {record.pid})")
+    return len(names) + len(files) + len(records)
 
 
 def _main(args: argparse.Namespace) -> int:
