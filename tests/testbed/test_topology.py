@@ -26,8 +26,8 @@ def test_link_params_read_the_units_people_write():
     assert LinkParams.parse(delay=2, rate=10).delay_s == 0.002  # numbers: ms and Mbit/s
     assert LinkParams.parse(rate="1gbit").rate_bps == 1e9
     assert not LinkParams.parse(delay="0ms").any()  # the tutorials' "no latency"
-    for bad, match in (({"delay": "fast"}, "not a time"), ({"loss": "120%"}, "between"),
-                       ({"rate": "10 furlongs"}, "not a rate"), ({"queue": 0}, "positive"),
+    for bad, match in (({"delay": "fast"}, "duration"), ({"loss": "120%"}, "fraction"),
+                       ({"rate": "10 furlongs"}, "bits/s"), ({"queue": 0}, "positive"),
                        ({"jitter": "1ms"}, "jitter needs a delay"),
                        ({"delay": "1ms", "jitter": "2ms"}, "exceeds")):
         with pytest.raises(LinkParamsError, match=match):
@@ -47,12 +47,14 @@ def test_switch_ends_carry_the_link_as_per_port_options():
     h1, s1, s2 = net.add_host("h1"), net.add_switch("s1"), net.add_switch("s2")
     net.add_link(h1, s1, params=LinkParams.parse(delay="2ms", rate=50, queue=32))
     net.add_link(s1, s2, port_a=7, params=LinkParams.parse(loss="0.5%"))
-    opts = s1.link_options()
+    net.add_link(s1, s2)  # nothing to emulate: no settings
+    ports = s1.port_settings()
+    assert sorted(ports) == [1, 7]
     # port 1 faces a host: the switch emulates both directions of that link
-    assert opts[:2] == ["--link", "1:delay=2000us,rate=50000000,queue=32"]
-    assert opts[2:4] == ["--link-in", "1:delay=2000us,rate=50000000"]
-    assert opts[4:] == ["--link", "7:loss=0.005"]
-    assert s2.link_options() == ["--link", "1:loss=0.005"]
+    assert ports[1].to_option(1) == ["1:delay=2ms,rate=50mbit,queue=32"]
+    # towards another switch, each switch takes the direction it sends
+    assert ports[7].to_option(7) == ["7/out:loss=0.005"]
+    assert s2.port_settings()[1].to_option(1) == ["1/out:loss=0.005"]
 
 
 def test_shipped_leaf_spine_yaml_loads():

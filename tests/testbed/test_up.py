@@ -76,7 +76,7 @@ def test_leaf_spine_from_yaml_passes_traffic_and_captures(tmp_path):
     script.write_text("# a comment\npingall\ncapture leaf1-eth3\nh1 ping -c 3 -i 0.2 h3\n"
                       "capture stop leaf1-eth3\nlinks\niperf h2 h4 1\n")
     done = subprocess.run([*NETWEFT, "up", str(SHIPPED / "leaf-spine.yaml"), "--run",
-                           str(script), "--out", str(run_dir), "--no-pcap"],
+                           str(script), "--out", str(run_dir)],
                           capture_output=True, text=True, timeout=600)
     prefix = _prefix(done.stderr)
     assert _leftovers(prefix, run_dir) == []
@@ -89,6 +89,13 @@ def test_leaf_spine_from_yaml_passes_traffic_and_captures(tmp_path):
     requests = [p for p in packets if ICMP in p and p[ICMP].type == 8
                 and p[IP].src == "10.0.1.1" and p[IP].dst == "10.0.2.3"]
     assert len(requests) == 3 and {p[IP].ttl for p in requests} == {63}
+    # the switches' own pcaps (BMv2's <iface>_in/_out.pcap) agree: h1's requests left
+    # leaf1 towards spine1 and reached h3 with two more hops taken off the TTL
+    sent = [p for p in rdpcap(str(run_dir / "pcaps" / "leaf1-eth3_out.pcap"))
+            if ICMP in p and p[ICMP].type == 8 and p[IP].dst == "10.0.2.3"]
+    delivered = [p for p in rdpcap(str(run_dir / "pcaps" / "leaf2-eth1_out.pcap"))
+                 if ICMP in p and p[ICMP].type == 8 and p[IP].src == "10.0.1.1"]
+    assert len(sent) >= 3 and len(delivered) >= 3 and {p[IP].ttl for p in delivered} == {61}
     assert not up_registry.REGISTRY_DIR.joinpath("leaf-spine.json").exists()
 
 
@@ -119,7 +126,7 @@ def test_tutorials_topology_json_with_host_commands(tmp_path):
     (pod / "topology.json").write_text(json.dumps(topology))
     run_dir = tmp_path / "run"
     net = start_testbed(load_topology(pod / "topology.json"), run_dir, "tutorials-test",
-                        pcaps=False, log=lambda _m: None)
+                        log=lambda _m: None)
     try:
         assert "default via 10.0.1.10" in net.host("h1").cmd("ip", "route").stdout
         out = tmp_path / "prompt.txt"
@@ -136,6 +143,10 @@ def test_tutorials_topology_json_with_host_commands(tmp_path):
         # two switches decremented the TTL; s2 wrote h2's MAC
         assert len(to_h2) == 2 and {(p[IP].ttl, p.dst) for p in to_h2} == {
             (62, "08:00:00:00:02:22")}
+        # s1's pcap of what h1 sent it (BMv2 naming: <iface>_in.pcap)
+        from_h1 = [p for p in rdpcap(str(run_dir / "pcaps" / "s1-eth1_in.pcap"))
+                   if ICMP in p and p[ICMP].type == 8]
+        assert len(from_h1) == 2 and {p[IP].ttl for p in from_h1} == {64}
         record = up_registry.find("tutorials-test")
         assert record.addresses() == {"h1": "10.0.1.1", "h2": "10.0.2.2"}
     finally:
@@ -147,8 +158,7 @@ def test_failed_start_reports_one_line_and_leaves_nothing(pair_topology, tmp_pat
     (tmp_path / "s1-runtime.json").write_text(json.dumps({"table_entries": [
         {"table": "MyIngress.no_such_table", "match": {}, "action_name": "NoAction"}]}))
     run_dir = tmp_path / "run"
-    done = subprocess.run([*NETWEFT, "up", str(pair_topology), "--out", str(run_dir),
-                           "--no-pcap"],
+    done = subprocess.run([*NETWEFT, "up", str(pair_topology), "--out", str(run_dir)],
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
     assert "netweft up: switch s1:" in done.stderr and "no_such_table" in done.stderr
@@ -166,6 +176,24 @@ def test_a_failing_script_line_still_cleans_up(pair_topology, tmp_path):
     assert done.returncode == 1  # three lines failed, the last one passed
     assert done.stdout.count("*** ") == 3 and "1 received" in done.stdout
     assert _leftovers(_prefix(done.stderr), run_dir) == []
+
+
+def test_link_delay_and_loss_are_applied_by_the_switch(pair_topology, tmp_path):
+    """h2's link: 15 ms each way at the switch's end, so every RTT is at least 30 ms."""
+    text = pair_topology.read_text().replace(
+        "[h2, s1-p2]", "{ends: [h2, s1-p2], delay: 15ms, loss: 0%, queue: 16}")
+    pair_topology.write_text(text)
+    script = tmp_path / "script.txt"
+    script.write_text("links\nh1 ping -c 3 -i 0.2 h2\n")
+    run_dir = tmp_path / "run"
+    done = subprocess.run([*NETWEFT, "up", str(pair_topology), "--run", str(script),
+                           "--out", str(run_dir), "--no-pcap"],
+                          capture_output=True, text=True, timeout=300)
+    assert _leftovers(_prefix(done.stderr), run_dir) == []
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "delay 15ms, queue 16 packets" in done.stdout
+    rtts = [float(x) for x in re.findall(r"time=([0-9.]+) ms", done.stdout)]
+    assert len(rtts) == 3 and min(rtts) >= 30.0
 
 
 @pytest.mark.slow
