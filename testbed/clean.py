@@ -37,7 +37,10 @@ def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = Fals
     for path in files:
         path.unlink(missing_ok=True)
         log(f"removed owner file {path}")
-    records = [r for r in up_registry.records() if include_live or not r.alive]
+    records = [r for r in up_registry.records()
+               if (include_live or not r.alive)
+               and any(r.prefix == p or (r.prefix.startswith(p) and len(r.prefix) == len(p) + 5)
+                       for p in prefixes)]
     for record in records:
         up_registry.remove(record.name)
         log(f"removed the record of testbed {record.name} (pid {record.pid})")
