@@ -254,8 +254,9 @@ int32_t nw_peer_set_coding(nw_engine_t *e, uint32_t peer, uint32_t k, uint32_t m
 /* What a reliability policy measures on a peer's PDC. */
 typedef struct {
     uint64_t srtt_ns, rttvar_ns, min_rtt_ns; /* 0 = no sample yet */
-    uint64_t tx_bytes;        /* request bytes sent: data, resends, parity */
-    uint64_t rx_bytes;        /* of those, bytes the peer reported receiving (ACK_CC rcvd_bytes) */
+    uint64_t tx_bytes;        /* data request bytes sent: first transmissions and resends */
+    uint64_t rx_bytes;        /* of those, bytes the peer reported receiving (ACK_CC rcvd_bytes;
+                                 parity and decoded packets count on neither side) */
     uint64_t data_pkts;       /* data packets sent (first transmissions) */
     uint64_t retransmits;     /* data packets resent */
     uint32_t k, m;            /* current code (0, 0 = selective repeat) */

@@ -197,11 +197,10 @@ typedef struct {
     /* erasure coding (erasure_code.c) and what the reliability policy measures */
     nw_ec_tx_t *ec_tx;              /* sender: code and open block (NULL = never coded) */
     nw_ec_rx_t *ec_rx;              /* receiver: shards and blocks (NULL = none seen) */
-    uint64_t tx_req_bytes;          /* request bytes sent (data, resends, parity) */
-    uint64_t rx_req_bytes;          /* request bytes that arrived (reported in ACKs) */
+    uint64_t tx_req_bytes;          /* data request bytes sent (first transmissions, resends) */
+    uint64_t rx_req_bytes;          /* data request bytes that arrived (reported in ACKs) */
     uint64_t peer_rx_bytes;         /* of tx_req_bytes, what the peer reported receiving */
     uint32_t peer_rx_last;          /* last 24-bit count the peer reported */
-    uint8_t peer_rx_valid;
     uint64_t pdc_data_pkts, pdc_retransmits; /* first transmissions and resends */
     uint64_t uud_deadline;          /* earliest UUD reassembly deadline, 0 = none */
 } nw_pdc_t;

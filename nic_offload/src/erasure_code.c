@@ -261,7 +261,6 @@ int32_t nw_ec_tx_output_parity(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32
     s->ec_index = (uint8_t)idx;
     p->nxt++;
     nw_tx_sent(e, p, s, now);
-    p->tx_req_bytes += (uint64_t)n;
     e->st.ec_parity_pkts_out++;
     e->st.ec_parity_bytes_out += (uint64_t)n;
     if (--t->parity_left == 0) {
@@ -290,10 +289,8 @@ int32_t nw_ec_tx_resend_parity(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uin
     pk.parity.m = s->ec_m;
     pk.parity.index = s->ec_index;
     int32_t n = nw_wire_build(&pk, buf, cap);
-    if (n > 0) {
-        p->tx_req_bytes += (uint64_t)n;
+    if (n > 0)
         e->st.ec_parity_bytes_out += (uint64_t)n;
-    }
     return n;
 }
 

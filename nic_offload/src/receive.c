@@ -304,7 +304,8 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     if (!p)
         return NW_EINVAL;
     nw_rx_window_t *w = &p->rxw;
-    p->rx_req_bytes += raw_len;
+    if (pk->pds.next_hdr != NW_NH_NW_PARITY)
+        p->rx_req_bytes += raw_len; /* data bytes that arrived, for the sender's loss estimate */
     int32_t cls = nw_rxw_classify(w, h->psn);
     if (cls == NW_PSN_OUT_OF_WINDOW) {
         e->st.drop_out_of_window++;
@@ -462,11 +463,9 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
         /* rcvd_bytes counts (mod 2^24) the request bytes that reached the
          * peer; a step back is an ACK that was overtaken, not news. */
         uint32_t delta = (h->rcvd_bytes - p->peer_rx_last) & 0xffffff;
-        if (!p->peer_rx_valid || delta < 0x800000) {
-            if (p->peer_rx_valid)
-                p->peer_rx_bytes += delta;
+        if (delta < 0x800000) { /* both counts start at 0 with the PDC */
+            p->peer_rx_bytes += delta;
             p->peer_rx_last = h->rcvd_bytes;
-            p->peer_rx_valid = 1;
         }
     }
     uint32_t trigger = h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off;

@@ -87,8 +87,7 @@ def test_reliability_api_errors_and_state():
 
 
 def test_adaptive_switches_to_coding_on_a_long_lossy_path_and_back():
-    """3.5 ms RTT: 1 MiB writes pick a code once loss shows; on a clean path the
-    same policy stays with (or returns to) selective repeat."""
+    """3.5 ms RTT, 2 % loss: 1 MiB writes keep a code once the loss is measured."""
     imp = Impairments(loss=0.02)
     sim = Simulation(seed=8, impairments=imp, link=Link(rate_bps=25e9, delay_ns=1_750_000))
     a, b = sim.endpoint(), sim.endpoint()
@@ -102,7 +101,20 @@ def test_adaptive_switches_to_coding_on_a_long_lossy_path_and_back():
         wid = peer.write(src, dst.remote())
         assert a.cq.wait_all([wid], timeout=60)[0].ok
         codes.append(peer.code)
-    assert codes[0] == (0, 0)  # no measurement before the first message
+    assert codes[0] == (32, 4)  # no measurement before the first message: the hedge
     assert codes[-1] != (0, 0)
     assert 0.005 < peer.policy.loss < 0.08
     assert a.stats()["ec_parity_pkts_out"] > 0
+
+
+def test_adaptive_returns_to_selective_repeat_on_a_clean_short_path():
+    sim = Simulation(seed=9, link=Link(rate_bps=25e9, delay_ns=5_000))
+    a, b = sim.endpoint(), sim.endpoint()
+    peer = a.connect(b.address)
+    peer.set_reliability("adaptive")
+    size = 1 << 20
+    src = a.register(pattern(size, 6))
+    dst = b.register(np.zeros(size, dtype=np.uint8))
+    for _ in range(4):
+        assert a.cq.wait_all([peer.write(src, dst.remote())], timeout=60)[0].ok
+    assert peer.code == (0, 0) and peer.policy.loss == 0.0
