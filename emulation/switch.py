@@ -36,6 +36,7 @@ from netweft.emulation.traffic_manager import TrafficManager
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext
 from netweft.emulation.v1model.counters import COUNTER_TYPES, CounterArray
+from netweft.emulation.v1model.deployability import warn_if_undeployable
 from netweft.emulation.v1model.hash_algorithms import CrcConfig, HashAlgorithms, bmv2_refusal
 from netweft.emulation.v1model.key_values import BadValueError, parse_value
 from netweft.emulation.v1model.match_table import (
@@ -76,7 +77,10 @@ class SoftSwitch:
 
     def __init__(self, program: Program, clock: Callable[[], int] | None = None,
                  seed: int = 0, max_passes: int = 64, priority_queues: int = 1,
-                 trace: PacketTrace | None = None) -> None:
+                 trace: PacketTrace | None = None, bmv2_select_no_match: bool = False) -> None:
+        """``bmv2_select_no_match``: a ``select`` no case matches ends parsing without
+        an error, as BMv2's simple_switch does, instead of P4-16's ``error.NoMatch``
+        (see docs/bmv2-differences.md)."""
         self.program = program
         self.trace = trace
         self.seed = seed
@@ -90,6 +94,7 @@ class SoftSwitch:
         self._arrivals: list[tuple[int, int, int, bytes]] = []     # (time, seq, port, frame)
         self._deliveries: list[tuple[int, int, int, bytes]] = []   # (time, seq, port, frame)
         self._lowered = lower_program(program, trace=trace is not None)
+        warn_if_undeployable(program)
         self.algorithms = HashAlgorithms(seed)
         self.context = PacketContext(self.algorithms)
         self.pre = PacketReplicationEngine()
@@ -116,7 +121,8 @@ class SoftSwitch:
             for var, obj in objects.items():
                 if isinstance(obj, (RegisterArray, CounterArray, MeterArray)):
                     objects[var] = TracedExtern(obj, obj.name, trace)
-        self._ns = instantiate(self._lowered, self.context, objects)
+        self._ns = instantiate(self._lowered, self.context, objects,
+                               select_no_match_ends_parsing=bmv2_select_no_match)
         for fqn, info in self._lowered.tables.items():
             table = self._build_table(fqn, info)
             self.tables[fqn] = table

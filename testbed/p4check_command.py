@@ -1,14 +1,19 @@
-"""``netweft p4check``: compile a P4 program with the embedded front end.
+"""``netweft p4check``: check a P4 program with netweft's compiler, front and back end.
 
-Prints the control-plane objects of a program that compiles, or the error as
-``netweft p4check: error: file:line:col: message`` (exit status 1) for one that
-does not, so that a program can be checked without p4c.
+Prints the control-plane objects of a program that compiles and that the embedded
+switch can run, or the error as ``netweft p4check: error: file:line:col: message``
+(exit status 1) for one that does not, so that a program can be checked without
+p4c.  ``--target bmv2`` also refuses what p4c-bm2-ss / simple_switch refuse (see
+docs/bmv2-differences.md), each as ``file:line:col: message``.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
+from netweft.emulation.pipeline.compiled import lower_program
+from netweft.p4.compiler.bmv2_target import check_bmv2
 from netweft.p4.compiler.compiler import compile_p4
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
@@ -35,8 +40,19 @@ def summary(prog: Program) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     try:
         prog = compile_p4(args.program, include_dirs=args.include)
+        lower_program(prog)  # what the embedded switch would refuse
     except P4Error as err:
         raise CommandError(str(err)) from None
+    if args.target == "bmv2":
+        findings = check_bmv2(prog)
+        for d in findings:
+            print(d, file=sys.stderr)
+        errors = [d for d in findings if d.is_error]
+        if errors:
+            raise CommandError(f"{len(errors)} construct{'s' if len(errors) > 1 else ''} "
+                               "above would not deploy to BMv2 (p4c-bm2-ss refuses "
+                               f"{'them' if len(errors) > 1 else 'it'}); see "
+                               "docs/bmv2-differences.md for the deployable forms")
     if not args.quiet:
         print("\n".join(summary(prog)))
     return 0
@@ -50,5 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                    type=existing_dir,
                    help="directory searched by #include (repeatable)")
+    p.add_argument("--target", choices=("netweft", "bmv2"), default="netweft",
+                   help="netweft (default): what the embedded switch runs; bmv2: also refuse "
+                        "what p4c-bm2-ss and simple_switch refuse")
     p.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     p.set_defaults(func=run)

@@ -38,6 +38,7 @@ class LoweredProgram:
     value_sets: dict[str, ir.P4ValueSet]
     param_types: dict[str, list[ir.Type]] = field(default_factory=dict)
     field_lists: dict[int, list[tuple[str, ...]]] = field(default_factory=dict)
+    no_match_code: int = 0  # error.NoMatch, raised by a select no case matches
 
 
 _CACHE: weakref.WeakKeyDictionary[Program, LoweredProgram] = weakref.WeakKeyDictionary()
@@ -107,7 +108,7 @@ def _lower(program: Program, trace: bool) -> LoweredProgram:
     field_lists = _field_lists(program)
     field_lists.update(lw.data_field_lists)
     return LoweredProgram(program.source_path, source, code, lw.tables, lw.externs_by_var,
-                          lw.value_sets, param_types, field_lists)
+                          lw.value_sets, param_types, field_lists, lw.ecode("NoMatch"))
 
 
 def _field_lists(program: Program) -> dict[int, list[tuple[str, ...]]]:
@@ -166,11 +167,16 @@ RUNTIME_GLOBALS: dict[str, Any] = {
 }
 
 
-def instantiate(lowered: LoweredProgram, context: Any, objects: dict[str, Any]
-                ) -> dict[str, Callable[..., Any]]:
-    """Execute the code for one switch: ``context`` is ``X``, ``objects`` the tables/externs."""
+def instantiate(lowered: LoweredProgram, context: Any, objects: dict[str, Any],
+                select_no_match_ends_parsing: bool = False) -> dict[str, Callable[..., Any]]:
+    """Execute the code for one switch: ``context`` is ``X``, ``objects`` the tables/externs.
+
+    ``select_no_match_ends_parsing``: a select without a matching case ends parsing
+    with no error (BMv2) rather than with ``error.NoMatch`` (P4-16).
+    """
     ns: dict[str, Any] = dict(RUNTIME_GLOBALS)
     ns["X"] = context
+    ns["SELECT_NO_MATCH"] = None if select_no_match_ends_parsing else lowered.no_match_code
     ns.update(objects)
     exec(lowered.code, ns)  # noqa: S102 - our own generated code
     return ns

@@ -93,7 +93,8 @@ class ParserLowering:
         if not first:
             body.emit("else:")
             body.indent += 1
-        body.emit(f"raise ParserReject({self.ecode('NoMatch')})")
+        # error.NoMatch, or None (parsing ends, no error) in BMv2's behaviour: see instantiate
+        body.emit("raise ParserReject(SELECT_NO_MATCH)")
         if not first:
             body.indent -= 1
 
