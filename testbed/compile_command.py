@@ -24,6 +24,7 @@ from pathlib import Path
 from google.protobuf import json_format, text_format
 from p4.config.v1 import p4info_pb2
 
+from netweft.p4.compiler.bmv2_target import check_bmv2
 from netweft.p4.compiler.compiler import compile_preprocessed
 from netweft.p4.compiler.device_config import device_config, dumps, preprocess_file
 from netweft.p4.compiler.errors import P4Error
@@ -57,10 +58,22 @@ def serialize_p4info(info: p4info_pb2.P4Info, fmt: str) -> bytes:
 
 def target_checks(target: str) -> list[Callable[[Program], None]]:
     """Checks a target adds after the front end; each raises P4Error on a construct
-    the target cannot run. bmv2's profile (``netweft.p4.compiler.bmv2_target``) is
-    wired in here once it lands."""
-    del target
-    return []
+    the target cannot run (bmv2: ``netweft.p4.compiler.bmv2_target``)."""
+    return [refuse_what_bmv2_refuses] if target == "bmv2" else []
+
+
+def refuse_what_bmv2_refuses(program: Program) -> None:
+    """p4c-bm2-ss's refusals and warnings (docs/bmv2-differences.md): each finding is
+    printed as ``file:line:col: message``, and the first error is raised, so that it is
+    the command's last line."""
+    findings = check_bmv2(program)
+    errors = [d for d in findings if d.is_error]
+    for d in findings:
+        if not errors or d is not errors[0]:
+            print(d, file=sys.stderr)
+    if errors:
+        more = f" ({len(errors) - 1} more above)" if len(errors) > 1 else ""
+        raise P4Error(errors[0].message + more, errors[0].loc)
 
 
 # ------------------------------------------------------------------ command line

@@ -226,3 +226,27 @@ def test_multicast_copies_leave_in_the_groups_order():
     sw.mc_group_set(7, [(4, 1), (2, 2), (3, 3)])
     out = sw.process(0, bytes([1, 0, 0, 0]))
     assert [port for port, _ in out] == [4, 2, 3]
+
+
+# ---------------------------------------------------------------- the commands refuse the same
+
+@pytest.mark.parametrize("command", [["p4check", "-q", "--target", "bmv2"], ["netweft-p4c"]])
+def test_p4check_bmv2_and_netweft_p4c_refuse_what_p4c_bm2_ss_refuses(tmp_path, capsys,
+                                                                    command):
+    from netweft.testbed.compile_command import p4c_main
+
+    src = source(TWICE + "\n if (hdr.h.op == 2) { resubmit({ m.kept }); }", TABLE)
+    path = tmp_path / "bad.p4"
+    path.write_text(src)
+    if command == ["netweft-p4c"]:
+        rc = p4c_main(["-o", str(tmp_path / "bad.json"), str(path)])
+    else:
+        rc = main(command + [str(path)])
+    err = capsys.readouterr().err
+    assert rc == 1
+    assert f"{path}:{line_of(src, 'switch (t.apply()')}:" in err
+    assert "has multiple successors" in err
+    assert f"{path}:{line_of(src, 'resubmit(')}:" in err and "resubmit: unknown extern" in err
+    assert not (tmp_path / "bad.json").exists()
+    # the embedded switch's own check (the default target) accepts the program
+    assert main(["p4check", "-q", str(path)]) == 0

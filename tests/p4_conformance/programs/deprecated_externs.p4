@@ -1,3 +1,6 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern clone3
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern resubmit
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern recirculate
 /*
  * The older v1model forms still found in real programs: clone3(type, session,
  * data), resubmit(data) and recirculate(data), which preserve the listed

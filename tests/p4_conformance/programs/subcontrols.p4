@@ -1,3 +1,4 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): table applied more than once
 /*
  * Controls instantiated inside controls: two instances of one control with
  * different constructor arguments get their own tables and registers

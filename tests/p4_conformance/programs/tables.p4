@@ -1,3 +1,5 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): table applied more than once
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): priority in const entries
 /*
  * Match-action tables: every match kind, control-plane priorities, const
  * entries (in program order and with explicit priorities), default actions,

@@ -1,3 +1,5 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): table applied more than once
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): priority in const entries
 /* A program that touches every language feature the front end supports. */
 #include <core.p4>
 #include <v1model.p4>

@@ -1,3 +1,6 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern clone3
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern resubmit
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern recirculate
 /* Idioms seen in real v1model programs: top-level actions with directional
  * parameters bound in action lists, controls used as helper functions,
  * slice assignments, range entries, empty field lists for the deprecated

@@ -1,3 +1,5 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern clone3
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): deprecated extern resubmit
 /* Multicast through the PRE, clones preserving a field list, resubmit,
  * recirculate, truncate, checksums over the payload, random and log_msg.
  * A control header (ethertype 0x88B7) says what to do; ingress and egress
