@@ -544,7 +544,8 @@ static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
 /* A reliable request longer than our MTU (the sender's mtu is larger): it
  * is dropped, and the sender is told why with a NACK (EXP_FATAL, vendor code
  * TOO_BIG, payload = our MTU) instead of retrying until its retransmission
- * limit. UUD has no PDC to answer on: those packets are only counted. */
+ * limit; oversized data of our own READ fail that READ here. UUD has no PDC
+ * to answer on: those packets are only counted. */
 static void nack_oversized(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
                            uint64_t now)
 {
@@ -560,6 +561,16 @@ static void nack_oversized(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uin
         return; /* counted */
     queue_nack(e, p, NW_NACK_EXP_FATAL, pk.pds.psn, e->cfg.mtu);
     p->nack_vendor = NW_NACK_VENDOR_TOO_BIG;
+    if (pk.pds.next_hdr == NW_NH_RSP_DATA) {
+        /* Data of our own READ that will never fit: fail the READ here (the
+         * target fails its side when the NACK arrives, and sends no more). */
+        nw_wr_t *w = nw_wr_by_msg(e, p, pk.rsp.read_req_message_id);
+        if (w && w->kind == NW_WR_READ && !w->read_answered) {
+            w->status = NW_EMTU;
+            w->read_answered = 1; /* completes once the request is acknowledged */
+            nw_wr_read_progress(e, w);
+        }
+    }
 }
 
 int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,

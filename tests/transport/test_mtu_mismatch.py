@@ -55,3 +55,17 @@ def test_udp_sender_learns_the_mtu_mismatch():
         _, _, _, done = _write_and_wait(a, b, 1 << 20, timeout=30)
         assert done.status == lib.NW_EMTU, done
         assert b.stats()["drop_oversized"] >= 1
+
+
+def test_read_from_a_larger_mtu_target_fails_naming_the_mismatch():
+    """The target's read data are the oversized packets: the initiator refuses them and
+    its READ completes with the MTU error (it once waited forever)."""
+    sim = Simulation(seed=2)
+    a, b = sim.endpoint(mtu=1472), sim.endpoint(mtu=4096)
+    local = a.register(np.zeros(64 << 10, dtype=np.uint8))
+    remote = b.register(np.ones(64 << 10, dtype=np.uint8))
+    a.connect(b.address).read(local, remote.remote())
+    done = a.cq.wait(timeout=5)
+    assert done.status == lib.NW_EMTU
+    sim.run_for(0.01)  # the NACK reaches the target, which stops sending
+    assert a.stats()["drop_oversized"] >= 1 and b.stats()["pdc_failed"] == 1
