@@ -311,6 +311,11 @@ class SoftSwitch:
                                  f"port {port} ({_link_drop(link)})", "-")
         return self.advance(now)
 
+    @property
+    def time_ns(self) -> int:
+        """The latest time given to :meth:`receive` or :meth:`advance` (ns)."""
+        return self._now_ns
+
     def next_deadline(self) -> int | None:
         """When :meth:`advance` next has work (ns): an arrival, a departure or a delivery."""
         times = [t for t in (self._arrivals[0][0] if self._arrivals else None,

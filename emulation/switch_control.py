@@ -19,6 +19,10 @@ order where BMv2 has them):
     (``set_link 2/out:loss=0.05``); the port's settings not named stay.
 ``queue_depth <port> [<priority>]``
     packets queued now (JSON number).
+``queue_depths``
+    packets queued now on every port that has had traffic, with the switch's
+    time: ``{"time_ns": T, "ports": {"2": [total, prio0, prio1, ...]}}`` (poll
+    it to plot queue occupancy over time).
 ``counters``
     the switch's counters (JSON object).
 ``help``
@@ -123,6 +127,11 @@ def execute(switch: Any, line: str, port_options: dict[int, PortOptions] | None 
                 raise ControlError("usage: queue_depth <port> [<priority>]")
             port, priority = _target(args, "queue_depth <port> [<priority>]")
             return json.dumps(switch.tm.depth(port, priority))
+        if cmd == "queue_depths":
+            if args:
+                raise ControlError("usage: queue_depths")
+            return json.dumps({"time_ns": switch.time_ns, "ports": switch.tm.depths()},
+                              sort_keys=True)
         if cmd == "counters":
             counters = dict(switch.stats)
             if extra_counters is not None:
@@ -130,7 +139,8 @@ def execute(switch: Any, line: str, port_options: dict[int, PortOptions] | None 
             return json.dumps(counters, sort_keys=True)
         if cmd == "help":
             return json.dumps(["set_queue_depth", "set_queue_rate", "set_queue_depth_bytes",
-                               "set_queue_rate_bps", "set_link", "queue_depth", "counters"])
+                               "set_queue_rate_bps", "set_link", "queue_depth",
+                               "queue_depths", "counters"])
     except (PortOptionError, ValueError) as err:
         raise ControlError(str(err)) from None
     raise ControlError(f"unknown command {cmd!r} (try 'help')")

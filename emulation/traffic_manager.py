@@ -270,6 +270,11 @@ class TrafficManager:
             return 0
         return p.count if priority is None else len(p.queues[priority].entries)
 
+    def depths(self) -> dict[int, list[int]]:
+        """``{port: [all queues, priority 0, priority 1, ...]}`` for every port in use."""
+        return {number: [p.count, *(len(q.entries) for q in p.queues)]
+                for number, p in sorted(self._ports.items())}
+
     @property
     def queued(self) -> int:
         """Packets in all queues."""

@@ -78,6 +78,11 @@ def test_control_commands_change_queues_and_links_at_run_time():
     counters = json.loads(execute(sw, "counters"))
     assert counters["drop_queue_full"] == 6 and counters["drop_link_loss"] == 1
     assert json.loads(execute(sw, "queue_depth 2")) == 0
+    sw.receive(1, probe_frame(2), 2 * 10**10)
+    sw.receive(1, probe_frame(2, 1), 2 * 10**10)
+    sw.receive(1, probe_frame(2, 1), 2 * 10**10)
+    assert json.loads(execute(sw, "queue_depths")) == {"time_ns": 2 * 10**10,
+                                                       "ports": {"2": [2, 0, 2]}}
     for bad, why in [("set_queue_depth x", "integer"), ("set_queue_depth 4 2 5", "priority"),
                      ("fly", "unknown command"), ("set_link 2:delay=1", "unit")]:
         with pytest.raises(ControlError, match=why):
