@@ -27,6 +27,7 @@ PACKAGE_DATA = {
     "netweft.transport.wireshark": ["*.lua"],
     "netweft.testbed.topologies": ["*.yaml"],
     "netweft.testbed.topologies.leaf_spine": ["*.json"],
+    "netweft.testbed.topologies.demo_fabric": ["*.json"],
 }
 
 

@@ -301,7 +301,9 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
                          seed: int = 0, extra_args: Iterable[str] = ()) -> subprocess.Popen:
     """Start a switch process in ``node``'s namespace and wait until it serves its ports.
 
-    ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings;
+    ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings
+    (by default those of the links a :class:`~netweft.emulation.network.Network`
+    declared with delay, loss, rate or queue);
     ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
     ``--control`` options; ``log``: the process's stderr; ``extra_args``: further
     options of ``python -m netweft.emulation.switch_process``.  A failed start
@@ -310,6 +312,8 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     argv = [sys.executable, "-m", "netweft.emulation.switch_process", "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
         argv += ["--port", f"{number}={ifname}"]
+    if not links and hasattr(node, "port_settings"):  # the links the network declared
+        links = node.port_settings()
     argv += ["--link=" + text for text in link_arguments(links)]
     if runtime:
         argv += ["--runtime", str(runtime)]

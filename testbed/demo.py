@@ -1,16 +1,21 @@
 """``netweft demo``: netweft's main job, an emulated fabric experiment on the embedded switch.
 
-Three hosts in network namespaces hang off one switch process running the
-embedded P4 switch with ``p4/basic_forward.p4`` (IPv4 LPM forwarding, entries
-from a runtime file), over veth links with a 9000-byte MTU. First, hosts h1 and
-h3 send UDP datagrams of random content to an echo service on h2: every
-datagram crosses the P4 pipeline twice. Then h1 RMA-writes 8 MiB into memory
+The fabric comes from a topology file shipped with netweft
+(``testbed/topologies/demo-fabric.yaml``): two leaves and two spines, each a
+switch process running the embedded P4 switch with ``p4/basic_forward.p4``
+(IPv4 LPM forwarding, entries from runtime files), h1 and h3 on leaf1, h2 on
+leaf2, 9000-byte veth links. Every leaf-spine link delays frames by 1 ms each
+way, and leaf2's port to h2 sends at 500 Mbit/s from a 256-packet queue. First,
+h1 and h3 send UDP datagrams of random content to an echo service on h2: every
+datagram crosses three switches each way. Then h1 RMA-writes 8 MiB into memory
 registered on h2 with netweft's transport (packets sprayed over UDP source
-ports, selective repeat), and h2 checks every byte. The demo prints a table,
-the switch's counters, and writes the raw numbers (JSON), a plot of the
-round-trip times, the runtime file and a pcap of the switch's port to h2 into
-the output folder. Each new capability
-extends this experiment.
+ports, selective repeat), which fills the queue towards h2, and h2 checks every
+byte. Meanwhile the demo samples that queue's occupancy through leaf2's control
+channel. It prints a table, the queue's summary and the switches' counters, and
+writes the raw numbers (JSON), a plot of the round-trip times, a plot of the
+queue's occupancy over time, the switches' logs and counters, and a pcap of
+leaf2's port to h2 into the output folder. Each new capability extends this
+experiment.
 """
 
 from __future__ import annotations
@@ -21,15 +26,17 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from netweft.emulation.network import Network, NetworkError
-from netweft.emulation.switch_process import start_switch_process
-from netweft.p4.programs import program
+from netweft.emulation.switch_control import ControlError, send_command
 from netweft.testbed.arg_types import int_in
 from netweft.testbed.cli import CommandError
-from netweft.testbed.plots import plot_rtt_cdf
+from netweft.testbed.plots import plot_queue_occupancy, plot_rtt_cdf
+from netweft.testbed.topology import Topology, TopologyError, load_topology
+from netweft.testbed.up_prompt import start_capture, stop_capture
 
 # RFC 862's echo port: Wireshark decodes the demo's datagrams as Echo requests and
 # replies (on 7007 it took them for AFS).
@@ -41,33 +48,13 @@ MAX_DATAGRAM = LINK_MTU - 28          # one UDP datagram per frame: no IPv4 frag
 MAX_COUNT = 100_000
 MAX_RMA_BYTES = 1 << 30
 HOSTS = [sys.executable, "-m", "netweft.testbed.demo_hosts"]
+TOPOLOGY = Path(__file__).resolve().parent / "topologies" / "demo-fabric.yaml"
+QUEUE_SWITCH, QUEUE_PORT = "leaf2", 1   # the port towards h2, whose queue fills
 
 
-def _runtime(net: Network) -> dict:
-    """Runtime file for basic_forward.p4: a /32 route per host out of its switch port."""
-    entries = [{"table": "MyIngress.ipv4_lpm", "default_action": True,
-                "action_name": "MyIngress.drop", "action_params": {}}]
-    switch = net.switch("s1")
-    for host in net.hosts:
-        peer = net.peer_of(host.interfaces[0])
-        if peer.node is not switch:
-            raise NetworkError(f"{host.name} is not linked to {switch.name}")
-        port = peer.port
-        entries.append({"table": "MyIngress.ipv4_lpm",
-                        "match": {"hdr.ipv4.dstAddr": [host.ip_address, 32]},
-                        "action_name": "MyIngress.ipv4_forward",
-                        "action_params": {"dstAddr": host.mac, "port": port}})
-    return {"target": "netweft-embedded", "table_entries": entries}
-
-
-def build_network() -> Network:
-    """h1, h2, h3 on switch s1 (ports 1, 2, 3)."""
-    net = Network()
-    s1 = net.add_switch("s1")
-    for n in (1, 2, 3):
-        host = net.add_host(f"h{n}", f"10.0.1.{n}/24")
-        net.add_link(host, s1, mtu=LINK_MTU)
-    return net
+def fabric() -> Topology:
+    """The demo's topology, as shipped."""
+    return load_topology(TOPOLOGY)
 
 
 def route_via_switch(net: Network) -> None:
@@ -86,32 +73,61 @@ def route_via_switch(net: Network) -> None:
                          "dev", "eth0", "nud", "permanent")
 
 
+class QueueSampler:
+    """Samples one port's egress queue through a switch's control channel, in a thread."""
+
+    def __init__(self, control: Path, port: int, interval_s: float = 0.002) -> None:
+        self.control, self.port, self.interval_s = control, port, interval_s
+        self.samples: list[tuple[float, int]] = []
+        self.errors = 0
+        self._stop = threading.Event()
+        self._start = time.monotonic()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> QueueSampler:
+        self._thread.start()
+        return self
+
+    def mark(self) -> float:
+        """Seconds since sampling started (to label the experiment's phases)."""
+        return time.monotonic() - self._start
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                depth = int(send_command(self.control, f"queue_depth {self.port}", timeout=2))
+                self.samples.append((self.mark(), depth))
+            except (OSError, ControlError, ValueError):
+                self.errors += 1
+            self._stop.wait(self.interval_s)
+
+    def stop(self) -> list[tuple[float, int]]:
+        self._stop.set()
+        self._thread.join(timeout=10)
+        return self.samples
+
+
 def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = RMA_BYTES,
              log=print) -> dict:
     """Run the experiment; returns (and writes to ``out_dir``) its raw results."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    net = build_network()
-    log(f"[1/5] building h1, h2, h3 on switch s1 (namespaces {net.prefix}-*)")
+    topo = fabric()
+    net = topo.build(out_dir, pcaps=False)
+    log(f"[1/5] building {topo.name} from {TOPOLOGY.name}: leaf1, leaf2, spine1, spine2; "
+        f"h1, h3 on leaf1, h2 on leaf2 (namespaces {net.prefix}-*)")
+    log("[2/5] starting four embedded P4 switches with basic_forward.p4 and their runtime "
+        "files; 1 ms leaf-spine links, a rate-limited queue towards h2")
+    queue_switch = net.switch(QUEUE_SWITCH)
     with net:
         route_via_switch(net)
-        s1, h2 = net.switch("s1"), net.host("h2")
-        runtime = out_dir / "s1-runtime.json"
-        runtime.write_text(json.dumps(_runtime(net), indent=2))
-        stats_file = out_dir / "s1-counters.json"
-        log("[2/5] starting the embedded P4 switch with basic_forward.p4")
-        switch = start_switch_process(s1, program("basic_forward"), runtime, stats_file,
-                                      log=out_dir / "s1.log")
-        pcap = out_dir / "s1-eth2.pcap"
-        capture = s1.popen("tcpdump", "-Z", "root", "-n", "--immediate-mode", "-U",
-                           "-i", "s1-eth2", "-w", str(pcap), stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True, start_new_session=True)
-        line = capture.stderr.readline()
-        if "listening on" not in line:
-            raise NetworkError(f"tcpdump on s1-eth2 did not start: {line.strip()}")
+        h2 = net.host("h2")
+        pcap = out_dir / f"{QUEUE_SWITCH}-eth{QUEUE_PORT}.pcap"
+        capture = start_capture(net, QUEUE_SWITCH, f"{QUEUE_SWITCH}-eth{QUEUE_PORT}", pcap)
         echo = h2.popen(*HOSTS, "echo", str(ECHO_PORT), stdout=subprocess.PIPE, text=True,
                         start_new_session=True)
         if echo.stdout.readline().strip() != "ready":
             raise NetworkError("echo service on h2 did not start")
+        sampler = QueueSampler(queue_switch.control, QUEUE_PORT).start()
         log(f"[3/5] h1 and h3 each send {count} datagrams of {size} bytes to h2 and wait "
             "for the echo")
         senders = {name: net.host(name).popen(*HOSTS, "ping", h2.ip_address, str(ECHO_PORT),
@@ -124,19 +140,24 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
             if proc.returncode != 0:
                 raise NetworkError(f"the UDP sender on {name} failed (exit {proc.returncode})")
             flows[name] = json.loads(out)
+        rma_start = sampler.mark()
         log(f"[4/5] h1 RMA-writes {rma_bytes} bytes into h2's registered memory with "
             "netweft's transport")
         rma = _rma_write(net, rma_bytes)
+        rma_end = sampler.mark()
         time.sleep(0.2)
-        log("[5/5] stopping the switch and collecting its counters")
-        for proc in (capture, switch):
-            proc.terminate()
-            proc.wait(timeout=10)
-    results = {"topology": "h1,h2,h3 - s1", "namespaces": f"{net.prefix}-*",
-               "switch_macs": {str(i.port): i.mac for i in net.switch("s1").interfaces},
+        samples = sampler.stop()
+        log("[5/5] stopping the switches and collecting their counters")
+        stop_capture(capture)
+    results = {"topology": str(TOPOLOGY.name), "namespaces": f"{net.prefix}-*",
+               "switch_macs": {s.name: {str(i.port): i.mac for i in s.interfaces}
+                               for s in net.switches},
                "program": "basic_forward.p4", "size": size,
                "count": count, "flows": {}, "rma_write": rma,
-               "switch": json.loads(stats_file.read_text())}
+               "queue": _queue_summary(queue_switch, samples, sampler.errors,
+                                       (rma_start, rma_end)),
+               "switches": {s.name: json.loads(s.stats_out.read_text())
+                            for s in net.switches}}
     for name, records in flows.items():
         rtts = sorted(r["rtt_s"] for r in records if r["rtt_s"] is not None)
         results["flows"][f"{name}->h2"] = {
@@ -148,8 +169,27 @@ def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = R
     (out_dir / "results.json").write_text(json.dumps(results, indent=2))
     plot_rtt_cdf({f"{name}->h2": [r["rtt_s"] * 1e3 for r in records if r["rtt_s"] is not None]
                   for name, records in flows.items()}, out_dir / "rtt_cdf.png",
-                 "UDP echo through the embedded P4 switch")
+                 "UDP echo across the leaf-spine fabric (3 switches each way)")
+    q = results["queue"]
+    plot_queue_occupancy(samples, out_dir / "queue_occupancy.png",
+                         f"{QUEUE_SWITCH} port {QUEUE_PORT} (to h2): {q['rate_mbit']:g} Mbit/s, "
+                         f"{q['depth_limit']} packets", q["depth_limit"],
+                         {"RMA write": (rma_start, rma_end)})
     return results
+
+
+def _queue_summary(switch, samples: list[tuple[float, int]], errors: int,
+                   rma: tuple[float, float]) -> dict:
+    depths = [d for _, d in samples]
+    during = [d for t, d in samples if rma[0] <= t <= rma[1]]
+    link = next(link for link in switch.network.links
+                if any(i.port == QUEUE_PORT and i.node is switch for i in (link.a, link.b)))
+    return {"switch": switch.name, "port": QUEUE_PORT,
+            "rate_mbit": link.rate_mbit, "depth_limit": link.params.queue_packets,
+            "samples": [[round(t, 4), d] for t, d in samples], "sample_errors": errors,
+            "max": max(depths, default=0),
+            "mean_during_rma": statistics.fmean(during) if during else 0.0,
+            "rma_window_s": [round(rma[0], 4), round(rma[1], 4)]}
 
 
 def _rma_write(net: Network, length: int) -> dict:
@@ -184,8 +224,16 @@ def format_results(results: dict) -> str:
     rma = results["rma_write"]
     lines.append(f"RMA write h1->h2: {rma['bytes']} bytes in {rma['seconds'] * 1e3:.0f} ms, "
                  f"{rma['goodput_mbit_s']:.1f} Mbit/s, intact: {rma['intact']}")
-    counters = ", ".join(f"{k}={v}" for k, v in sorted(results["switch"].items()))
-    lines.append(f"switch s1: {counters}")
+    q = results["queue"]
+    lines.append(f"queue {q['switch']} port {q['port']} (to h2, {q['rate_mbit']:g} Mbit/s, "
+                 f"{q['depth_limit']} packets): max {q['max']}, mean during the RMA write "
+                 f"{q['mean_during_rma']:.1f}, {len(q['samples'])} samples, tail drops "
+                 f"{results['switches'][q['switch']].get('drop_queue_full', 0)}")
+    for name, stats in results["switches"].items():
+        keys = ("rx_port", "tx_port", "drop")
+        counters = ", ".join(f"{k}={v}" for k, v in sorted(stats.items())
+                             if k.startswith(keys) and v)
+        lines.append(f"{name}: {counters}")
     return "\n".join(lines)
 
 
@@ -201,11 +249,11 @@ def _main(args: argparse.Namespace) -> int:
     try:
         results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
                            log=lambda msg: print(msg, file=sys.stderr, flush=True))
-    except (NetworkError, RuntimeError, OSError) as err:
+    except (NetworkError, TopologyError, RuntimeError, OSError) as err:
         raise CommandError(f"{err} (the network was removed; details in {out_dir}/)") from None
     print(format_results(results))
-    print(f"raw numbers (results.json), plot (rtt_cdf.png), runtime file and capture in "
-          f"{out_dir}/")
+    print(f"raw numbers (results.json), plots (rtt_cdf.png, queue_occupancy.png), switch "
+          f"logs and counters (logs/) and a capture of leaf2's port to h2 in {out_dir}/")
     ok = all(f["intact"] == f["sent"] for f in results["flows"].values())
     ok = ok and results["rma_write"]["intact"]
     return 0 if ok else 1

@@ -28,3 +28,31 @@ def plot_rtt_cdf(rtts_ms: Mapping[str, Sequence[float]], path: Path, title: str)
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_queue_occupancy(samples: Sequence[tuple[float, int]], path: Path, title: str,
+                         limit: int | None = None,
+                         phases: Mapping[str, tuple[float, float]] | None = None) -> Path:
+    """A queue's occupancy (packets) over time (seconds), its depth limit and shaded phases."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
+    if samples:
+        ax.step([t for t, _ in samples], [d for _, d in samples], where="post",
+                label="packets queued")
+    if limit:
+        ax.axhline(limit, color="tab:red", linestyle="--", label=f"depth limit ({limit})")
+    for label, (start, end) in (phases or {}).items():
+        ax.axvspan(start, end, alpha=0.15, color="tab:green", label=label)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue occupancy (packets)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

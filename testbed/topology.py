@@ -110,6 +110,7 @@ class Topology:
                            pcap_dir=run_dir / "pcaps" if pcaps else None,
                            log_file=run_dir / "logs" / f"{s.name}.log",
                            stats_out=run_dir / "logs" / f"{s.name}-counters.json",
+                           control=control_socket(run_dir, net.prefix, s.name),
                            priority_queues=s.priority_queues)
         for link in self.links:
             try:
@@ -119,6 +120,13 @@ class Topology:
                 raise TopologyError(f"{self.source}: {exc}") from None
         (run_dir / "logs").mkdir(parents=True, exist_ok=True)
         return net
+
+
+def control_socket(run_dir: Path, prefix: str, switch: str) -> Path:
+    """Where a switch's control channel listens: ``logs/<switch>.sock`` in the run folder,
+    or ``/tmp/netweft-<prefix>-<switch>.sock`` if that path is too long for a Unix socket."""
+    path = (run_dir / "logs" / f"{switch}.sock").resolve()
+    return path if len(str(path)) < 100 else Path(f"/tmp/netweft-{prefix}-{switch}.sock")
 
 
 def load_topology(path: str | Path) -> Topology:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 from netweft.emulation.network import Network, NetworkError, remove_namespace
 from netweft.testbed import up_registry
+from netweft.testbed.arg_types import existing_file
+from netweft.testbed.cli import CommandError
 from netweft.testbed.topology import Topology, TopologyError, load_topology
 from netweft.testbed.up_prompt import TestbedPrompt, substitute_names
 
@@ -69,22 +71,19 @@ def stop_testbed(net: Network, name: str) -> None:
 
 def _up(args: argparse.Namespace) -> int:
     if os.geteuid() != 0:
-        print("netweft up: needs root (network namespaces); run it with sudo", file=sys.stderr)
-        return 1
+        raise CommandError("needs root for network namespaces; run it as root (sudo)")
     try:
         topo = load_topology(args.topology)
     except TopologyError as exc:
-        print(f"netweft up: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     name = args.name or topo.name
     try:
         running = up_registry.find(name)
     except up_registry.RegistryError:
         running = None
     if running is not None:
-        print(f"netweft up: a testbed named {name} runs already (pid {running.pid}); "
-              f"stop it with netweft down --testbed {name}, or pick --name", file=sys.stderr)
-        return 1
+        raise CommandError(f"a testbed named {name} runs already (pid {running.pid}); stop "
+                           f"it with netweft down --testbed {name}, or pick another --name")
     run_dir = args.out or Path("results") / time.strftime(f"up-{name}-%Y%m%d-%H%M%S")
     if args.detach:
         return _detach(args, name, run_dir)
@@ -114,8 +113,7 @@ def _up(args: argparse.Namespace) -> int:
         finally:
             prompt.close()
     except (TopologyError, NetworkError) as exc:
-        print(f"netweft up: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     except (Shutdown, KeyboardInterrupt):
         log("*** stopping")
         return 0
@@ -153,8 +151,7 @@ def _detach(args: argparse.Namespace, name: str, run_dir: Path) -> int:
             proc.terminate()
         proc.wait()
         sys.stderr.write(log.read_text())
-        print(f"netweft up: the testbed did not start (log: {log})", file=sys.stderr)
-        return 1
+        raise CommandError(f"the testbed did not start (its messages are above and in {log})")
     print(f"testbed {name} runs in the background (pid {proc.pid}, log {log}); "
           "netweft exec NODE -- CMD reaches it, netweft down stops it", file=sys.stderr)
     return 0
@@ -165,13 +162,10 @@ def _exec(args: argparse.Namespace) -> int:
         record = up_registry.find(args.testbed)
         netns = record.netns(args.node)
     except up_registry.RegistryError as exc:
-        print(f"netweft exec: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     argv = args.cmd[1:] if args.cmd and args.cmd[0] == "--" else args.cmd
     if not argv:
-        print("netweft exec: give a command after --, e.g. netweft exec h1 -- ping -c1 h2",
-              file=sys.stderr)
-        return 2
+        raise CommandError("give a command after --, e.g. netweft exec h1 -- ping -c1 h2", 2)
     argv = substitute_names(argv, record.addresses())
     os.execvp("ip", ["ip", "netns", "exec", netns, *argv])
     return 127  # not reached
@@ -181,8 +175,7 @@ def _down(args: argparse.Namespace) -> int:
     try:
         record = up_registry.find(args.testbed)
     except up_registry.RegistryError as exc:
-        print(f"netweft down: {exc}", file=sys.stderr)
-        return 1
+        raise CommandError(str(exc)) from None
     os.kill(record.pid, signal.SIGTERM)
     deadline = time.monotonic() + args.timeout
     while record.alive and time.monotonic() < deadline:
@@ -195,13 +188,6 @@ def _down(args: argparse.Namespace) -> int:
     up_registry.remove(record.name)
     print(f"testbed {record.name} stopped; its run folder is {record.run_dir}")
     return 0
-
-
-def _existing_file(text: str) -> Path:
-    path = Path(text)
-    if not path.is_file():
-        raise argparse.ArgumentTypeError(f"no file {text!r}")
-    return path
 
 
 def _positive(text: str) -> float:
@@ -223,12 +209,12 @@ def _testbed_name(text: str) -> str:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``netweft up``, ``netweft exec`` and ``netweft down``."""
     p = sub.add_parser("up", help="start a testbed from a topology file and open a prompt")
-    p.add_argument("topology", type=_existing_file,
+    p.add_argument("topology", type=existing_file,
                    help="netweft YAML (.yaml) or the p4lang tutorials' topology.json")
-    p.add_argument("--program", type=_existing_file,
+    p.add_argument("--program", type=existing_file,
                    help="P4 program for switches the file gives none (the tutorials' Makefile "
                         "passes build/X.json; give X.p4)")
-    p.add_argument("--run", type=_existing_file,
+    p.add_argument("--run", type=existing_file,
                    help="run the prompt lines in this file, then stop (exit 1 if any failed)")
     p.add_argument("--detach", action="store_true",
                    help="keep the testbed running in the background (netweft down stops it)")

@@ -21,40 +21,45 @@ def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
     for flow in ("h1->h2", "h3->h2"):
         assert results["flows"][flow]["sent"] == 5
         assert results["flows"][flow]["intact"] == 5
-    # Both directions of every echo crossed the switch: 10 requests out of port 2,
-    # 5 replies each out of ports 1 and 3.
-    assert results["switch"]["tx_port2"] >= 10
-    assert results["switch"]["tx_port1"] >= 5 and results["switch"]["tx_port3"] >= 5
+    # Both directions of every echo crossed the fabric: 10 requests out of leaf2's port
+    # to h2 (up through spine1), 5 replies each out of leaf1's ports to h1 and h3 (back
+    # through spine2).
+    sw = results["switches"]
+    assert sw["leaf2"]["tx_port1"] >= 10 and sw["spine1"]["tx_port2"] >= 10
+    assert sw["leaf1"]["tx_port1"] >= 5 and sw["leaf1"]["tx_port2"] >= 5
+    assert sw["spine2"]["tx_port1"] >= 10
     assert json.loads((tmp_path / "results.json").read_text()) == results
     # h2 hashed its registered memory after the RMA write; h1 hashed what it wrote.
     assert results["rma_write"]["bytes"] == 1 << 20 and results["rma_write"]["intact"]
-    assert results["switch"]["tx_port2"] >= 10 + (1 << 20) // 8972
-    # The capture on s1-eth2 shows the P4 program's work: TTL decremented from 64, the
-    # destination MAC rewritten to h2's.
-    to_h2 = [p for p in rdpcap(str(tmp_path / "s1-eth2.pcap"))
+    assert sw["leaf2"]["tx_port1"] >= 10 + (1 << 20) // 8972
+    # The queue towards h2 was sampled through leaf2's control channel, within its limit.
+    queue = results["queue"]
+    assert (queue["switch"], queue["port"], queue["depth_limit"]) == ("leaf2", 1, 256)
+    assert queue["samples"] and all(0 <= d <= 256 for _, d in queue["samples"])
+    assert queue["max"] == max(d for _, d in queue["samples"])
+    assert (tmp_path / "queue_occupancy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # The capture of leaf2's port to h2 shows the P4 programs' work: TTL decremented
+    # by three switches from 64, the destination MAC rewritten to h2's.
+    to_h2 = [p for p in rdpcap(str(tmp_path / "leaf2-eth1.pcap"))
              if UDP in p and p[UDP].dport == ECHO_PORT]
     assert len(to_h2) >= 10
-    assert {p[IP].ttl for p in to_h2} == {63}
-    runtime = json.loads((tmp_path / "s1-runtime.json").read_text())
-    h2_mac = next(e["action_params"]["dstAddr"] for e in runtime["table_entries"]
-                  if e.get("match", {}).get("hdr.ipv4.dstAddr") == ["10.0.1.2", 32])
-    assert {p.dst for p in to_h2} == {h2_mac}
-    # ... and the source MAC rewritten to the switch's (ports 1 and 3, where the
-    # datagrams came in), as the p4lang tutorials' hosts send to their gateway.
-    macs = results["switch_macs"]
-    assert {p.src for p in to_h2} == {macs["1"], macs["3"]}
+    assert {p[IP].ttl for p in to_h2} == {61}
+    assert {p.dst for p in to_h2} == {"08:00:00:00:02:22"}  # h2's, in demo-fabric.yaml
+    # ... and the source MAC is leaf2's port the datagrams came in on (spine1 addressed
+    # them to it), as the p4lang tutorials' hosts send to their gateway.
+    assert {p.src for p in to_h2} == {results["switch_macs"]["leaf2"]["3"]}
     assert "h1->h2" in format_results(results)
     assert (tmp_path / "rtt_cdf.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # Wireshark decodes the echo as RFC 862 Echo (on 7007 it showed AFS "RX ABORT").
     protocols = subprocess.run(
-        ["tshark", "-r", str(tmp_path / "s1-eth2.pcap"), "-Y", f"udp.port == {ECHO_PORT}",
+        ["tshark", "-r", str(tmp_path / "leaf2-eth1.pcap"), "-Y", f"udp.port == {ECHO_PORT}",
          "-T", "fields", "-e", "frame.protocols"],
         capture_output=True, text=True, check=True).stdout.split()
     assert len(protocols) >= 10 and set(protocols) == {"eth:ethertype:ip:udp:echo"}
     # The RMA write's packets decode with netweft's Lua dissector, none malformed.
     lua = Path(netweft.transport.__file__).parent / "wireshark" / "netweft_uet.lua"
     fields = subprocess.run(
-        ["tshark", "-X", f"lua_script:{lua}", "-r", str(tmp_path / "s1-eth2.pcap"),
+        ["tshark", "-X", f"lua_script:{lua}", "-r", str(tmp_path / "leaf2-eth1.pcap"),
          "-Y", "nwuet", "-T", "fields", "-e", "nwuet.error"],
         capture_output=True, text=True, check=True).stdout.splitlines()
     assert len(fields) >= (1 << 20) // 8972 and not any(fields)

@@ -162,7 +162,7 @@ def test_failed_start_reports_one_line_and_leaves_nothing(pair_topology, tmp_pat
     done = subprocess.run([*NETWEFT, "up", str(pair_topology), "--out", str(run_dir)],
                           capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
-    assert "netweft up: switch s1:" in done.stderr and "no_such_table" in done.stderr
+    assert "netweft up: error: switch s1:" in done.stderr and "no_such_table" in done.stderr
     assert "Traceback" not in done.stderr
     assert _leftovers(_prefix(done.stderr), run_dir) == []
 
