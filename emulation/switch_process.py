@@ -412,6 +412,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.log_console and args.log_file:
         parser.error("give --log-console or --log-file, not both")
+    ports = dict(args.port)
+    options = parse_link_options(args.link)
+    unknown = sorted(set(options) - set(ports))
+    if unknown:
+        parser.error(f"--link names port(s) {', '.join(map(str, unknown))} that no --port "
+                     "gives; add --port N=IFNAME or fix the port number")
 
     from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
     from netweft.emulation.packet_trace import PacketTrace
@@ -429,7 +435,6 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
-    options = parse_link_options(args.link)
     try:
         switch = SoftSwitch(compile_p4(str(args.program), include_dirs=tuple(args.include)),
                             seed=args.seed, priority_queues=args.priority_queues, trace=trace)
@@ -441,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        serve(switch, dict(args.port), args.stop_after, args.stats_out, args.pcap, trace_out,
+        serve(switch, ports, args.stop_after, args.stats_out, args.pcap, trace_out,
               args.control, options)
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)

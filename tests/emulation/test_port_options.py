@@ -87,3 +87,16 @@ def test_control_commands_change_queues_and_links_at_run_time():
                      ("fly", "unknown command"), ("set_link 2:delay=1", "unit")]:
         with pytest.raises(ControlError, match=why):
             execute(sw, bad, options)
+
+
+def test_the_switch_process_refuses_a_link_for_a_port_it_does_not_have(capsys):
+    from netweft.emulation.switch_process import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--program", "p4/basic_forward.p4", "--port", "1=s1-eth1",
+              "--link", "3:delay=1ms"])
+    assert stop.value.code == 2
+    assert "--link names port(s) 3 that no --port gives" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--program", "p4/basic_forward.p4", "--link", "1:delay=5"])
+    assert "give a duration with a unit" in capsys.readouterr().err
