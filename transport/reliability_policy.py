@@ -126,8 +126,8 @@ def expected_completion(size: int, path: PathEstimate, code: tuple[int, int] = S
     are acknowledged and 5/4 RTT passed (free unless it is near the end), by the
     RTO if it is among the last ``reorder_pkts``; a lost resend costs an RTO.
     Coding: every block is followed by its m parity packets; a block with more
-    than m losses is repaired by SR once its verdict (the ACK of its last parity)
-    is in, by the RTO if that parity is lost too. See docs/reliability.md."""
+    than m losses is repaired by SR once its verdict (an ACK of one of its parity
+    packets) is in, by the RTO if all m are lost. See docs/reliability.md."""
     k, m = code
     t = _pkt_time(path)
     p, rtt, rto = path.loss, path.rtt_s, path.rto_s
@@ -145,7 +145,7 @@ def expected_completion(size: int, path: PathEstimate, code: tuple[int, int] = S
     fail = _binom_tail(kk + m, p, m)
     block_s = (kk + m) * t
     base = (n + blocks * m) * t * (1 + fail * p) + rtt
-    tail = (1 - p) * rack + p * rto
+    tail = (1 - p**m) * rack + p**m * rto  # the verdict needs one of the m parity ACKed
     extra = _last_failure_extra(blocks, fail, block_s, rack, tail, 1)
     again = (1.0 - (1.0 - fail * p) ** blocks) * rto
     return base + extra + again

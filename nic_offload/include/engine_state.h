@@ -77,7 +77,7 @@ typedef struct {
     uint8_t ec_kind;     /* NW_EC_SLOT_*: data in a coded block, or parity */
     uint8_t ec_k, ec_m, ec_index; /* parity: its block's shape and its index */
     uint32_t ec_base;    /* first data PSN of its block */
-    uint64_t ec_end_seq; /* coded data: tx_seq of its block's last parity (0 = not sent) */
+    uint64_t ec_end_seq; /* coded data: tx_seq of its block's first parity (0 = not sent) */
 } nw_tx_slot_t;
 
 /* ---- receive-side message reassembly (sends, UUD) ---- */
@@ -329,6 +329,9 @@ int32_t nw_ec_tx_resend_parity(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uin
                                uint32_t cap);
 /* 1 if loss detection must wait for the verdict of s's block. */
 int nw_ec_tx_hold(const nw_pdc_t *p, const nw_tx_slot_t *s);
+/* 1 if s's block has its verdict: s, still unacknowledged, is lost once the
+ * RACK wait passed (the block's parity is the reordering evidence). */
+int nw_ec_tx_verdict(const nw_pdc_t *p, const nw_tx_slot_t *s);
 /* A new RUD request was accepted: keep its shard, learn blocks, decode. */
 void nw_ec_rx_on_packet(nw_engine_t *e, nw_pdc_t *p, const nw_wire_pkt_t *pk,
                         const uint8_t *raw, uint32_t raw_len, uint64_t now);

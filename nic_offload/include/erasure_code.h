@@ -13,7 +13,7 @@
  * A completed block also counts its parity PSNs as received, so parity is
  * acknowledged but never delivered. Losses beyond m are repaired by selective
  * repeat: the sender's loss detection holds a coded packet until the block's
- * verdict (an ACK of a packet sent after the block's last parity) is in.
+ * verdict (an ACK of the block's first parity or of a later packet) is in.
  * Coding applies to RUD PDCs only (ROD holds packets after a gap; UUD has no
  * repair). */
 #ifndef NETWEFT_ERASURE_CODE_H

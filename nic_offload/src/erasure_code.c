@@ -263,15 +263,18 @@ int32_t nw_ec_tx_output_parity(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32
     nw_tx_sent(e, p, s, now);
     e->st.ec_parity_pkts_out++;
     e->st.ec_parity_bytes_out += (uint64_t)n;
-    if (--t->parity_left == 0) {
-        /* The block's verdict: an ACK of this packet or a later one. */
+    if (idx == 0) {
+        /* The block's verdict: an ACK of its first parity packet or of anything
+         * sent later (the receiver then had every data packet that was going
+         * to arrive, and parity behind them). */
         for (uint32_t i = 0; i < t->count; i++) {
             nw_tx_slot_t *d = nw_tx_slot(e, p, t->base_psn + i);
             if (d->psn == t->base_psn + i && d->ec_kind == NW_EC_SLOT_DATA)
                 d->ec_end_seq = s->tx_seq;
         }
-        t->count = 0;
     }
+    if (--t->parity_left == 0)
+        t->count = 0;
     return n;
 }
 
@@ -298,6 +301,12 @@ int nw_ec_tx_hold(const nw_pdc_t *p, const nw_tx_slot_t *s)
 {
     return s->ec_kind == NW_EC_SLOT_DATA && s->retx == 0 &&
            (s->ec_end_seq == 0 || p->max_acked_seq < s->ec_end_seq);
+}
+
+int nw_ec_tx_verdict(const nw_pdc_t *p, const nw_tx_slot_t *s)
+{
+    return s->ec_kind == NW_EC_SLOT_DATA && s->ec_end_seq != 0 &&
+           p->max_acked_seq >= s->ec_end_seq;
 }
 
 /* ------------------------------------------------------------ receiver */

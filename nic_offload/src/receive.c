@@ -315,8 +315,13 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
                     (pk->ses.opcode == NW_SES_OP_WRITE || pk->ses.opcode == NW_SES_OP_SEND);
     if (cls == NW_PSN_DUP) {
         if (pk->pds.next_hdr == NW_NH_NW_PARITY && !(h->flags & NW_PDS_F_RETX)) {
-            /* Its block completed first (parity PSNs then count as received). */
+            /* Its block completed first (parity PSNs then count as received).
+             * Answered with an ACK all the same: at a message's tail these
+             * ACKs are what spares the sender a timeout when one is lost. */
             e->st.ec_parity_late++;
+            p->ack_trigger = h->psn;
+            p->ack_now = 1;
+            nw_pdc_activate(e, p);
             return NW_OK;
         }
         if (wants_rsp)

@@ -347,7 +347,8 @@ void nw_tx_detect_losses(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
     p->rack_deadline = 0;
     while (p->list_head != NW_NIL) {
         nw_tx_slot_t *s = &p->slots[p->list_head];
-        if (s->tx_seq + reorder >= p->max_acked_seq || nw_ec_tx_hold(p, s))
+        if ((s->tx_seq + reorder >= p->max_acked_seq && !nw_ec_tx_verdict(p, s)) ||
+            nw_ec_tx_hold(p, s))
             break;
         if (now < s->sent_ns + wait) {
             p->rack_deadline = s->sent_ns + wait;
