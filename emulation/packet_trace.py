@@ -162,7 +162,6 @@ class TracingDriver(V1ModelDriver):
         self._ingress = self._block("Pipeline 'ingress'", self._ingress)
         self._egress = self._block("Pipeline 'egress'", self._egress)
         self._deparse = self._block("Deparser", self._deparse)
-        self._ids: dict[int, str] = {}         # id(packet or pass) -> trace id
         self._copies: dict[str, itertools.count] = {}
 
     def _block(self, label: str, run: Callable[..., None]) -> Callable[..., None]:
@@ -178,7 +177,7 @@ class TracingDriver(V1ModelDriver):
     # ------------------------------------------------------------------ ids
 
     def _id_of(self, job: Any) -> str:
-        tid = self._ids.pop(id(job), None)
+        tid = job.trace_id
         if tid is None:
             tid = self.trace.new_packet()
             if isinstance(job, _IngressPass):
@@ -193,20 +192,18 @@ class TracingDriver(V1ModelDriver):
         copies = self._copies.get(base)
         for item in list(work)[before:]:
             if isinstance(item, QueuedPacket) and not item.sm.instance_type:
-                self._ids[id(item)] = parent
+                item.trace_id = parent
                 continue
             if copies is None:
                 copies = self._copies[base] = itertools.count(1)
-            self._ids[id(item)] = f"{base}.{next(copies)}"
-        # bounded: ids of packets that never came back (tail drops) are forgotten
-        for table in (self._ids, self._copies):
-            if len(table) > 8192:
-                for k in list(table)[:4096]:
-                    del table[k]
+            item.trace_id = f"{base}.{next(copies)}"
+        if len(self._copies) > 8192:   # bounded: old packets' copy counters are forgotten
+            for k in list(self._copies)[:4096]:
+                del self._copies[k]
 
     def tag(self, packet: QueuedPacket) -> str:
         """The trace id of a packet between ingress and egress (for queue events)."""
-        return self._ids.get(id(packet), self.trace.current)
+        return packet.trace_id or self.trace.current
 
     # ------------------------------------------------------------------ passes
 
@@ -250,9 +247,9 @@ class TracingDriver(V1ModelDriver):
                         f"egress_spec {DROP_PORT})")
         for item in new:
             if isinstance(item, _IngressPass):
-                trace.event(f"Resubmitting packet as {self._ids.get(id(item), tid)}")
+                trace.event(f"Resubmitting packet as {item.trace_id or tid}")
             else:
-                copy = self._ids.get(id(item), tid)
+                copy = item.trace_id or tid
                 trace.event(f"Egress port is {item.port}, priority {item.priority}"
                             + (f", rid {item.sm.egress_rid}" if item.sm.mcast_grp else "")
                             + (f" (as {copy})" if copy != tid else ""))
@@ -276,7 +273,7 @@ class TracingDriver(V1ModelDriver):
         self._tag_new(work, before, tid)
         for item in list(work)[before:]:
             what = "Recirculating" if isinstance(item, _IngressPass) else "Egress clone"
-            trace.event(f"{what} as {self._ids.get(id(item), tid)}")
+            trace.event(f"{what} as {item.trace_id or tid}")
         if self.stats["dropped"] > dropped:
             trace.event(f"Dropping packet at the end of egress (egress_spec {DROP_PORT})")
         for port, data in outputs[sent:]:

@@ -300,7 +300,10 @@ class SoftSwitch:
             return self.driver.process(port, bytes(data))
         link = self._ingress_links.get(port)
         if link is None:
-            heapq.heappush(self._arrivals, (now, next(self._seq), port, bytes(data)))
+            if self._idle_until(now):   # nothing else due by now: ingress at once
+                self._ingress_at(now, port, bytes(data))
+            else:
+                heapq.heappush(self._arrivals, (now, next(self._seq), port, bytes(data)))
         else:
             arrived = link.send(now, bytes(data))
             if arrived is not None:
@@ -331,33 +334,49 @@ class SoftSwitch:
         self._now_ns = now
         out: list[tuple[int, bytes]] = []
         arrivals, deliveries, tm = self._arrivals, self._deliveries, self.tm
+        next_departure, pop = tm.next_departure, heapq.heappop
         self.driver.clock = self._timed_clock
         never = now + 1
         while True:
             ta = arrivals[0][0] if arrivals else never
-            td = tm.next_departure()
+            td = next_departure()
             if td is None:
                 td = never
             tx = deliveries[0][0] if deliveries else never
             if tx <= ta and tx <= td:
                 if tx > now:
                     break
-                _, _, port, frame = heapq.heappop(deliveries)
+                _, _, port, frame = pop(deliveries)
                 out.append((port, frame))
             elif ta <= td:
                 if ta > now:
                     break
-                _, _, port, frame = heapq.heappop(arrivals)
-                self._now_us = ta // 1000
-                for packet in self.driver.ingress(port, frame):
-                    reason = tm.enqueue(ta, packet)
-                    if self.trace is not None:
-                        self._trace_enqueue(packet, reason)
+                _, _, port, frame = pop(arrivals)
+                self._ingress_at(ta, port, frame)
             else:
                 if td > now:
                     break
                 self._depart(tm.dequeue(td), out)
         return out
+
+    def _idle_until(self, now: int) -> bool:
+        """True if no arrival, departure or delivery is due by ``now``."""
+        if self._arrivals and self._arrivals[0][0] <= now:
+            return False
+        if self._deliveries and self._deliveries[0][0] <= now:
+            return False
+        td = self.tm.next_departure()
+        return td is None or td > now
+
+    def _ingress_at(self, t: int, port: int, frame: bytes) -> None:
+        """Ingress for a frame arriving at ``t``; its packets join the queues."""
+        self._now_us = t // 1000
+        self.driver.clock = self._timed_clock
+        enqueue, trace = self.tm.enqueue, self.trace
+        for packet in self.driver.ingress(port, frame):
+            reason = enqueue(t, packet)
+            if trace is not None:
+                self._trace_enqueue(packet, reason)
 
     def _depart(self, departure: Any, out: list[tuple[int, bytes]]) -> None:
         """Egress for a dequeued packet; its frame goes out now or onto the link's timeline."""

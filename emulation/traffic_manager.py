@@ -228,7 +228,7 @@ class TrafficManager:
 
     def next_departure(self) -> int | None:
         """The earliest time a queued packet may leave (None: all queues are empty)."""
-        nxt = self._next()
+        nxt = self._cached or self._next()
         return None if nxt is None else nxt[0]
 
     def dequeue(self, now: int) -> Departure | None:

@@ -39,6 +39,7 @@ class _IngressPass:
     preserved: Any = None          # (meta, standard_metadata) to copy a field list from
     field_list: int | None = None
     passes: int = 0                # pipeline passes before this one
+    trace_id: str | None = None    # the packet trace's name for it (when tracing)
 
 
 @dataclass
@@ -58,6 +59,7 @@ class QueuedPacket:
     ilen: int
     truncate: int | None
     passes: int = 0
+    trace_id: str | None = None    # the packet trace's name for it (when tracing)
 
     @property
     def priority(self) -> int:
