@@ -35,6 +35,7 @@ HOST_TOOLS: dict[str, HostTool] = {t.command: t for t in (
     HostTool("gcc", "gcc", "the C engine's build and its C unit checks"),
     HostTool("make", "make", "building the fuzz harnesses (make -C nic_offload/fuzz)"),
     HostTool("clang", "clang", "libFuzzer harnesses of the wire codec and the engine"),
+    HostTool("mnexec", "mininet", "Mininet networks with netweft switches", ("-h",)),
 )}
 
 # Static runtimes that ``clang -fsanitize=fuzzer,address,undefined`` links.

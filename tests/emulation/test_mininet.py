@@ -13,7 +13,7 @@ from scapy.all import ICMP, IP, rdpcap
 from netweft.emulation import mininet as netweft_mininet
 from netweft.emulation.mininet import NetweftSwitch
 
-pytestmark = pytest.mark.netns
+pytestmark = [pytest.mark.netns, pytest.mark.host_tools("mnexec", "ethtool")]
 
 
 def _runtime(path: Path) -> Path:
