@@ -252,7 +252,11 @@ def stop_capture(proc: subprocess.Popen) -> None:
 
 def iperf3(client: Host, server: Host, seconds: float = 2.0, udp_rate: float | None = None,
            length: int | None = None) -> dict:
-    """Run iperf3 from ``client`` to ``server``: sent and received bits/s (and UDP loss)."""
+    """Run iperf3 from ``client`` to ``server``: sent and received bits/s (and UDP loss).
+
+    With ``udp_rate`` (bits/s; 0 for as fast as it goes) it sends UDP datagrams of
+    ``length`` bytes and also reports the datagrams delivered per second.
+    """
     srv = server.popen("iperf3", "-s", "-1", "-p", str(IPERF_PORT), "--forceflush",
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -261,10 +265,11 @@ def iperf3(client: Host, server: Host, seconds: float = 2.0, udp_rate: float | N
             line = srv.stdout.readline()
         if not line:
             raise NetworkError(f"iperf3 server on {server.name} did not start")
-        argv = ["iperf3", "-c", server.ip_address, "-p", str(IPERF_PORT), "-t", f"{seconds:g}",
-                "-J"]
+        # iperf3 reads -t as whole seconds, and 0 as "forever"
+        argv = ["iperf3", "-c", server.ip_address, "-p", str(IPERF_PORT), "-t",
+                str(max(1, round(seconds))), "-J"]
         if udp_rate is not None:
-            argv += ["-u", "-b", f"{udp_rate:.0f}"]
+            argv += ["-u", "-b", f"{udp_rate:.0f}"]  # 0: unlimited
         if length is not None:
             argv += ["-l", str(length)]
         done = client.cmd(*argv, check=False, timeout=seconds + 30)
@@ -277,11 +282,13 @@ def iperf3(client: Host, server: Host, seconds: float = 2.0, udp_rate: float | N
             raise NetworkError(f"iperf3 {client.name} -> {server.name}: {report['error']}")
         end = report["end"]
         if udp_rate is not None:
-            s = end["sum"]
-            return {"sent_bps": s["bits_per_second"], "received_bps":
-                    s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100),
-                    "lost_fraction": s.get("lost_percent", 0) / 100,
-                    "packets": s.get("packets", 0)}
+            sent, got = end.get("sum_sent", end["sum"]), end.get("sum_received", end["sum"])
+            delivered = got.get("packets", 0) - got.get("lost_packets", 0)
+            seconds = got.get("seconds") or seconds
+            return {"sent_bps": sent["bits_per_second"],
+                    "received_bps": got["bits_per_second"],
+                    "lost_fraction": got.get("lost_percent", 0) / 100,
+                    "packets": got.get("packets", 0), "delivered_pps": delivered / seconds}
         return {"sent_bps": end["sum_sent"]["bits_per_second"],
                 "received_bps": end["sum_received"]["bits_per_second"]}
     finally:
