@@ -32,7 +32,7 @@ from netweft.emulation.link_model import LinkConfig, LinkDirection, LinkStats
 from netweft.emulation.packet_trace import PacketTrace, TracedExtern, TracedTable, TracingDriver
 from netweft.emulation.pipeline.compiled import instantiate, lower_program
 from netweft.emulation.port_options import PortOptions
-from netweft.emulation.traffic_manager import TrafficManager
+from netweft.emulation.traffic_manager import Departure, TrafficManager
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext
 from netweft.emulation.v1model.counters import COUNTER_TYPES, CounterArray
@@ -301,9 +301,10 @@ class SoftSwitch:
         link = self._ingress_links.get(port)
         if link is None:
             if self._idle_until(now):   # nothing else due by now: ingress at once
-                self._ingress_at(now, port, bytes(data))
-            else:
-                heapq.heappush(self._arrivals, (now, next(self._seq), port, bytes(data)))
+                out: list[tuple[int, bytes]] = []
+                self._ingress_at(now, port, bytes(data), out)
+                return out + self.advance(now)
+            heapq.heappush(self._arrivals, (now, next(self._seq), port, bytes(data)))
         else:
             arrived = link.send(now, bytes(data))
             if arrived is not None:
@@ -352,7 +353,7 @@ class SoftSwitch:
                 if ta > now:
                     break
                 _, _, port, frame = pop(arrivals)
-                self._ingress_at(ta, port, frame)
+                self._ingress_at(ta, port, frame, out)
             else:
                 if td > now:
                     break
@@ -368,13 +369,24 @@ class SoftSwitch:
         td = self.tm.next_departure()
         return td is None or td > now
 
-    def _ingress_at(self, t: int, port: int, frame: bytes) -> None:
-        """Ingress for a frame arriving at ``t``; its packets join the queues."""
+    def _ingress_at(self, t: int, port: int, frame: bytes,
+                    out: list[tuple[int, bytes]]) -> None:
+        """Ingress for a frame arriving at ``t``; its packets join the queues.
+
+        A packet for an idle port without a rate goes straight on to egress.
+        """
         self._now_us = t // 1000
         self.driver.clock = self._timed_clock
-        enqueue, trace = self.tm.enqueue, self.trace
+        tm, trace = self.tm, self.trace
         for packet in self.driver.ingress(port, frame):
-            reason = enqueue(t, packet)
+            meta = tm.pass_through(t, packet)
+            if meta is not None:
+                if trace is not None:
+                    trace.event(f"Port {packet.port} is idle: straight to egress",
+                                self.driver.tag(packet))
+                self._depart(Departure(t, packet, meta), out)
+                continue
+            reason = tm.enqueue(t, packet)
             if trace is not None:
                 self._trace_enqueue(packet, reason)
 

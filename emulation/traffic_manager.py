@@ -226,6 +226,31 @@ class TrafficManager:
             self._cached = (best_t, best)  # type: ignore[assignment]
         return self._cached
 
+    def pass_through(self, now: int, packet: QueuedPacket) -> QueueMetadata | None:
+        """Metadata for a packet that leaves at once, or None (then :meth:`enqueue` it).
+
+        A packet leaves at once when its port holds no packets, is not sending and
+        its queue's rate allows a departure now: queueing it and taking it out at
+        the same time would give the same metadata and the same schedule.
+        """
+        priority = packet.priority
+        if priority >= self.priority_queues:
+            return None
+        port = self._port(packet.port)
+        if port.count or port.free_at > now:
+            return None
+        q = port.queues[priority]
+        cfg = q.config
+        length = packet.length
+        if q.eligible_at > now or cfg.depth_packets < 1 or (
+                cfg.depth_bytes is not None and length > cfg.depth_bytes):
+            return None
+        service = q.service_ns(length)
+        if service:
+            q.eligible_at = now + service
+        return QueueMetadata(enq_timestamp=now // 1000, enq_qdepth=0, deq_timedelta=0,
+                             deq_qdepth=0, qid=self.priority_queues - 1 - priority)
+
     def next_departure(self) -> int | None:
         """The earliest time a queued packet may leave (None: all queues are empty)."""
         nxt = self._cached or self._next()

@@ -58,8 +58,8 @@ def test_the_trace_reports_queue_decisions_link_loss_and_extern_calls():
         sw.configure_port(port, opts)
     run(sw, [(0, 1, probe_frame(2)) for _ in range(3)] + [(0, 1, probe_frame(3))])
     text = "\n".join(lines)
-    assert "[pkt 1] Enqueued on port 2 priority 0; the port now holds 1 packet(s)" in text
-    assert "[pkt 2] Enqueued on port 2 priority 0" in text
+    assert "[pkt 1] Port 2 is idle: straight to egress" in text
+    assert "[pkt 2] Enqueued on port 2 priority 0; the port now holds 1 packet(s)" in text
     assert "[pkt 3] Dropped: queue full on port 2 priority 0 (depth 1 packets)" in text
     assert "[pkt 2] Dequeued from port 2 queue 0: enq_qdepth 0, deq_qdepth 0, " \
            "deq_timedelta 1000 us" in text

@@ -159,7 +159,7 @@ def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(t
     assert "Processing packet received on port 1" in log
     assert "Parser 'BasicParser' entering state 'parse_ipv4'" in log
     assert "Table 'MyIngress.ipv4_lpm': hit entry" in log
-    assert "Enqueued on port 2 priority 0" in log
+    assert "Port 2 is idle: straight to egress" in log     # no rate: nothing waits
     assert "Transmitting packet of size" in log and "out of port 2" in log
     counters = json.loads(stats.read_text())
     assert counters["tx_port2"] >= 7
