@@ -97,19 +97,22 @@ def measure_setting(setting: Setting, work: Path, pings: int, seconds: float) ->
             "offered_mbit": offer / 1e6, "rate_meas_mbit": udp["received_bps"] / 1e6,
             "delay_cfg_ms": p.delay_s * 1e3 if p.delay_s else None,
             "rtt_floor_ms": 2 * p.delay_s * 1e3 if p.delay_s else None,
-            "loss_cfg": p.loss, "loss_expected_rt": expected_loss, **ping}
+            "loss_cfg": p.loss, "loss_expected_rt": expected_loss, **ping,
+            "namespaces": f"{net.prefix}-*"}
 
 
 def measure_forwarding(work: Path, seconds: float) -> list[dict]:
     """Delivered packets/s through the switch process at 64/1500-byte frames, 1 and 4 ports."""
     rows = []
-    with _network(4, LinkParams(), work) as net:
+    net = _network(4, LinkParams(), work)
+    with net:
         hosts = [net.host(f"h{n}") for n in range(1, 5)]
         for frame in (64, 1500):
             for ports in (1, 4):
                 pairs = [(hosts[i], hosts[(i + 1) % 4]) for i in range(ports)]
                 results = _parallel_iperf(pairs, seconds, frame - UDP_IP_ETH)
                 rows.append({"frame_bytes": frame, "ports": ports,
+                             "namespaces": f"{net.prefix}-*",
                              "veth_pps": sum(r["delivered_pps"] for r in results),
                              "offered_pps": sum(r["packets"] for r in results) / seconds})
     return rows
