@@ -35,7 +35,10 @@ class StatementLowering:
             for c in s.components:
                 self.stmt(c, body)
         elif isinstance(s, ir.AssignmentStatement):
-            self.assign(s.left, s.right, body)
+            if s.compound_op is not None and isinstance(s.right, ir.Binary):
+                self.compound_assign(s.left, s.right, body)
+            else:
+                self.assign(s.left, s.right, body)
         elif isinstance(s, ir.MethodCallStatement):
             code = self.call(s.call, body, as_statement=True)
             if code:
@@ -222,6 +225,21 @@ class StatementLowering:
             self.unpin(pins)
         else:
             self._assign(left, right, body)
+
+    def compound_assign(self, left: ir.Expression, value: ir.Binary, body: Body) -> None:
+        """``left op= b`` (``value`` is ``left' op b``, ``left'`` a copy of ``left``):
+        the location's run-time parts are evaluated once and read by both copies."""
+        parts = run_time_location_parts(left)
+        copies = run_time_location_parts(value.left)
+        if not parts or len(parts) != len(copies):
+            self.assign(left, value, body)
+            return
+        keys = self.pin_location(left, body)
+        for part, copy_part in zip(parts, copies, strict=True):
+            self.pins[id(copy_part)] = self.pins[id(part)]
+            keys.append(id(copy_part))
+        self._assign(left, value, body)
+        self.unpin(keys)
 
     def pin_location(self, lvalue: ir.Expression, body: Body) -> list[int]:
         """Evaluate an lvalue's run-time indices (and next/last) into temporaries now.

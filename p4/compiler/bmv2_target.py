@@ -21,6 +21,8 @@ p4c's message text first:
 - the deprecated v1model externs ``clone3``, ``resubmit(data)`` and
   ``recirculate(data)``: declared in v1model.p4, but p4c-bm2-ss has no
   converter for them any more ("clone3: unknown extern function");
+- a ``clone``/``clone_preserving_field_list`` of type I2E outside ingress or
+  E2E outside egress ("'clone(I2E, ...) not invoked in ingress");
 - warnings only (p4c compiles the program): a table property (``key``,
   ``size`` ...) whose name is also a parameter or declaration in an enclosing
   scope ("'key' shadows 'key'").
@@ -79,7 +81,8 @@ def check_bmv2(program: Program) -> list[Diagnostic]:
     """Everything in ``program`` that p4c-bm2-ss refuses (errors) or warns about, in
     source order."""
     found = (_tables_with_multiple_successors(program) + _const_entry_priorities(program)
-             + _deprecated_externs(program) + _shadowing_table_properties(program))
+             + _deprecated_externs(program) + _clones_outside_their_block(program)
+             + _shadowing_table_properties(program))
     return sorted(found, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
 
@@ -294,10 +297,11 @@ def _const_entry_priorities(program: Program) -> list[Diagnostic]:
 
 # ---------------------------------------------------------------- deprecated externs
 
-def _reachable(program: Program) -> Iterator[ir.Node]:
-    """Every node of the code the program runs: its blocks, with the sub-controls,
-    sub-parsers, functions and actions they call or their tables name (once each)."""
-    work: list[Any] = [b.decl for b in program.blocks.values()]
+def _reachable(program: Program, roles: tuple[str, ...] | None = None) -> Iterator[ir.Node]:
+    """Every node of the code the program runs (in the blocks of ``roles``, or all):
+    its blocks, with the sub-controls, sub-parsers, functions and actions they call or
+    their tables name (once each)."""
+    work: list[Any] = [b.decl for r, b in program.blocks.items() if roles is None or r in roles]
     done: set[int] = set()
     while work:
         decl = work.pop()
@@ -328,6 +332,32 @@ def _deprecated_externs(program: Program) -> list[Diagnostic]:
                 f"v1model's deprecated {n.method_name}; use "
                 f"{DEPRECATED_EXTERNS[n.method_name]} with a @field_list index)",
                 n.loc, f"deprecated extern {n.method_name}"))
+    return out
+
+
+# ---------------------------------------------------------------- clones in the wrong block
+
+_CLONES = ("clone", "clone_preserving_field_list", "clone3")
+
+
+def _clones_outside_their_block(program: Program) -> list[Diagnostic]:
+    """p4c-bm2-ss: a clone of type I2E only in ingress, E2E only in egress."""
+    out = []
+    for role, wanted in (("ingress", "E2E"), ("egress", "I2E")):
+        seen: set[int] = set()
+        for n in _reachable(program, (role,)):
+            if not (isinstance(n, ir.MethodCallExpression) and n.kind == ir.CALL_EXTERN_FUNCTION
+                    and n.method_name in _CLONES and n.bound_args and id(n) not in seen):
+                continue
+            seen.add(id(n))
+            kind = n.bound_args[0]
+            if isinstance(kind, ir.Member) and kind.member == wanted:
+                block = "ingress" if wanted == "I2E" else "egress"
+                out.append(Diagnostic(
+                    ERROR,
+                    f"'{n.method_name}({wanted}, ...) not invoked in {block} (p4c-bm2-ss: "
+                    f"a {wanted} clone is only supported in the {block} control; this call "
+                    f"runs in {role})", n.loc, f"{wanted} clone in {role}"))
     return out
 
 

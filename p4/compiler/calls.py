@@ -9,6 +9,7 @@ import copy
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.folded import typed_bool as _bool
 from netweft.p4.compiler.folded import typed_constant as _const
+from netweft.p4.compiler.naming import expression_text
 from netweft.p4.compiler.scopes import Scope, did_you_mean
 from netweft.p4.compiler.typesys import (
     bit_width,
@@ -175,6 +176,9 @@ class CallChecker:
             if isinstance(d, ir.P4Action):
                 if targs:
                     raise self.err("actions take no type arguments", e)
+                if self.in_parser_state():
+                    raise self.err(f"{expression_text(e)}: Action calls are not allowed "
+                                   "within parsers (call a function instead)", e)
                 e.bound_args = self.bind_args(d.params, e.args, scope, {}, f"action '{d.name}'",
                                               e)
                 e.kind = ir.CALL_ACTION

@@ -727,8 +727,13 @@ class Statement(Node):
 
 @dataclass(eq=False, kw_only=True)
 class AssignmentStatement(Statement):
+    """``left = right``. A compound assignment ``a op= b`` arrives as ``a = a op b``
+    with ``compound_op`` set (``"+="`` ...): ``right`` is then a Binary whose left
+    operand is a copy of ``left``, and ``left``'s location is evaluated once."""
+
     left: Expression
     right: Expression
+    compound_op: str | None = None
 
 
 @dataclass(eq=False, kw_only=True)

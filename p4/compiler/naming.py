@@ -99,3 +99,16 @@ def key_name(e: ir.Expression) -> str | None:
     if isinstance(e, ir.Cast):
         return key_name(e.expr)
     return None
+
+
+def start_loc(e: ir.Expression):
+    """Where an expression's text starts (a binary node's own location is its operator)."""
+    while True:
+        if isinstance(e, ir.Binary):
+            e = e.left
+        elif isinstance(e, (ir.Member, ir.SliceExpr)):
+            e = e.expr
+        elif isinstance(e, ir.ArrayIndex):
+            e = e.left
+        else:
+            return e.loc

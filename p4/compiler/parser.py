@@ -1107,8 +1107,8 @@ class Parser:
                                   loc: SourceLoc) -> ir.AssignmentStatement | None:
         """``left op= right`` (the operator is next) as ``left = left op right``, or None.
 
-        The copy of ``left`` on the right reads the same location; an l-value with a
-        call in it (whose location could change between the two reads) is refused.
+        The copy of ``left`` on the right reads the same location: the back end
+        evaluates the run-time parts of that location (``a[f(x)]``) once.
         """
         t = self.peek()
         if t.is_op(">") and t.adjacent_next and self.at_op(">=", 1):
@@ -1120,13 +1120,10 @@ class Parser:
         self.advance()
         if op_text == ">>=":
             self.advance()
-        if any(isinstance(n, ir.MethodCallExpression) for n in _expression_nodes(left)):
-            raise P4Error(f"'{op_text}' on an l-value that contains a call is not supported "
-                          "(it would be evaluated twice); assign with '=' instead", left.loc)
         right = self.parse_expression()
         value = ir.Binary(op=COMPOUND_ASSIGNMENTS[op_text], left=copy.deepcopy(left),
                           right=right, loc=t.loc)
-        return ir.AssignmentStatement(left=left, right=value, loc=loc)
+        return ir.AssignmentStatement(left=left, right=value, compound_op=op_text, loc=loc)
 
     def parse_switch(self) -> ir.SwitchStatement:
         loc = self.expect_kw("switch").loc
@@ -1397,19 +1394,6 @@ class Parser:
             self.speculating -= 1
         self.pos = save
         return None
-
-
-def _expression_nodes(e: ir.Node):
-    """``e`` and every node below it (an unchecked, freshly parsed expression)."""
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        yield n
-        for value in vars(n).values():
-            if isinstance(value, ir.Node):
-                stack.append(value)
-            elif isinstance(value, list):
-                stack.extend(v for v in value if isinstance(v, ir.Node))
 
 
 def parse_tokens(tokens: list[Token]) -> ir.P4Program:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import copy
 
 from netweft.p4.compiler import ir
-from netweft.p4.compiler.naming import expression_text, key_name, qualified_name
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.naming import expression_text, key_name, qualified_name, start_loc
 from netweft.p4.compiler.scopes import Scope, did_you_mean
 from netweft.p4.compiler.typesys import type_str
 
@@ -35,8 +36,11 @@ class TableChecker:
                 try:
                     source_text = expression_text(k.expression)
                     k.expression = self.expr(k.expression, scope)
-                    k.name = (ir.name_annotation(k) or key_name(k.expression)
-                              or source_text)
+                    k.name = ir.name_annotation(k) or key_name(k.expression)
+                    if k.name is None:
+                        raise P4Error(f"{source_text}: Complex key expression requires a "
+                                      "@name annotation (its control-plane name)",
+                                      start_loc(k.expression))
                     kt = k.expression.type
                     if k.match_kind not in self.match_kinds:
                         raise self.err(f"unknown match kind '{k.match_kind}'"
@@ -95,6 +99,10 @@ class TableChecker:
                     listed.args = []
                     t.action_refs.append(listed)
         eprop = t.property("entries")
+        if eprop is not None and key_prop is not None and \
+                t.properties.index(eprop) < t.properties.index(key_prop):
+            raise self.err("entries: Entries list must be after table key (move the "
+                           "'entries' property below 'key')", eprop)
         if eprop is not None:
             t.entries_const = eprop.is_const
             self.check_entries(t, eprop.value, scope)
@@ -179,7 +187,15 @@ class TableChecker:
             else:
                 ref.args = []
         else:
+            texts = [expression_text(a.expr) for a in args]
             ref.args = self.bind_args(d.params, args, scope, {}, f"action '{d.name}'", e)
+            for p, value in zip(d.params, ref.args, strict=False):
+                if not p.direction and value is not None and not self.is_compile_time(value):
+                    given = next((t for a, t in zip(args, texts, strict=True)
+                                  if a.expr is value), expression_text(value))
+                    raise self.err(f"{given}: action argument must be a compile-time "
+                                   f"constant (parameter '{p.name}' of '{d.name}' in a table)",
+                                   value)
         if isinstance(e, ir.MethodCallExpression):
             e.kind = ir.CALL_ACTION
             e.target = d
@@ -229,6 +245,8 @@ class TableChecker:
                     if isinstance(nk, ir.Binary) and nk.op == ".." and ke.match_kind != "range":
                         raise self.err(f"a range keyset needs a 'range' key, "
                                        f"not '{ke.match_kind}'", nk)
+                    if ke.match_kind == "lpm":
+                        _check_lpm_mask(nk, kt)
                     new_keys.append(nk)
                 entry.keys = new_keys
                 self.action_ref(entry.action, scope, partial=False)
@@ -310,3 +328,19 @@ class TableChecker:
                 if p < 0:
                     raise self.err(f"implicit entry priority {p} is negative", e)
                 e.priority = p
+
+
+def _check_lpm_mask(keyset: ir.Expression, key_type: ir.Type) -> None:
+    """An lpm entry's ``value &&& mask`` needs a prefix mask (ones, then zeros)."""
+    if not (isinstance(keyset, ir.Binary) and keyset.op == "&&&"
+            and isinstance(keyset.right, ir.Constant) and isinstance(keyset.left, ir.Constant)):
+        return
+    width = getattr(key_type, "width", None)
+    if width is None:
+        return
+    mask = keyset.right.value & ((1 << width) - 1)
+    zeros = width if mask == 0 else (mask & -mask).bit_length() - 1
+    if zeros + bin(mask).count("1") != width:
+        raise P4Error(f"{keyset.left.value} &&& {keyset.right.value} invalid mask for LPM "
+                      "key (an lpm mask is a prefix: ones followed by zeros)",
+                      start_loc(keyset))

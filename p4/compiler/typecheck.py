@@ -15,13 +15,14 @@ Expressions, tables and calls are checked by the ``ExpressionChecker``
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 from netweft.p4.compiler import ir
-from netweft.p4.compiler.calls import CallChecker
+from netweft.p4.compiler.calls import SIZE_METHODS, CallChecker
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.expressions import ExpressionChecker
 from netweft.p4.compiler.folded import bits_type as _bits
-from netweft.p4.compiler.naming import qualified_name
+from netweft.p4.compiler.naming import expression_text, qualified_name
 from netweft.p4.compiler.program import ExternInstance, Program
 from netweft.p4.compiler.scopes import Scope, did_you_mean
 from netweft.p4.compiler.tables import TableChecker
@@ -306,6 +307,9 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
                     p.declared_type = p.type
                 p.type = self.canon(p.type, scope)
                 p._canon_done = True  # type: ignore[attr-defined]
+                if p.direction and isinstance(p.type, ir.Type_InfInt):
+                    raise self.err(f"{p.name}: parameters with type int must be directionless "
+                                   "(int values exist only at compile time)", p)
                 if p.default is not None:
                     p.default = self.convert(self.expr(p.default, scope, p.type), p.type,
                                              f"default value of '{p.name}'")
@@ -429,6 +433,12 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         elif isinstance(obj, (ir.P4Control, ir.P4Parser)):
             self.declare_global(obj.name, obj)
         elif isinstance(obj, ir.Declaration_Instance):
+            base = obj.type.base if isinstance(obj.type, ir.Type_Specialized) else obj.type
+            if isinstance(base, ir.Type_Name) and isinstance(
+                    self.globals.lookup(base.name), (ir.P4Control, ir.P4Parser)):
+                raise self.err(f"{obj.name}: cannot instantiate at top-level (instantiate "
+                               f"{base.name} inside the control or parser that applies it)",
+                               obj)
             self.declare_global(obj.name, obj)
             self.check_instance(obj, self.globals, None)
         elif isinstance(obj, ir.Declaration_Variable):
@@ -656,6 +666,10 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         finally:
             self.current_parser_states.pop()
             self.return_types.pop()
+        reached = _reachable_states(states["start"])
+        if states["accept"] not in reached and states["reject"] not in reached:
+            raise self.err(f"parser {p.name}: Parser never reaches accept or reject state "
+                           "(every path from start loops)", p)
 
     def transition(self, e: ir.Expression, scope: Scope,
                    states: dict[str, ir.ParserState]) -> ir.Expression:
@@ -679,6 +693,12 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         for case in e.cases:
             self.node_stack.append(case)
             try:
+                for n in _source_nodes(case.keyset):
+                    if isinstance(n, ir.MethodCallExpression) and not (
+                            isinstance(n.method, ir.Member) and n.method.member in SIZE_METHODS):
+                        raise self.err(f"{expression_text(n)}: no function calls allowed in "
+                                       "this context (a select case must be a compile-time "
+                                       "keyset)", n)
                 case.keyset = self.keyset(case.keyset, key_types, scope, "select case")
                 st = states.get(case.state.name)
                 if st is None:
@@ -1014,3 +1034,40 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
                 raise self.err(f"cannot {what} '{d.name}': it is {kind}", e)
             raise self.err(f"cannot {what} '{root.name}': not a variable", e)
         raise self.err(f"cannot {what} this expression (not an l-value)", e)
+
+
+def _source_nodes(e: ir.Node):
+    """``e`` and the nodes below it (source children: annotated back-references, which
+    do not compare, are not followed)."""
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        yield n
+        for f in dataclasses.fields(n):
+            if not f.compare:
+                continue
+            value = getattr(n, f.name)
+            if isinstance(value, ir.Node):
+                stack.append(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ir.Node))
+
+
+def _reachable_states(start: ir.ParserState) -> list[ir.ParserState]:
+    """The states a checked parser can reach from ``start`` (p4c: RemoveUnreachableStates)."""
+    seen = [start]
+    work = [start]
+    while work:
+        st = work.pop()
+        sel = st.select_expression
+        if isinstance(sel, ir.PathExpression):
+            targets = [sel.decl]
+        elif isinstance(sel, ir.SelectExpression):
+            targets = [c.state.decl for c in sel.cases]
+        else:
+            targets = []
+        for t in targets:
+            if isinstance(t, ir.ParserState) and all(t is not x for x in seen):
+                seen.append(t)
+                work.append(t)
+    return seen

@@ -250,3 +250,21 @@ def test_p4check_bmv2_and_netweft_p4c_refuse_what_p4c_bm2_ss_refuses(tmp_path, c
     assert not (tmp_path / "bad.json").exists()
     # the embedded switch's own check (the default target) accepts the program
     assert main(["p4check", "-q", str(path)]) == 0
+
+
+# ---------------------------------------------------------------- clones in the wrong block
+
+def test_an_i2e_clone_outside_ingress_is_refused_for_bmv2():
+    src = source().replace(
+        "control E(inout hs hdr, inout m_t m, inout standard_metadata_t sm) { apply { } }",
+        "control E(inout hs hdr, inout m_t m, inout standard_metadata_t sm) {\n"
+        "    apply { clone(CloneType.I2E, 32w5); clone(CloneType.E2E, 32w5); } }")
+    prog = compile_p4_source(src, "clone.p4")
+    [err] = only(check_bmv2(prog), ERROR)
+    assert err.message.startswith("'clone(I2E, ...) not invoked in ingress")
+    assert (err.loc.line, err.construct) == (line_of(src, "clone(CloneType.I2E"),
+                                             "I2E clone in egress")
+    # netweft runs it; its copy follows the E2E rules
+    sw = SoftSwitch(prog)
+    sw.clone_session_set(5, 3)
+    assert 1 in [port for port, _ in sw.process(0, bytes([1, 0, 0, 0]))]
