@@ -34,3 +34,15 @@ def test_p4check_include_dirs_and_quiet(tmp_path, capsys):
     assert capsys.readouterr().out == ""
     assert main(["p4check", str(prog)]) == 1
     assert "include file 'consts.p4' not found" in capsys.readouterr().err
+
+
+def test_p4check_runs_the_back_end_too(tmp_path, capsys):
+    # the front end accepts a 12-bit header; the switch (like BMv2) needs whole bytes
+    src = (PROGRAMS / "basic.p4").read_text()
+    assert "header ethernet_t {" in src
+    bad = tmp_path / "odd.p4"
+    bad.write_text(src.replace("header ethernet_t {", "header ethernet_t {\n    bit<4> odd;", 1))
+    assert main(["p4check", str(bad)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"netweft p4check: error: {bad}:")
+    assert "not a whole number of bytes" in err
