@@ -86,6 +86,7 @@ class PathEstimate:
     rto_s: float           # retransmission timeout (what a lost tail costs)
     payload: int = 4040    # payload bytes per packet
     reorder_pkts: int = TAIL_PKTS
+    rack_s: float = 0.0    # loss detection's wait after a send (0: 5/4 RTT)
 
 
 def _pkt_time(path: PathEstimate) -> float:
@@ -131,13 +132,14 @@ def expected_completion(size: int, path: PathEstimate, code: tuple[int, int] = S
     k, m = code
     t = _pkt_time(path)
     p, rtt, rto = path.loss, path.rtt_s, path.rto_s
-    rack = RACK_FACTOR * rtt + rtt  # detection wait, then the resend's own ACK
+    rack = (path.rack_s or RACK_FACTOR * rtt) + rtt  # detection wait, then the resend's ACK
     if k == 0:
         n = max(1, math.ceil(size / path.payload))
         base = n * t * (1 + p) + rtt
         extra = _last_failure_extra(n, p, t, rack, rto, min(n, path.reorder_pkts))
         again = (1.0 - (1.0 - p * p) ** n) * rto
-        return base + extra + again
+        acks = p**2 * rto  # the last packet's ACK and the one after it lost: a timeout
+        return base + extra + again + acks
     payload = path.payload - 16  # a coded packet leaves room for its parity's header
     n = max(1, math.ceil(size / payload))
     blocks = math.ceil(n / k)
@@ -148,7 +150,8 @@ def expected_completion(size: int, path: PathEstimate, code: tuple[int, int] = S
     tail = (1 - p**m) * rack + p**m * rto  # the verdict needs one of the m parity ACKed
     extra = _last_failure_extra(blocks, fail, block_s, rack, tail, 1)
     again = (1.0 - (1.0 - fail * p) ** blocks) * rto
-    return base + extra + again
+    acks = p ** (2 + m) * rto  # every parity packet arriving late is ACKed too
+    return base + extra + again + acks
 
 
 def best_choice(size: int, path: PathEstimate,
@@ -172,7 +175,9 @@ class AdaptivePolicy:
     versus data bytes the peer reported receiving (decoded packets are not
     received; parity counts on neither side), averaged over about
     ``loss_half_life_bytes`` of traffic so that the estimate follows a change of
-    conditions within a few messages. Until the first RTT sample exists the
+    conditions within a few messages; the average starts from ``prior_loss``
+    over ``prior_bytes`` (1 % over 1 MiB), which the first few MiB wash out.
+    Until the first RTT sample exists the
     choice is ``initial`` (default (32, 4): 12.5 % parity), a hedge: on a clean
     path it costs one message's parity, on a lossy one it spares the first
     messages selective repeat's timeouts (which also raise the PDC's learnt
@@ -180,7 +185,8 @@ class AdaptivePolicy:
 
     def __init__(self, *, rto_floor_s: float = 1e-3, payload: int = 4040,
                  rate_bps: float | None = None, loss_half_life_bytes: float = 8 * 2**20,
-                 hysteresis: float = 0.03, initial: tuple[int, int] = (32, 4)) -> None:
+                 hysteresis: float = 0.03, initial: tuple[int, int] = (32, 4),
+                 prior_loss: float = 0.01, prior_bytes: float = 2**20) -> None:
         self.rto_floor_s = rto_floor_s
         self.payload = payload
         self.rate_hint = rate_bps
@@ -188,22 +194,30 @@ class AdaptivePolicy:
         self.hysteresis = hysteresis
         self.rtt_s = 0.0
         self.rttvar_s = 0.0
+        self.rto_s = 0.0
+        self.rack_s = 0.0
         self.rate_bps = 0.0
-        self._sent = 0.0      # decayed request bytes sent
-        self._lost = 0.0      # decayed request bytes that did not arrive
+        # Decayed data bytes sent and lost, starting from a pessimistic prior
+        # (prior_loss over prior_bytes) that the first few MiB of traffic wash out:
+        # a few lucky packets must not talk the policy out of coding.
+        self._sent = float(prior_bytes)
+        self._lost = prior_loss * prior_bytes
         self._last = (0, 0)  # the PDC's counters start at zero: the first message counts
         self.code: tuple[int, int] = initial
 
     @property
     def loss(self) -> float:
         """Estimated packet loss probability."""
-        return self._lost / self._sent if self._sent > 0 else 0.0
+        return max(0.0, self._lost / self._sent) if self._sent > 0 else 0.0
 
     def observe_path(self, path: dict[str, int]) -> None:
-        """Fold in ``nw_peer_path``'s counters (call when the PDC has nothing in flight)."""
+        """Fold in ``nw_peer_path``'s counters (call when the PDC has nothing in flight):
+        RTT, the engine's current RTO (its learnt floor included) and bytes."""
         if path["srtt_ns"]:
             self.rtt_s = path["srtt_ns"] / 1e9
             self.rttvar_s = path["rttvar_ns"] / 1e9
+        self.rto_s = path.get("rto_ns", 0) / 1e9
+        self.rack_s = path.get("rack_wait_ns", 0) / 1e9
         tx, rx = path["tx_bytes"], path["rx_bytes"]
         dtx, drx = tx - self._last[0], rx - self._last[1]
         if dtx > 0:
@@ -218,13 +232,23 @@ class AdaptivePolicy:
         if size >= 16 * self.payload and busy > 0:
             self.rate_bps = max(self.rate_bps, size * 8 / busy)
 
+    @property
+    def loss_bound(self) -> float:
+        """The loss estimate plus two standard errors over the packets it rests on: the
+        policy plans for this, because too little parity costs timeouts while too much
+        costs only bandwidth."""
+        p = self.loss
+        n = max(1.0, self._sent / (self.payload + HEADER_BYTES))
+        return min(0.5, p + 2.0 * math.sqrt(p * (1.0 - p) / n))
+
     def estimate(self) -> PathEstimate | None:
-        """The current path estimate, or None before any RTT sample."""
+        """The current path estimate (loss: :attr:`loss_bound`), or None before any RTT sample."""
         if self.rtt_s <= 0:
             return None
         rate = self.rate_hint or self.rate_bps or 10e9
-        rto = max(self.rto_floor_s, self.rtt_s + 4 * self.rttvar_s)
-        return PathEstimate(self.rtt_s, rate, min(self.loss, 0.5), rto, self.payload)
+        rto = max(self.rto_floor_s, self.rtt_s + 4 * self.rttvar_s, self.rto_s)
+        return PathEstimate(self.rtt_s, rate, self.loss_bound, rto, self.payload,
+                            rack_s=self.rack_s)
 
     def choose(self, size: int) -> tuple[int, int]:
         """The code for the next ``size``-byte message ((0, 0) = selective repeat)."""

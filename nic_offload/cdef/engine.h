@@ -148,6 +148,8 @@ typedef struct {
     uint64_t data_pkts;
     uint64_t retransmits;
     uint32_t k, m;
+    uint64_t rto_ns;
+    uint64_t rack_wait_ns;
 } nw_path_stats_t;
 int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 

@@ -260,6 +260,10 @@ typedef struct {
     uint64_t data_pkts;       /* data packets sent (first transmissions) */
     uint64_t retransmits;     /* data packets resent */
     uint32_t k, m;            /* current code (0, 0 = selective repeat) */
+    uint64_t rto_ns;          /* the PDC's retransmission timeout now (learnt floor and
+                                 backoff included): what a repair by timeout costs */
+    uint64_t rack_wait_ns;    /* how long after sending a packet loss detection may declare
+                                 it lost (5/4 srtt + the learnt reordering window) */
 } nw_path_stats_t;
 int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 

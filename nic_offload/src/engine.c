@@ -202,6 +202,8 @@ int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out)
     out->rx_bytes = p->peer_rx_bytes;
     out->data_pkts = p->pdc_data_pkts;
     out->retransmits = p->pdc_retransmits;
+    out->rto_ns = p->rto_cur;
+    out->rack_wait_ns = p->srtt + p->srtt / 4 + p->reo_extra_ns;
     if (p->ec_tx) {
         out->k = p->ec_tx->k;
         out->m = p->ec_tx->m;

@@ -115,6 +115,9 @@ def test_adaptive_returns_to_selective_repeat_on_a_clean_short_path():
     size = 1 << 20
     src = a.register(pattern(size, 6))
     dst = b.register(np.zeros(size, dtype=np.uint8))
-    for _ in range(4):
+    codes = []
+    for _ in range(40):  # the pessimistic prior washes out over a few half-lives
         assert a.cq.wait_all([peer.write(src, dst.remote())], timeout=60)[0].ok
-    assert peer.code == (0, 0) and peer.policy.loss == 0.0
+        codes.append(peer.code)
+    assert codes[0] == (32, 4) and codes[-1] == (0, 0)
+    assert peer.policy.loss < 1e-3
