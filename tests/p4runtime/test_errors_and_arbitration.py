@@ -91,11 +91,19 @@ def test_same_election_id_twice_is_refused(clients, served):
         second.channel.close()
 
 
-def test_roles_have_their_own_primary(clients):
-    clients((0, 9))
+def test_roles_have_their_own_primary(clients, p4info):
+    default = clients((0, 9))
     other = clients((0, 1), role="telemetry")
-    # a lower election id is still the primary of its own role: its handshake said OK
-    assert other.get_stream_packet("arbitration", timeout=0.2) is None
+    # a lower election id is the primary of its own role: it writes, and the default
+    # role's primary is not told about it
+    other.write_update(_route_update(p4info))
+    assert default.get_stream_packet("arbitration", timeout=0.2) is None
+    backup = clients((0, 0x100), role="telemetry")
+    assert _arbitration(other).status.code == code_pb2.ALREADY_EXISTS
+    with pytest.raises(grpc.RpcError) as info:
+        other.write_update(_route_update(p4info, dst=b"\x0c"))
+    assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    backup.write_update(_route_update(p4info, dst=b"\x0c"))
 
 
 def test_wrong_device_id_is_not_found(served):
