@@ -1,8 +1,11 @@
 """PacketReplicationEngineEntry: multicast groups and clone sessions.
 
 A multicast group is ``(egress port, instance)`` replicas, as BMv2's PRE.  A
-clone session sends its clone to one replica's port (the switch's clone
-sessions have one destination), truncated to ``packet_length_bytes`` if set.
+clone session with one replica of instance 0 sends its clone to that port;
+otherwise its replicas become a multicast group of the switch's replication
+engine outside the controller's 16-bit group ids (as BMv2's PI does for clone
+sessions), and the clone is copied to each, with the instance as
+``egress_rid``.  Clones are truncated to ``packet_length_bytes`` if set.
 """
 
 from __future__ import annotations
@@ -13,13 +16,11 @@ from dataclasses import dataclass
 from p4.v1 import p4runtime_pb2
 
 from netweft.emulation.p4runtime import bytestrings
-from netweft.emulation.p4runtime.errors import (
-    already_exists,
-    invalid,
-    not_found,
-    unimplemented,
-)
+from netweft.emulation.p4runtime.errors import already_exists, invalid, not_found
 from netweft.emulation.p4runtime.pipeline import Pipeline
+from netweft.emulation.v1model.replication import CloneSession
+
+CLONE_GROUP_BASE = 1 << 16    # replication groups of clone sessions: base + session id
 
 INSERT, MODIFY, DELETE = (p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY,
                           p4runtime_pb2.Update.DELETE)
@@ -96,13 +97,19 @@ class Replication:
         if kind == DELETE:
             del self.sessions[sid]
             switch.clone_sessions.sessions.pop(sid, None)
+            switch.pre.groups.pop(CLONE_GROUP_BASE + sid, None)
             return
         replicas = _replicas(what, list(msg.replicas))
-        if len(replicas) != 1:
-            raise unimplemented(f"{what}: netweft's clone sessions send to exactly one replica "
-                                f"(got {len(replicas)}); clone to a port and multicast in the "
-                                "program for more")
-        switch.clone_session_set(sid, replicas[0][0], truncate=msg.packet_length_bytes or None)
+        if not replicas:
+            raise invalid(f"{what}: a clone session needs at least one replica")
+        truncate = msg.packet_length_bytes or None
+        switch.pre.groups.pop(CLONE_GROUP_BASE + sid, None)
+        if len(replicas) == 1 and replicas[0][1] == 0:
+            switch.clone_session_set(sid, replicas[0][0], truncate=truncate)
+        else:
+            switch.pre.groups[CLONE_GROUP_BASE + sid] = replicas
+            switch.clone_sessions.sessions[sid] = CloneSession(None, truncate,
+                                                               CLONE_GROUP_BASE + sid)
         self.sessions[sid] = _Session(replicas, msg.class_of_service, msg.packet_length_bytes)
 
     @staticmethod

@@ -147,6 +147,10 @@ def test_multicast_group_and_clone_session(shell, served):
     assert sorted((p, len(d)) for p, d in outputs) == [(2, 60), (8, 20)]
     (session,) = shell.CloneSessionEntry(5).read()
     assert session.packet_length_bytes == 20
+    several = shell.CloneSessionEntry(5).add(8).add(9, 3)
+    several.modify()    # two replicas: the clone is copied to both
+    outputs = served.device.process(1, frame(B, A))
+    assert sorted((p, len(d)) for p, d in outputs) == [(2, 60), (8, 60), (9, 60)]
     shell.MulticastGroupEntry(7).delete()
     assert served.device.process(4, frame("ff:ff:ff:ff:ff:ff", C)) == []
 
