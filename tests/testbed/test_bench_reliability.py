@@ -31,3 +31,17 @@ def test_bad_options_are_refused_while_parsing(capsys):
             main(["bench", "reliability", *argv])
         assert exc.value.code == 2
         assert "error: argument" in capsys.readouterr().err
+
+
+@pytest.mark.netns
+@pytest.mark.slow
+def test_testbed_point_on_two_hosts_and_a_switch(tmp_path, capsys):
+    assert main(["bench", "reliability", "--testbed", "--drop", "0.05", "--rtt-us", "400",
+                 "--size", "64k", "--messages", "5", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "h1 -- s1 -- h2" in out
+    data = json.loads((tmp_path / "reliability_testbed.json").read_text())
+    (row,) = data["rows"]
+    assert row["messages"] == 5
+    assert {p["reliability"] for p in data["points"]} == {"sr", "ec:16,4", "adaptive"}
+    assert all(len(p["times_s"]) == 5 and min(p["times_s"]) > 0 for p in data["points"])
