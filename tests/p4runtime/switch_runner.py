@@ -15,9 +15,13 @@ LISTENING = re.compile(r"P4Runtime server listening on (\S+)")
 
 @contextmanager
 def running_switch(args: Sequence[str], popen: Callable[..., subprocess.Popen] | None = None,
-                   timeout: float = 120.0) -> Iterator[tuple[subprocess.Popen, str]]:
-    """``(process, grpc target)`` of a netweft-switch started with ``args``; killed after."""
-    argv = [sys.executable, "-m", "netweft.emulation.switch_command", *args]
+                   timeout: float = 120.0, command: Sequence[str] | None = None
+                   ) -> Iterator[tuple[subprocess.Popen, str]]:
+    """``(process, grpc target)`` of a netweft-switch started with ``args``; killed after.
+
+    ``command`` replaces ``python -m netweft.emulation.switch_command`` (for example
+    the installed ``netweft-switch`` script)."""
+    argv = [*(command or (sys.executable, "-m", "netweft.emulation.switch_command")), *args]
     start = popen or subprocess.Popen
     proc = start(*argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) \
         if popen else start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

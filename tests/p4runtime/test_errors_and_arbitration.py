@@ -63,6 +63,13 @@ def test_highest_election_id_is_primary_and_only_it_writes(clients, p4info, serv
     with pytest.raises(grpc.RpcError) as info:
         backup.write_update(_route_update(p4info))
     assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    pipeline = p4runtime_pb2.SetForwardingPipelineConfigRequest(
+        device_id=1, action=p4runtime_pb2.SetForwardingPipelineConfigRequest.VERIFY)
+    pipeline.election_id.low = 1
+    pipeline.config.p4info.CopyFrom(p4info)
+    with pytest.raises(grpc.RpcError) as info:
+        backup.stub.SetForwardingPipelineConfig(pipeline)
+    assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
     primary.write_update(_route_update(p4info))
     assert [p for p, _ in served.device.process(1, frame("00:00:00:00:00:0b",
                                                          "00:00:00:00:00:0a"))] == [3]

@@ -55,7 +55,8 @@ def test_tutorials_workflow(tmp_path):
                 "--device-id", "0", str(config), "--log-file", str(tmp_path / "s1.log"),
                 "--thrift-port", "9090", "--", "--grpc-server-addr", "127.0.0.1:0",
                 "--cpu-port", "255"]
-        with running_switch(args, popen=s1.popen) as (_proc, target):
+        with running_switch(args, popen=s1.popen,
+                            command=[str(BIN / "netweft-switch")]) as (_proc, target):
             assert h1.cmd("ping", "-c", "1", "-W", "1", h2.ip_address,
                           check=False).returncode != 0      # the default action drops
             done = s1.cmd(sys.executable, str(CONTROLLER), target, "0", str(p4info),
