@@ -9,11 +9,13 @@ gRPC threads and the packet loop never meet inside the switch.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+import grpc
 from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2
 
@@ -35,6 +37,7 @@ from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
 
+LOG = logging.getLogger("netweft.p4runtime")
 SetAction = p4runtime_pb2.SetForwardingPipelineConfigRequest.Action
 ProgramLoader = Callable[[bytes], Program]
 
@@ -193,6 +196,10 @@ class Device:
                     results.append(None)
                 except P4RuntimeError as err:
                     results.append(err)
+                except Exception as exc:  # noqa: BLE001 - one update must not fail the batch
+                    LOG.exception("P4Runtime update failed inside netweft")
+                    results.append(P4RuntimeError(grpc.StatusCode.INTERNAL,
+                                                  f"netweft failed on this update: {exc!r}"))
         return results
 
     def read(self, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
