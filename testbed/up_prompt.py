@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import cmd
 import json
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -92,8 +91,10 @@ class TestbedPrompt(cmd.Cmd):
             self.fail(line, f"give a command to run in {first}, e.g. {first} ip addr")
             return False
         node = self.net.nodes[first]
-        argv = substitute_names(shlex.split(rest), self.addresses())
-        code = self._run_in(node.netns, ["sh", "-c", shlex.join(argv)])
+        # The rest is a shell line (pipes and redirections work, as in Mininet's CLI);
+        # words that name hosts become their addresses.
+        line_in_node = " ".join(substitute_names(rest.split(), self.addresses()))
+        code = self._run_in(node.netns, ["sh", "-c", line_in_node])
         if code != 0:
             self.fail(line, f"{first}: exit status {code}")
         return False

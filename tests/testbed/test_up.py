@@ -169,13 +169,15 @@ def test_failed_start_reports_one_line_and_leaves_nothing(pair_topology, tmp_pat
 
 def test_a_failing_script_line_still_cleans_up(pair_topology, tmp_path):
     script = tmp_path / "script.txt"
-    script.write_text("h1 ping -c 1 -W 1 10.0.3.99\nh1 false\nnosuchverb\nh1 ping -c 1 h2\n")
+    script.write_text("h1 ping -c 1 -W 1 10.0.3.99\nh1 false\nnosuchverb\nh1 ping -c 1 h2\n"
+                      "h2 ip -o addr show eth0 | grep -c 10.0.3.2\n")
     run_dir = tmp_path / "run"
     done = subprocess.run([*NETWEFT, "up", str(pair_topology), "--run", str(script),
                            "--out", str(run_dir), "--no-pcap"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1  # three lines failed, the last one passed
     assert done.stdout.count("*** ") == 3 and "1 received" in done.stdout
+    assert done.stdout.rstrip().endswith("\n1")  # a shell pipe inside the node
     assert _leftovers(_prefix(done.stderr), run_dir) == []
 
 
