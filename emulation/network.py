@@ -111,13 +111,15 @@ class Switch(Node):
     """A switch node: its ports are interfaces ``<name>-eth<port>`` in its namespace.
 
     With a ``program`` the network starts a switch process on the ports when it
-    starts (``runtime``: a runtime file; ``pcap_dir``: BMv2-style pcaps per port;
+    starts (``runtime``: a runtime file; ``commands``: a simple_switch_CLI command
+    list applied after it; ``pcap_dir``: BMv2-style pcaps per port;
     ``log_file``: the process's messages; ``trace_file``: the per-packet trace;
     ``control``: the control channel's socket; ``priority_queues`` per port).
     """
 
     program: Path | None = None
     runtime: Path | None = None
+    commands: Path | None = None
     pcap_dir: Path | None = None
     log_file: Path | None = None
     trace_file: Path | None = None
@@ -200,7 +202,8 @@ class Network:
         return host
 
     def add_switch(self, name: str, program: Path | str | None = None, *,
-                   runtime: Path | str | None = None, pcap_dir: Path | str | None = None,
+                   runtime: Path | str | None = None, commands: Path | str | None = None,
+                   pcap_dir: Path | str | None = None,
                    log_file: Path | str | None = None, trace_file: Path | str | None = None,
                    stats_out: Path | str | None = None, control: Path | str | None = None,
                    priority_queues: int = 1) -> Switch:
@@ -213,9 +216,10 @@ class Network:
         def path(value: Path | str | None) -> Path | None:
             return None if value is None else Path(value)
 
-        if program is None and runtime is not None:
-            raise NetworkError(f"switch {name}: a runtime file needs a program")
+        if program is None and (runtime is not None or commands is not None):
+            raise NetworkError(f"switch {name}: a runtime file or command list needs a program")
         switch = Switch(name, self, program=path(program), runtime=path(runtime),
+                        commands=path(commands),
                         pcap_dir=path(pcap_dir), log_file=path(log_file),
                         trace_file=path(trace_file), stats_out=path(stats_out),
                         control=path(control), priority_queues=priority_queues)
@@ -404,7 +408,8 @@ class Network:
                 switch, switch.program, switch.runtime, switch.stats_out, log=switch.log_file,
                 links=switch.port_settings(), pcap_dir=switch.pcap_dir,
                 trace_file=switch.trace_file, control=switch.control,
-                priority_queues=switch.priority_queues)
+                priority_queues=switch.priority_queues,
+                extra_args=["--commands", str(switch.commands)] if switch.commands else ())
         except RuntimeError as exc:
             raise NetworkError(f"switch {switch.name}: {exc}") from None
 

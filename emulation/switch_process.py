@@ -380,6 +380,19 @@ def _parse_link(text: str) -> str:
     return text
 
 
+def _apply_command_list(switch: Any, path: Path) -> None:
+    """Run a simple_switch_CLI command list against ``switch`` through an in-process
+    P4Runtime device (the translation ``netweft cli`` uses), before traffic flows."""
+    from netweft.emulation.p4runtime.command_list import CommandSession, DeviceTarget
+    from netweft.emulation.p4runtime.device import Device
+    from netweft.p4.compiler.p4info import build_p4info
+
+    p4info = build_p4info(switch.program)
+    device = Device(lambda _config: switch.program, switch_factory=lambda _program: switch)
+    device.install(p4info, b"", switch=switch)
+    CommandSession(p4info, DeviceTarget(device)).run_file(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program", required=True, type=Path, help="P4-16 v1model source")
@@ -388,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", action="append", type=_parse_port, default=[],
                         help="NUMBER=IFNAME, repeated")
     parser.add_argument("--runtime", type=Path, help="runtime file (sX-runtime.json style)")
+    parser.add_argument("--commands", type=Path, metavar="FILE",
+                        help="simple_switch_CLI command list applied after the runtime file "
+                             "(table_add, mc_mgrp_create, mirroring_add, register_write, ...)")
     parser.add_argument("--link", action="append", type=_parse_link, default=[],
                         metavar="PORT[/in|/out]:KEY=VALUE,...",
                         help="link model and queues of a port, e.g. "
@@ -419,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--link names port(s) {', '.join(map(str, unknown))} that no --port "
                      "gives; add --port N=IFNAME or fix the port number")
 
+    from netweft.emulation.p4runtime.command_list import CommandError as CommandListError
     from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
     from netweft.emulation.packet_trace import PacketTrace
     from netweft.emulation.switch import SoftSwitch, SwitchError
@@ -442,7 +459,9 @@ def main(argv: list[str] | None = None) -> int:
             switch.configure_port(port, opts)
         if args.runtime:
             apply_runtime_file(switch, args.runtime)
-    except (P4Error, RuntimeFileError, SwitchError) as exc:
+        if args.commands:
+            _apply_command_list(switch, args.commands)
+    except (P4Error, RuntimeFileError, SwitchError, CommandListError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:

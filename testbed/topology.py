@@ -100,13 +100,7 @@ class Topology:
                 raise TopologyError(
                     f"{self.source}: switch {s.name} has no P4 program: name one in the file "
                     "or give --program FILE.p4")
-            if s.cli_input is not None:
-                raise TopologyError(
-                    f"{self.source}: switch {s.name}: a simple_switch_CLI command list "
-                    f"({s.cli_input.name}) cannot be applied by netweft up yet; give the "
-                    "entries as a runtime file (runtime_json), or start the testbed and "
-                    "run the list with netweft cli")
-            net.add_switch(s.name, prog, runtime=s.runtime,
+            net.add_switch(s.name, prog, runtime=s.runtime, commands=s.cli_input,
                            pcap_dir=run_dir / "pcaps" if pcaps else None,
                            log_file=run_dir / "logs" / f"{s.name}.log",
                            stats_out=run_dir / "logs" / f"{s.name}-counters.json",

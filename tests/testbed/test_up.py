@@ -101,7 +101,8 @@ def test_leaf_spine_from_yaml_passes_traffic_and_captures(tmp_path):
 
 
 def test_tutorials_topology_json_with_host_commands(tmp_path):
-    """The tutorials' layout: exercise folder with basic.p4, pod/topology.json, runtime files."""
+    """The tutorials' layout: exercise folder with basic.p4, pod/topology.json, a runtime file
+    for s1 and a simple_switch_CLI command list for s2."""
     shutil.copy(program("basic_forward"), tmp_path / "basic.p4")
     shutil.copytree(program("basic_forward").parent / "include", tmp_path / "include")
     pod = tmp_path / "pod"
@@ -124,6 +125,15 @@ def test_tutorials_topology_json_with_host_commands(tmp_path):
         "switches": {"s1": {"runtime_json": "pod/s1-runtime.json"},
                      "s2": {"runtime_json": "pod/s2-runtime.json"}},
         "links": [["h1", "s1-p1"], ["h2", "s2-p1"], ["s1-p2", "s2-p2"]]}
+    # s2 is programmed the other way the tutorials allow: a simple_switch_CLI command list
+    (pod / "s2-commands.txt").write_text(
+        "table_set_default MyIngress.ipv4_lpm MyIngress.drop\n"
+        "table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward 10.0.2.2/32 => "
+        "08:00:00:00:02:22 1\n"
+        "table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward 10.0.1.0/24 => "
+        "08:00:00:00:09:00 2\n")
+    topology["switches"]["s2"] = {"cli_input": "pod/s2-commands.txt",
+                                  "program": "build/basic.json"}
     (pod / "topology.json").write_text(json.dumps(topology))
     run_dir = tmp_path / "run"
     net = start_testbed(load_topology(pod / "topology.json"), run_dir, "tutorials-test",
@@ -164,6 +174,20 @@ def test_failed_start_reports_one_line_and_leaves_nothing(pair_topology, tmp_pat
     assert done.returncode == 1
     assert "netweft up: error: switch s1:" in done.stderr and "no_such_table" in done.stderr
     assert "Traceback" not in done.stderr
+    assert _leftovers(_prefix(done.stderr), run_dir) == []
+
+
+def test_a_bad_command_list_names_its_line_and_leaves_nothing(pair_topology, tmp_path):
+    (tmp_path / "s1-commands.txt").write_text(
+        "# programs s1 after its runtime file\n"
+        "table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward 10.0.3.9/32 => 1\n")
+    pair_topology.write_text(pair_topology.read_text().replace(
+        "runtime: s1-runtime.json}", "runtime: s1-runtime.json, cli: s1-commands.txt}"))
+    run_dir = tmp_path / "run"
+    done = subprocess.run([*NETWEFT, "up", str(pair_topology), "--out", str(run_dir),
+                           "--no-pcap"], capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 1 and "s1-commands.txt:2:" in done.stderr, done.stderr
     assert _leftovers(_prefix(done.stderr), run_dir) == []
 
 
