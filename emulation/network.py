@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -347,9 +348,7 @@ class Network:
                     self._create_link(ipr, number, link)
             for host in self.hosts:
                 self._configure_host(host)
-            for switch in self.switches:
-                if switch.program is not None:
-                    self._start_switch(switch)
+            self._start_switches([s for s in self.switches if s.program is not None])
             for host in self.hosts:
                 self._run_host_commands(host)
             self.started = True
@@ -397,6 +396,18 @@ class Network:
         burst = max(mtu * 4, int(rate_mbit * 1e6 / 8 / 250))
         iface.node.cmd("tc", "qdisc", "replace", "dev", iface.name, "root", "tbf",
                        "rate", f"{rate_mbit}mbit", "burst", str(burst), "latency", "50ms")
+
+    def _start_switches(self, switches: list[Switch]) -> None:
+        """Start the switch processes side by side (each compiles its program first);
+        the first failure, by declaration order, is raised once all have finished."""
+        if len(switches) <= 1:
+            for switch in switches:
+                self._start_switch(switch)
+            return
+        with ThreadPoolExecutor(min(len(switches), os.cpu_count() or 2)) as pool:
+            futures = [pool.submit(self._start_switch, switch) for switch in switches]
+        for future in futures:
+            future.result()
 
     def _start_switch(self, switch: Switch) -> None:
         from netweft.emulation.switch_process import start_switch_process

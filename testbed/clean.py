@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from netweft.emulation.network import (
     DEFAULT_PREFIX,
+    OWNER_DIR,
     leftover_namespaces,
     leftover_owner_files,
     remove_namespace,
@@ -39,12 +41,25 @@ def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = Fals
         log(f"removed owner file {path}")
     records = [r for r in up_registry.records()
                if (include_live or not r.alive)
-               and any(r.prefix == p or (r.prefix.startswith(p) and len(r.prefix) == len(p) + 5)
-                       for p in prefixes)]
+               and _matches(r.prefix, prefixes)]
     for record in records:
         up_registry.remove(record.name)
         log(f"removed the record of testbed {record.name} (pid {record.pid})")
-    return len(names) + len(files) + len(records)
+    # Control sockets that netweft up puts in /tmp when the run folder's path is too
+    # long for a Unix socket: stale once their network's owner file is gone.
+    sockets = [path for path in Path("/tmp").glob("netweft-*-*.sock")
+               if _matches(path.name.split("-")[1], prefixes)
+               and (include_live or not (OWNER_DIR / path.name.split("-")[1]).exists())]
+    for path in sockets:
+        path.unlink(missing_ok=True)
+        log(f"removed control socket {path}")
+    return len(names) + len(files) + len(records) + len(sockets)
+
+
+def _matches(prefix: str, prefixes: Sequence[str]) -> bool:
+    """``prefix`` is one of ``prefixes`` or one of them plus netweft's five hex digits."""
+    return any(prefix == p or (prefix.startswith(p) and len(prefix) == len(p) + 5)
+               for p in prefixes)
 
 
 def _main(args: argparse.Namespace) -> int:

@@ -265,3 +265,17 @@ def test_detach_exec_down_and_clean_after_a_crash(pair_topology, tmp_path):
                 if node["netns"] in netns.listnetns():
                     subprocess.run(["ip", "netns", "del", node["netns"]], check=False)
             up_registry.remove("pair")
+
+
+def test_clean_removes_control_sockets_of_dead_networks(tmp_path):
+    import uuid
+
+    prefix = f"nw{uuid.uuid4().hex[:5]}"  # no owner file: its network is gone
+    stale = Path(f"/tmp/netweft-{prefix}-leaf1.sock")
+    stale.touch()
+    try:
+        said = []
+        assert clean(prefixes=(prefix,), log=said.append) == 1
+        assert said == [f"removed control socket {stale}"] and not stale.exists()
+    finally:
+        stale.unlink(missing_ok=True)
