@@ -108,8 +108,13 @@ def _up(args: argparse.Namespace) -> int:
             if args.run:
                 failed = prompt.run_script(args.run)
                 return 1 if failed else 0
-            prompt.cmdloop()
-            return 0
+            while True:  # Ctrl-C at the prompt interrupts, as in Mininet; exit stops
+                try:
+                    prompt.cmdloop()
+                    return 0
+                except KeyboardInterrupt:
+                    print("\nInterrupt (exit stops the testbed)", flush=True)
+                    prompt.intro = None
         finally:
             prompt.close()
     except (TopologyError, NetworkError) as exc:
