@@ -16,6 +16,8 @@ positional argument is a device config written by ``netweft-p4c`` /
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -178,6 +180,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     for note in _notes(args):
         print(f"{PROG}: note: {note}", file=sys.stderr)
+    for port, ifname in args.interface:
+        try:
+            socket.if_nametoindex(ifname)
+        except OSError:
+            print(f"{PROG}: error: -i {port}@{ifname}: no interface {ifname} in this network "
+                  "namespace (ip link shows the names)", file=sys.stderr)
+            return 2
 
     from netweft.emulation.p4runtime.device import Device
     from netweft.emulation.p4runtime.server import P4RuntimeServer
@@ -238,7 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         serve(device, dict(args.interface), pcap_dir=args.pcap, trace_out=trace_out,
               on_ready=attach)
     except OSError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
+        where = f"{err.filename}: " if err.filename else ""
+        hint = (" (the switch's AF_PACKET ports need root or CAP_NET_RAW)"
+                if err.errno == errno.EPERM else "")
+        print(f"{PROG}: error: {where}{err.strerror or err}{hint}", file=sys.stderr)
         return 2
     finally:
         server.stop(0)

@@ -50,6 +50,15 @@ def test_a_missing_device_config_is_one_line():
         "netweft-switch: error: /nonexistent/x.json: No such file or directory"]
 
 
+def test_a_missing_interface_is_one_line():
+    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_command", "--no-p4",
+                           "-i", "1@nw-no-such-if"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        "netweft-switch: error: -i 1@nw-no-such-if: no interface nw-no-such-if in this network "
+        "namespace (ip link shows the names)"]
+
+
 def test_p4runtime_shell_drives_a_switch_process():
     from p4runtime_sh import shell as sh
     args = [str(PROGRAM), "--thrift-port", "9090", "--", "--grpc-server-addr", "127.0.0.1:0",
