@@ -87,6 +87,7 @@ class SoftSwitch:
         self.tm = TrafficManager(priority_queues)
         self._ingress_links: dict[int, LinkDirection] = {}
         self._retired_links: list[LinkStats] = []    # counters of replaced link models
+        self._link_generations: dict[tuple[int, str], int] = {}
         self._timed = False              # any queue or link setting made: queue packets
         self._now_us = 0
         self._now_ns = 0                 # the latest time receive/advance were given
@@ -224,8 +225,7 @@ class SoftSwitch:
         self.set_link(port, "in", options.ingress)
         self.set_link(port, "out", options.egress)
         if options.queue_changes:
-            self.tm.configure_queue(port, None, **options.queue_changes)
-            self._timed = True
+            self._configure_queue(port, None, **options.queue_changes)
 
     def set_link(self, port: int, direction: str, config: LinkConfig | None) -> None:
         """Set the link model of ``port`` for frames coming ``"in"`` or going ``"out"``."""
@@ -237,8 +237,11 @@ class SoftSwitch:
             if old.config == config:
                 return
             self._retired_links.append(old.stats)     # its counts stay in stats
-        link = (None if config is None or config.is_ideal
-                else LinkDirection(config, f"{self.seed}/{port}/{direction}"))
+        # a replaced link draws fresh (still reproducible) streams, not its old ones again
+        generation = self._link_generations.get((port, direction), 0)
+        self._link_generations[(port, direction)] = generation + 1
+        seed = f"{self.seed}/{port}/{direction}" + (f"/{generation}" if generation else "")
+        link = None if config is None or config.is_ideal else LinkDirection(config, seed)
         if direction == "in":
             if link is None:
                 self._ingress_links.pop(port, None)

@@ -100,3 +100,13 @@ def test_the_switch_process_refuses_a_link_for_a_port_it_does_not_have(capsys):
     with pytest.raises(SystemExit):
         main(["--program", "p4/basic_forward.p4", "--link", "1:delay=5"])
     assert "give a duration with a unit" in capsys.readouterr().err
+
+
+def test_bad_queue_limits_from_python_are_a_switch_error():
+    from netweft.emulation.switch import SwitchError
+
+    sw = probe_switch()
+    with pytest.raises(SwitchError, match="queue depth must be >= 0"):
+        sw.configure_port(2, PortOptions(queue_depth=-1))
+    with pytest.raises(SwitchError, match="rate_pps must be positive"):
+        sw.set_queue_rate(0, 2)
