@@ -25,7 +25,9 @@ have ``runtime_json``, ``cli_input`` or a ``program``; a link is ``[a, b]``,
 ``sK-pN`` (port N, interface ``sK-ethN``), a number for latency means
 milliseconds and bandwidth is in Mbit/s. The tutorials' programs are BMv2 JSON
 files compiled by p4c (``build/basic.json``); netweft compiles the P4 source
-beside them (``basic.p4``), so ``program`` may name either.
+beside them (``basic.p4``), so ``program`` may name either. A switch without a
+``program`` runs ``--program`` (the Makefile's ``-j``), else the source of its
+runtime file's ``bmv2_json``.
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ class SwitchSpec:
     runtime: Path | None = None
     cli_input: Path | None = None
     priority_queues: int = 1
+    # The source of the runtime file's bmv2_json (tutorials): used when neither the
+    # topology nor --program names a program.
+    inferred_program: Path | None = None
 
 
 @dataclass
@@ -95,7 +100,7 @@ class Topology:
         for h in self.hosts.values():
             net.add_host(h.name, h.ip, h.mac, auto_routes=h.auto_routes, commands=h.commands)
         for s in self.switches.values():
-            prog = s.program or default_program
+            prog = s.program or default_program or s.inferred_program
             if prog is None:
                 raise TopologyError(
                     f"{self.source}: switch {s.name} has no P4 program: name one in the file "
@@ -311,19 +316,23 @@ def _from_tutorials(path: Path, data: Any) -> Topology:
         entry = _mapping(entry, at)
         runtime = _file(path, entry.get("runtime_json"), f"{at}: runtime_json")
         prog = entry.get("program")
+        inferred = None
         if prog is None and runtime is not None:  # the runtime file names p4c's output
-            prog = json.loads(runtime.read_text()).get("bmv2_json") if runtime else None
-            if prog is not None:
+            try:
+                bmv2_json = json.loads(runtime.read_text()).get("bmv2_json")
+            except (json.JSONDecodeError, AttributeError):
+                bmv2_json = None  # the switch's loader reports a broken runtime file
+            if bmv2_json is not None:
                 try:
-                    _program(path, prog, at)
+                    inferred = _program(path, bmv2_json, at)
                 except TopologyError:
-                    prog = None  # fall back to --program
+                    inferred = None  # --program must name it
         # cpu_port matters to P4Runtime packet-in/out, which netweft up's switches
         # do not serve; it is accepted and has no effect.
         topo.switches[name] = SwitchSpec(
             name, _program(path, prog, at) if prog else None, runtime,
             _file(path, entry.get("cli_input"), f"{at}: cli_input"),
-            _queues(entry.get("priority_queues", 1), at))
+            _queues(entry.get("priority_queues", 1), at), inferred)
     links = data["links"]
     if not isinstance(links, list):
         raise TopologyError(f"{where}: links: a list of [node1, node2, latency, bandwidth]")

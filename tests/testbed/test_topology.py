@@ -100,7 +100,8 @@ def test_tutorials_topology_json_as_the_tutorials_write_it(tmp_path):
     assert (h1.ip, h1.mac, h1.auto_routes) == ("10.0.1.1/24", "08:00:00:00:01:11", False)
     assert h1.commands == ["route add default gw 10.0.1.10 dev eth0"]
     # the runtime file's bmv2_json (p4c's output) leads to the P4 source beside build/
-    assert topo.switches["s1"].program == (tmp_path / "basic.p4").resolve()
+    s1 = topo.switches["s1"]
+    assert s1.program is None and s1.inferred_program == (tmp_path / "basic.p4").resolve()
     assert topo.switches["s2"].program is None  # --program supplies it
     first = topo.links[0]  # hosts first, as run_exercise.py orders the ends
     assert (first.a, first.b, first.port_b) == ("h1", "s1", 1)
