@@ -152,9 +152,12 @@ void nw_pdc_close(nw_engine_t *e, nw_pdc_t *p, int notify)
     uint32_t i = nw_pdc_index(e, p), ip = p->ip;
     uint16_t port = p->port;
     uint8_t mode = p->mode;
+    uint32_t k = p->ec_tx ? p->ec_tx->k : 0, m = p->ec_tx ? p->ec_tx->m : 0;
     nw_pdc_free(e, p);
-    if (pdc_init_at(e, i, ip, port, mode))
+    if (pdc_init_at(e, i, ip, port, mode)) {
         e->pdcs[i].named = e->pdcs[i].established = 1;
+        nw_ec_set(e, &e->pdcs[i], k, m); /* the application's choice of coding stays */
+    }
 }
 
 static uint32_t half_open_from(const nw_engine_t *e, uint32_t ip)

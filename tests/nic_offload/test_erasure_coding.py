@@ -201,3 +201,22 @@ def test_parity_that_contradicts_its_block_is_counted_not_decoded():
     _, dst = _transfer(net, a, b, size, k=4, m=2)
     assert b.stats()["drop_malformed"] > 0 and b.stats()["ec_pkts_recovered"] == 0
     _settle_and_check_once(net, b, dst, size)
+
+
+def test_coding_survives_a_remote_close_of_a_named_peer():
+    """A CTRL CLOSE from the remote resets a named PDC in place; its code stays."""
+    net, a, b = _net()
+    peer = net.peer(a, b)
+    assert lib.nw_peer_set_coding(a.engine, peer, 8, 2) == 0
+    data = os.urandom(20_000)
+    src, _ = net.register(a, len(data), lib.NW_ACCESS_LOCAL, data)
+    _, rkey = net.register(b, len(data), RW)
+    assert lib.nw_post_write(a.engine, peer, 1, src, len(data), rkey, 0) == 0
+    net.run(until=lambda: len(a.completions) == 1)
+    for handle in range(4):  # b's passive PDC for a: closing it sends a CTRL CLOSE
+        if lib.nw_peer_close(b.engine, handle) == 0:
+            break
+    net.run()
+    path = ffi.new("nw_path_stats_t *")
+    assert lib.nw_peer_path(a.engine, peer, path) == 0
+    assert (path.k, path.m) == (8, 2) and a.stats()["pdc_closed"] >= 1
