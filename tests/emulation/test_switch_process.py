@@ -143,6 +143,11 @@ def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(t
             assert send_command(control, "set_queue_depth 4 2") == "ok"
             counters = json.loads(send_command(control, "counters"))
             assert counters["rx_port1"] >= 7 and counters["drop_queue_full"] == 0
+            # a link changed while the switch runs: everything towards h2 is now lost
+            assert send_command(control, "set_link 2/out:loss=1") == "ok"
+            lost = h1.cmd("ping", "-c", "2", "-i", "0.2", "-W", "1", "10.0.12.2", check=False)
+            assert " 0 received" in lost.stdout
+            assert json.loads(send_command(control, "counters"))["drop_link_loss"] >= 2
         finally:
             _stop(sw)
     assert not control.exists()
@@ -163,5 +168,8 @@ def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(t
     assert "Transmitting packet of size" in log and "out of port 2" in log
     counters = json.loads(stats.read_text())
     assert counters["tx_port2"] >= 7
-    # what basic_forward.p4 drops (IPv6 neighbour discovery) is the program's doing
-    assert counters["dropped"] == counters["drop_program"] + counters["drop_parser_error"]
+    # what basic_forward.p4 drops (IPv6 neighbour discovery) is the program's doing; the
+    # rest were lost on the link once it was set to lose everything
+    assert counters["dropped"] == (counters["drop_program"] + counters["drop_parser_error"]
+                                   + counters["drop_link_loss"])
+    assert counters["drop_queue_full"] == 0
