@@ -27,7 +27,13 @@ def warn_if_undeployable(program: Program) -> list[Diagnostic]:
     if program in _warned:
         return []
     _warned.add(program)
-    found = check_bmv2(program)
+    try:
+        found = check_bmv2(program)
+    except Exception as exc:  # an advisory check must not stop the switch
+        LOG.warning("%s: could not check what BMv2 would refuse (internal error: %s: %s); "
+                    "please report it with the program", program.source_path,
+                    type(exc).__name__, exc)
+        return []
     for d in found:
         verdict = "would not deploy to BMv2" if d.is_error else "draws a p4c warning"
         LOG.warning("%s: %s %s (netweft runs it): %s", d.loc, d.construct, verdict, d.message)
