@@ -23,6 +23,7 @@ p4c's message text first:
   converter for them any more ("clone3: unknown extern function");
 - a ``clone``/``clone_preserving_field_list`` of type I2E outside ingress or
   E2E outside egress ("'clone(I2E, ...) not invoked in ingress");
+- ``for (T v in ...)`` loops ("BMV2 does not support for-in loops");
 - warnings only (p4c compiles the program): a table property (``key``,
   ``size`` ...) whose name is also a parameter or declaration in an enclosing
   scope ("'key' shadows 'key'").
@@ -82,6 +83,7 @@ def check_bmv2(program: Program) -> list[Diagnostic]:
     source order."""
     found = (_tables_with_multiple_successors(program) + _const_entry_priorities(program)
              + _deprecated_externs(program) + _clones_outside_their_block(program)
+             + _for_in_loops(program)
              + _shadowing_table_properties(program))
     return sorted(found, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
@@ -333,6 +335,15 @@ def _deprecated_externs(program: Program) -> list[Diagnostic]:
                 f"{DEPRECATED_EXTERNS[n.method_name]} with a @field_list index)",
                 n.loc, f"deprecated extern {n.method_name}"))
     return out
+
+
+# ---------------------------------------------------------------- for-in loops
+
+def _for_in_loops(program: Program) -> list[Diagnostic]:
+    """p4c-bm2-ss's midend (CheckUnsupported) refuses ``for (T v in ...)``."""
+    return [Diagnostic(ERROR, "BMV2 does not support for-in loops (write a counting "
+                              "'for (init; cond; update)' loop instead)", n.loc, "for-in loop")
+            for n in _reachable(program) if isinstance(n, ir.ForInStatement)]
 
 
 # ---------------------------------------------------------------- clones in the wrong block

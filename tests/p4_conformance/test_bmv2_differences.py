@@ -268,3 +268,16 @@ def test_an_i2e_clone_outside_ingress_is_refused_for_bmv2():
     sw = SoftSwitch(prog)
     sw.clone_session_set(5, 3)
     assert 1 in [port for port, _ in sw.process(0, bytes([1, 0, 0, 0]))]
+
+
+# ---------------------------------------------------------------- for-in loops
+
+def test_for_in_loops_are_refused_for_bmv2():
+    body = ("for (bit<8> i in 1 .. 3) { hdr.h.s = hdr.h.s + i; }\n"
+            " for (bit<8> j = 0; j < 2; j = j + 1) { hdr.h.r = hdr.h.r + 1; }")
+    prog = program(body)
+    [err] = only(check_bmv2(prog), ERROR)
+    assert err.message.startswith("BMV2 does not support for-in loops")
+    assert err.loc.line == line_of(source(body), "for (bit<8> i in")
+    # netweft runs both loops
+    assert SoftSwitch(prog).process(0, bytes([1, 0, 0, 0])) == [(1, bytes([1, 0, 2, 6]))]

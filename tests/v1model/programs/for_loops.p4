@@ -1,3 +1,4 @@
+// netweft-only leniency (p4c-bm2-ss refuses it; see docs/bmv2-differences.md): for-in loop
 // for loops (P4-16 1.2.5) run by the generated code: every form, break/continue,
 // nesting, and loops in actions, functions and apply blocks.
 #include <core.p4>
