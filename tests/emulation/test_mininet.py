@@ -30,13 +30,20 @@ def _root_links(name: str) -> list[str]:
     return [line for line in out.splitlines() if f"{name}-eth" in line]
 
 
+def _names() -> tuple[str, str, str]:
+    """A switch and two hosts named for this run: Mininet makes their interfaces in the
+    root namespace, where other runs of this suite on the machine make theirs."""
+    tag = random.randint(1000, 99999)
+    return f"s{tag}", f"h{tag}a", f"h{tag}b"
+
+
 def test_mininet_script_with_netweft_switch_passes_traffic(tmp_path):
-    name = f"s{random.randint(1000, 9999)}"  # its ports live in the root namespace
+    name, first, second = _names()
     net = mininet_net.Mininet(controller=None, autoStaticArp=True, autoSetMacs=True)
     switch = None
     try:
-        h1 = net.addHost("h1", ip="10.0.0.1/24")
-        h2 = net.addHost("h2", ip="10.0.0.2/24")
+        h1 = net.addHost(first, ip="10.0.0.1/24")
+        h2 = net.addHost(second, ip="10.0.0.2/24")
         switch = net.addSwitch(name, cls=NetweftSwitch, runtime=_runtime(tmp_path / "rt.json"),
                                pcap_dir=tmp_path / "pcaps", log_file=tmp_path / "switch.log")
         net.addLink(h1, switch, delay="10ms")  # TCLink's keyword, applied by the switch
@@ -58,11 +65,22 @@ def test_mininet_script_with_netweft_switch_passes_traffic(tmp_path):
 
 def test_mn_custom_uses_netweft_switch(tmp_path):
     runtime = _runtime(tmp_path / "rt.json")
+    name, first, second = _names()
+    topo = tmp_path / "pair_topo.py"  # mn's minimal topology, with this run's names
+    topo.write_text(
+        "from mininet.topo import Topo\n"
+        "class Pair(Topo):\n"
+        "    def build(self):\n"
+        f"        s = self.addSwitch({name!r})\n"
+        f"        self.addLink(self.addHost({first!r}), s)\n"
+        f"        self.addLink(self.addHost({second!r}), s)\n"
+        "topos = {'pair': Pair}\n")
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "mn"), "--custom", netweft_mininet.__file__,
+        [str(Path(sys.executable).parent / "mn"), "--custom",
+         f"{netweft_mininet.__file__},{topo}", "--topo", "pair",
          "--switch", f"netweft,runtime={runtime},log_file={tmp_path / 'switch.log'}",
          "--controller", "none", "--mac", "--arp", "--test", "pingall"],
         capture_output=True, text=True, timeout=300)
     assert "Results: 0% dropped (2/2 received)" in done.stdout + done.stderr, (
         done.stdout + done.stderr)
-    assert _root_links("s1") == []
+    assert _root_links(name) == []

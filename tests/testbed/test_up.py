@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,10 @@ def _leftovers(prefix: str, run_dir: Path) -> list[str]:
     return found
 
 
+def _unique(stem: str) -> str:
+    return f"{stem}-{uuid.uuid4().hex[:8]}"
+
+
 def _prefix(stderr: str) -> str:
     m = re.search(r"namespaces (nw[0-9a-f]{5})-\*", stderr)
     assert m, stderr
@@ -62,7 +67,8 @@ def pair_topology(tmp_path):
          "action_params": {"dstAddr": f"08:00:00:00:03:0{n}", "port": n}} for n in (1, 2)]}
     (tmp_path / "s1-runtime.json").write_text(json.dumps(runtime))
     topo = tmp_path / "pair.yaml"
-    topo.write_text("name: pair\nhosts:\n"
+    # a name of its own: other runs of this suite on the machine start testbeds too
+    topo.write_text(f"name: {_unique('pair')}\nhosts:\n"
                     "  h1: {ip: 10.0.3.1/24, mac: '08:00:00:00:03:01'}\n"
                     "  h2: {ip: 10.0.3.2/24, mac: '08:00:00:00:03:02'}\n"
                     "switches:\n  s1: {program: basic_forward, runtime: s1-runtime.json}\n"
@@ -76,8 +82,9 @@ def test_leaf_spine_from_yaml_passes_traffic_and_captures(tmp_path):
     script = tmp_path / "script.txt"
     script.write_text("# a comment\npingall\ncapture leaf1-eth3\nh1 ping -c 3 -i 0.2 h3\n"
                       "capture stop leaf1-eth3\nlinks\niperf h2 h4 1\n")
+    name = _unique("leaf-spine")
     done = subprocess.run([*NETWEFT, "up", str(SHIPPED / "leaf-spine.yaml"), "--run",
-                           str(script), "--out", str(run_dir)],
+                           str(script), "--out", str(run_dir), "--name", name],
                           capture_output=True, text=True, timeout=600)
     prefix = _prefix(done.stderr)
     assert _leftovers(prefix, run_dir) == []
@@ -97,7 +104,7 @@ def test_leaf_spine_from_yaml_passes_traffic_and_captures(tmp_path):
     delivered = [p for p in rdpcap(str(run_dir / "pcaps" / "leaf2-eth1_out.pcap"))
                  if ICMP in p and p[ICMP].type == 8 and p[IP].src == "10.0.1.1"]
     assert len(sent) >= 3 and len(delivered) >= 3 and {p[IP].ttl for p in delivered} == {61}
-    assert not up_registry.REGISTRY_DIR.joinpath("leaf-spine.json").exists()
+    assert not up_registry.REGISTRY_DIR.joinpath(f"{name}.json").exists()
 
 
 def test_tutorials_topology_json_with_host_commands(tmp_path):
@@ -136,7 +143,8 @@ def test_tutorials_topology_json_with_host_commands(tmp_path):
                                   "program": "build/basic.json"}
     (pod / "topology.json").write_text(json.dumps(topology))
     run_dir = tmp_path / "run"
-    net = start_testbed(load_topology(pod / "topology.json"), run_dir, "tutorials-test",
+    name = _unique("tutorials")
+    net = start_testbed(load_topology(pod / "topology.json"), run_dir, name,
                         log=lambda _m: None)
     try:
         assert "default via 10.0.1.10" in net.host("h1").cmd("ip", "route").stdout
@@ -158,10 +166,10 @@ def test_tutorials_topology_json_with_host_commands(tmp_path):
         from_h1 = [p for p in rdpcap(str(run_dir / "pcaps" / "s1-eth1_in.pcap"))
                    if ICMP in p and p[ICMP].type == 8]
         assert len(from_h1) == 2 and {p[IP].ttl for p in from_h1} == {64}
-        record = up_registry.find("tutorials-test")
+        record = up_registry.find(name)
         assert record.addresses() == {"h1": "10.0.1.1", "h2": "10.0.2.2"}
     finally:
-        stop_testbed(net, "tutorials-test")
+        stop_testbed(net, name)
     assert _leftovers(net.prefix, run_dir) == []
 
 
@@ -227,23 +235,27 @@ def test_link_delay_and_loss_are_applied_by_the_switch(pair_topology, tmp_path):
 def test_detach_exec_down_and_clean_after_a_crash(pair_topology, tmp_path):
     run_dir = tmp_path / "run"
     up = [*NETWEFT, "up", str(pair_topology), "--detach", "--out", str(run_dir), "--no-pcap"]
+    name = load_topology(pair_topology).name
     record = None
     try:
         done = subprocess.run(up, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
-        record = up_registry.find("pair")
-        ping = subprocess.run([*NETWEFT, "exec", "h1", "--", "ping", "-c1", "h2"],
+        record = up_registry.find(name)
+        ping = subprocess.run([*NETWEFT, "exec", "--testbed", name, "h1", "--", "ping", "-c1",
+                               "h2"],
                               capture_output=True, text=True, timeout=60)
         assert ping.returncode == 0 and "1 received" in ping.stdout
-        missing = subprocess.run([*NETWEFT, "exec", "h9", "--", "true"], capture_output=True,
+        missing = subprocess.run([*NETWEFT, "exec", "--testbed", name, "h9", "--", "true"],
+                                 capture_output=True,
                                  text=True, timeout=60)
         assert missing.returncode == 1 and "no node 'h9'" in missing.stderr
-        down = subprocess.run([*NETWEFT, "down"], capture_output=True, text=True, timeout=60)
+        down = subprocess.run([*NETWEFT, "down", "--testbed", name], capture_output=True,
+                              text=True, timeout=60)
         assert down.returncode == 0, down.stderr
         assert _leftovers(record.prefix, run_dir) == []
         # a crash: the testbed's process dies without cleaning up; netweft clean does it
         assert subprocess.run(up, capture_output=True, text=True, timeout=300).returncode == 0
-        record = up_registry.find("pair")
+        record = up_registry.find(name)
         os.kill(record.pid, signal.SIGKILL)
         while record.alive:
             time.sleep(0.05)
@@ -252,11 +264,11 @@ def test_detach_exec_down_and_clean_after_a_crash(pair_topology, tmp_path):
         # alone what other runs on this machine are doing
         said = []
         assert clean(prefixes=(record.prefix,), log=said.append) >= 4
-        assert f"removed the record of testbed pair (pid {record.pid})" in said
+        assert f"removed the record of testbed {name} (pid {record.pid})" in said
         assert _leftovers(record.prefix, run_dir) == []
-        assert up_registry.records() == [] or all(r.name != "pair" for r in up_registry.records())
+        assert all(r.name != name for r in up_registry.records())
     finally:  # even if the test failed before it saw the record
-        record = record or next((r for r in up_registry.records() if r.name == "pair"), None)
+        record = record or next((r for r in up_registry.records() if r.name == name), None)
         if record is not None and record.alive:
             os.kill(record.pid, signal.SIGTERM)
             time.sleep(2)
@@ -264,12 +276,10 @@ def test_detach_exec_down_and_clean_after_a_crash(pair_topology, tmp_path):
             for node in record.nodes.values():
                 if node["netns"] in netns.listnetns():
                     subprocess.run(["ip", "netns", "del", node["netns"]], check=False)
-            up_registry.remove("pair")
+            up_registry.remove(name)
 
 
 def test_clean_removes_control_sockets_of_dead_networks(tmp_path):
-    import uuid
-
     prefix = f"nw{uuid.uuid4().hex[:5]}"  # no owner file: its network is gone
     stale = Path(f"/tmp/netweft-{prefix}-leaf1.sock")
     stale.touch()
