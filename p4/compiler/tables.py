@@ -274,6 +274,12 @@ class TableChecker:
                 t.entries.append(entry)
             finally:
                 self.node_stack.pop()
+        explicit = [e for e in t.entries if e.priority_expr is not None and e not in legacy]
+        if explicit and not needs_priority:
+            key_prop = t.property("key")
+            raise self.err("key match type does not require priorities, but some are "
+                           f"specified (table '{t.name}' has only exact/lpm keys: drop the "
+                           "'priority =')", key_prop if key_prop is not None else explicit[0])
         if legacy:
             self.legacy_priorities(t, legacy, largest_wins)
         else:

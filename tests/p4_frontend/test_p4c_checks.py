@@ -133,3 +133,14 @@ def test_a_table_before_the_action_its_entries_use():
     err = refused(src)
     assert at(err, src, "set; }")
     assert err.msg.startswith("unknown action 'set'")
+
+
+def test_priorities_on_a_table_without_ternary_range_or_optional_keys():
+    # p4c: init-entries-error1-bmv2.p4
+    locals_ = ("table t { key = { hdr.h.a : exact; } actions = { NoAction; }\n"
+               "  entries = { priority = 10: 1 : NoAction(); } }")
+    src = program(locals_=locals_, body="t.apply();")
+    err = refused(src)
+    assert err.loc.line == line_col(src, "table t { key")[0]
+    assert err.msg.startswith("key match type does not require priorities, but some are "
+                              "specified")
