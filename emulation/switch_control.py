@@ -27,6 +27,10 @@ order where BMv2 has them):
     the switch's counters (JSON object).
 ``help``
     the command list.
+``table_add``, ``table_set_default``, ``mc_mgrp_create``, ``mc_node_create``, ...
+    simple_switch_CLI's table, multicast, mirroring, register and counter
+    commands (:mod:`netweft.emulation.p4runtime.command_list`); the answer is
+    ``ok`` or what simple_switch_CLI prints, as a JSON string.
 
 From Python: :func:`send_command`; from a shell:
 ``python -m netweft.emulation.switch_control PATH set_queue_depth 16 2``.
@@ -137,13 +141,23 @@ def execute(switch: Any, line: str, port_options: dict[int, PortOptions] | None 
             if extra_counters is not None:
                 counters.update(extra_counters())
             return json.dumps(counters, sort_keys=True)
+        if cmd in _command_list():
+            from netweft.emulation.p4runtime.command_list import session_for
+            text = session_for(switch).execute(line)
+            return json.dumps(text) if text else "ok"
         if cmd == "help":
             return json.dumps(["set_queue_depth", "set_queue_rate", "set_queue_depth_bytes",
                                "set_queue_rate_bps", "set_link", "queue_depth",
-                               "queue_depths", "counters"])
+                               "queue_depths", "counters", *_command_list()])
     except (PortOptionError, ValueError) as err:
         raise ControlError(str(err)) from None
     raise ControlError(f"unknown command {cmd!r} (try 'help')")
+
+
+def _command_list() -> list[str]:
+    """simple_switch_CLI's table, multicast, mirroring, register and counter commands."""
+    from netweft.emulation.p4runtime.command_list import COMMANDS
+    return COMMANDS
 
 
 class ControlServer:

@@ -1,31 +1,44 @@
-"""``netweft cli``: simple_switch_CLI's commands against a running netweft-switch.
+"""``netweft cli``: simple_switch_CLI's commands against a running switch.
 
-It connects to the switch's P4Runtime server (its control channel), takes the
-P4Info from it, and runs a command list from a file or from an interactive
-``RuntimeCmd:`` prompt (see :mod:`netweft.emulation.p4runtime.command_list`
-for the commands).  It arbitrates in its own role, ``netweft-cli``, so that it
+Against ``netweft-switch`` it connects to the P4Runtime server, takes the
+P4Info from it, and arbitrates in its own role, ``netweft-cli``, so that it
 neither demotes nor collides with the controller of the default role.
+Against a switch process started with ``--control PATH`` (``netweft up``'s
+switches) it sends the commands over that Unix socket.  Either way it runs a
+command list from a file or from an interactive ``RuntimeCmd:`` prompt (see
+:mod:`netweft.emulation.p4runtime.command_list` for the commands).
 
     netweft cli --grpc-addr 127.0.0.1:9559 commands.txt
-    netweft cli                                    # interactive
+    netweft cli --control /tmp/nw1a2b3-s1.sock     # interactive
 """
 
 from __future__ import annotations
 
 import argparse
 import cmd
+import json
 import queue
 import threading
+from pathlib import Path
 
 import grpc
 from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from netweft.emulation.p4runtime.command_list import COMMANDS, CommandError, CommandSession
+from netweft.emulation.switch_control import ControlError, send_command
 from netweft.testbed.arg_types import existing_file, int_in
 from netweft.testbed.cli import CommandError as CliError
 
 ROLE = "netweft-cli"
+
+
+def existing_path(text: str) -> Path:
+    """A path that exists (a socket is not a regular file)."""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no such socket: {text!r}")
+    return path
 
 
 class GrpcTarget:
@@ -118,6 +131,40 @@ def _write_error_text(err: grpc.RpcError) -> str:
     return _rpc_text(err)
 
 
+class ControlChannelSession:
+    """Commands sent as they are over a switch process's ``--control`` socket."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def execute(self, line: str) -> str:
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            return ""
+        try:
+            answer = send_command(self.path, line, timeout=30.0)
+        except ControlError as err:
+            raise CommandError(str(err)) from None
+        except OSError as err:
+            raise CliError(f"cannot reach the switch at {self.path}: "
+                           f"{err.strerror or err}") from None
+        if answer == "ok":
+            return ""
+        value = json.loads(answer)
+        return value if isinstance(value, str) else json.dumps(value)
+
+    def run_file(self, path: str) -> list[str]:
+        out = []
+        for number, line in enumerate(open(path).read().splitlines(), 1):
+            try:
+                text = self.execute(line)
+            except CommandError as err:
+                raise CommandError(f"{path}:{number}: {err}") from None
+            if text:
+                out.append(text)
+        return out
+
+
 class RuntimeCmd(cmd.Cmd):
     """The interactive prompt: one simple_switch_CLI command per line."""
 
@@ -125,7 +172,7 @@ class RuntimeCmd(cmd.Cmd):
     intro = ("netweft cli: simple_switch_CLI commands over P4Runtime "
              f"({', '.join(COMMANDS)}); EOF or 'exit' quits")
 
-    def __init__(self, session: CommandSession) -> None:
+    def __init__(self, session: CommandSession | ControlChannelSession) -> None:
         super().__init__()
         self.session = session
 
@@ -148,18 +195,25 @@ class RuntimeCmd(cmd.Cmd):
         return [c for c in COMMANDS if c.startswith(text)]
 
 
+def _run_session(session: CommandSession | ControlChannelSession,
+                 commands: str | None) -> None:
+    if commands:
+        try:
+            for text in session.run_file(commands):
+                print(text)
+        except CommandError as err:
+            raise CliError(str(err)) from None
+    else:
+        RuntimeCmd(session).cmdloop()
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.control is not None:
+        _run_session(ControlChannelSession(str(args.control)), args.commands)
+        return 0
     target = GrpcTarget(args.grpc_addr, args.device_id, args.election_id, args.role)
     try:
-        session = CommandSession(target.p4info(), target)
-        if args.commands:
-            try:
-                for text in session.run_file(args.commands):
-                    print(text)
-            except CommandError as err:
-                raise CliError(str(err)) from None
-        else:
-            RuntimeCmd(session).cmdloop()
+        _run_session(CommandSession(target.p4info(), target), args.commands)
     finally:
         target.close()
     return 0
@@ -172,8 +226,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("commands", nargs="?", metavar="FILE", type=existing_file,
                    help="command list to run (default: an interactive prompt)")
-    p.add_argument("--grpc-addr", default="127.0.0.1:9559", metavar="HOST:PORT",
-                   help="the switch's P4Runtime address (default 127.0.0.1:9559)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--grpc-addr", default="127.0.0.1:9559", metavar="HOST:PORT",
+                       help="netweft-switch's P4Runtime address (default 127.0.0.1:9559)")
+    where.add_argument("--control", type=existing_path, metavar="PATH",
+                       help="a switch process's --control socket instead (netweft up)")
     p.add_argument("--device-id", type=int_in(0), default=0,
                    help="the switch's device id (netweft-switch --device-id; default 0)")
     p.add_argument("--election-id", type=int_in(0), default=1,

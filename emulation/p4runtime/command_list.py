@@ -25,13 +25,15 @@ multicast node handles, as BMv2 prints them, belong to one command session.
 
 The translation is sans-IO: a :class:`CommandSession` turns lines into
 P4Runtime updates and reads and hands them to a :class:`ControlTarget` — the
-in-process :class:`~netweft.emulation.p4runtime.device.Device`, or a gRPC
-client (``netweft cli``).
+in-process :class:`~netweft.emulation.p4runtime.device.Device` (a switch
+process's ``--control`` socket, see :func:`session_for`), or a gRPC client
+(``netweft cli`` against netweft-switch).
 """
 
 from __future__ import annotations
 
 import shlex
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -512,6 +514,27 @@ class CommandSession:
 
 
 COMMANDS = sorted(name[3:] for name in dir(CommandSession) if name.startswith("do_"))
+
+_SESSIONS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def session_for(switch: Any) -> CommandSession:
+    """The command session of a switch process's control channel (one per switch, so
+    handles last as long as the switch): the switch's own P4Info over an in-process
+    :class:`~netweft.emulation.p4runtime.device.Device`."""
+    session = _SESSIONS.get(switch)
+    if session is None:
+        from netweft.emulation.p4runtime.device import Device
+        from netweft.p4.compiler.p4info import build_p4info
+
+        def no_reload(data: bytes) -> Any:
+            raise CommandError("the control channel does not load programs")
+
+        device = Device(no_reload)
+        device.install(build_p4info(switch.program), b"", switch=switch)
+        session = CommandSession(device.pipeline.p4info, DeviceTarget(device))
+        _SESSIONS[switch] = session
+    return session
 
 
 class DeviceTarget:

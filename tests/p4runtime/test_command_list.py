@@ -105,3 +105,29 @@ def test_netweft_cli_runs_a_file_and_the_prompt(tmp_path):
         failed = subprocess.run(cli + [str(bad)], capture_output=True, text=True, timeout=120)
         assert failed.returncode == 1
         assert f"{bad}:2: ALREADY_EXISTS" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_netweft_cli_over_a_switch_process_control_socket(tmp_path):
+    sock = tmp_path / "s1.sock"
+    proc = subprocess.Popen([sys.executable, "-m", "netweft.emulation.switch_process",
+                             "--program", str(PROGRAM), "--control", str(sock)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        commands = tmp_path / "cmds.txt"
+        commands.write_text(f"table_add route forward {B} => 3\nmc_mgrp_create 2\n"
+                            "mc_node_create 1 4 5\nmc_node_associate 2 0\n")
+        cli = [sys.executable, "-m", "netweft.testbed.cli", "cli", "--control", str(sock)]
+        done = subprocess.run(cli + [str(commands)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert "Entry has been added with handle 0" in done.stdout
+        prompt = subprocess.run(cli, input="table_dump route\ntable_delete route 0\n"
+                                "table_dump route\ntable_delete route 0\n",
+                                capture_output=True, text=True, timeout=120)
+        assert "hdr.ethernet.dst=0x0b => I.forward 0x03" in prompt.stdout   # handles persist
+        assert prompt.stdout.count("TABLE I.route") == 2
+        assert "Error: table I.route: no entry with handle 0" in prompt.stdout
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
