@@ -23,7 +23,8 @@ p4c's message text first:
   converter for them any more ("clone3: unknown extern function");
 - a ``clone``/``clone_preserving_field_list`` of type I2E outside ingress or
   E2E outside egress ("'clone(I2E, ...) not invoked in ingress");
-- ``for (T v in ...)`` loops ("BMV2 does not support for-in loops");
+- ``for (T v in ...)`` loops ("BMV2 does not support for-in loops"), ``switch``
+  statements in actions, select ranges whose ends are not constants;
 - warnings only (p4c compiles the program): a table property (``key``,
   ``size`` ...) whose name is also a parameter or declaration in an enclosing
   scope ("'key' shadows 'key'").
@@ -83,7 +84,8 @@ def check_bmv2(program: Program) -> list[Diagnostic]:
     source order."""
     found = (_tables_with_multiple_successors(program) + _const_entry_priorities(program)
              + _deprecated_externs(program) + _clones_outside_their_block(program)
-             + _for_in_loops(program)
+             + _for_in_loops(program) + _switches_in_actions(program)
+             + _non_constant_select_ranges(program)
              + _shadowing_table_properties(program))
     return sorted(found, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
@@ -344,6 +346,57 @@ def _for_in_loops(program: Program) -> list[Diagnostic]:
     return [Diagnostic(ERROR, "BMV2 does not support for-in loops (write a counting "
                               "'for (init; cond; update)' loop instead)", n.loc, "for-in loop")
             for n in _reachable(program) if isinstance(n, ir.ForInStatement)]
+
+
+# ---------------------------------------------------------------- switch statements in actions
+
+def _switches_in_actions(program: Program) -> list[Diagnostic]:
+    """p4c-bm2-ss's midend (EliminateSwitch): no ``switch`` in an action, nor in a
+    function an action calls (functions are inlined into the action)."""
+    out = []
+    seen: set[int] = set()
+    actions = [n for n in _reachable(program) if isinstance(n, ir.P4Action)]
+    for action in actions:
+        work: list[Any] = [action.body]
+        done: set[int] = set()
+        while work:
+            body = work.pop()
+            if id(body) in done:
+                continue
+            done.add(id(body))
+            for n in _nodes(body):
+                if isinstance(n, ir.SwitchStatement) and id(n) not in seen:
+                    seen.add(id(n))
+                    out.append(Diagnostic(
+                        ERROR, "switch statements not supported in actions on this target "
+                               f"(in action {action.name}; use if/else)", n.loc,
+                        "switch statement in an action"))
+                elif isinstance(n, ir.MethodCallExpression) and n.kind == ir.CALL_FUNCTION \
+                        and isinstance(n.target, ir.Function):
+                    work.append(n.target.body)
+    return out
+
+
+# ---------------------------------------------------------------- select ranges
+
+def _non_constant_select_ranges(program: Program) -> list[Diagnostic]:
+    """p4c-bm2-ss's midend (ReplaceSelectRange) turns ``lo .. hi`` select cases into
+    masks, so both ends must be compile-time constants."""
+    out = []
+    for n in _reachable(program):
+        if not isinstance(n, ir.SelectCase):
+            continue
+        keysets = n.keyset.components if isinstance(n.keyset, ir.ListExpression) \
+            else [n.keyset]
+        for k in keysets:
+            if isinstance(k, ir.Binary) and k.op == "..":
+                for end in (k.left, k.right):
+                    if not isinstance(end, ir.Constant):
+                        out.append(Diagnostic(
+                            ERROR, "Range boundaries must be a compile-time constants. "
+                                   "(a select range's ends must be constants for BMv2)",
+                            end.loc, "non-constant select range"))
+    return out
 
 
 # ---------------------------------------------------------------- clones in the wrong block

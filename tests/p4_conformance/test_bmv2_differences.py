@@ -281,3 +281,27 @@ def test_for_in_loops_are_refused_for_bmv2():
     assert err.loc.line == line_of(source(body), "for (bit<8> i in")
     # netweft runs both loops
     assert SoftSwitch(prog).process(0, bytes([1, 0, 0, 0])) == [(1, bytes([1, 0, 2, 6]))]
+
+
+# ---------------------------------------------------------------- switch in actions, select ranges
+
+def test_a_switch_statement_in_an_action_is_refused_for_bmv2():
+    locals_ = ("    action pick() { switch (hdr.h.op) { 1: { hdr.h.r = 9; } "
+               "default: { hdr.h.r = 8; } } }")
+    prog = program("pick();", locals_)
+    [err] = only(check_bmv2(prog), ERROR)
+    assert err.message.startswith("switch statements not supported in actions on this target")
+    assert err.loc.line == line_of(source("pick();", locals_), "action pick()")
+    assert SoftSwitch(prog).process(0, bytes([1, 0, 0, 0])) == [(1, bytes([1, 0, 9, 0]))]
+
+
+def test_a_select_range_with_a_variable_end_is_refused_for_bmv2():
+    src = source().replace("9: extra; 1..8: accept;", "9: extra; 1 .. hdr.h.k: accept;")
+    prog = compile_p4_source(src, "range.p4")
+    [err] = only(check_bmv2(prog), ERROR)
+    assert err.message.startswith("Range boundaries must be a compile-time constants.")
+    assert err.loc.line == line_of(src, "1 .. hdr.h.k")
+    # netweft evaluates the end per packet: op 3 <= k 5 matches
+    sw = SoftSwitch(prog)
+    out = sw.process(0, bytes([3, 5, 0, 0]))
+    assert out == [(1, bytes([3, 5, 0, 0]))]
