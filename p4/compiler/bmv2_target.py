@@ -17,7 +17,7 @@ p4c's message text first:
   ``switch (t.apply().action_run)`` have one successor per outcome.
 - a priority inside ``const entries`` (p4c's front end: "Table with 'const'
   entries cannot have priorities"); the older ``@priority(n)`` entry annotation
-  is only a warning there, as p4c ignores it (netweft honours it);
+  is only a warning there (p4c-bm2-ss and netweft both rank by it);
 - the deprecated v1model externs ``clone3``, ``resubmit(data)`` and
   ``recirculate(data)``: declared in v1model.p4, but p4c-bm2-ss has no
   converter for them any more ("clone3: unknown extern function");
@@ -281,9 +281,11 @@ def _const_entry_priorities(program: Program) -> list[Diagnostic]:
                 out.append(Diagnostic(
                     WARNING,
                     "The @priority annotation on Entry is not part of the P4 specification, "
-                    "nor of the P4Runtime specification, and will be ignored (p4c ranks "
-                    "the entries of table "
-                    f"{table.fqn or table.name} by their order; netweft honours the annotation)",
+                    "nor of the P4Runtime specification, and will be ignored (p4c's "
+                    "front-end warning; p4c-bm2-ss still writes the annotation into the BMv2 "
+                    "JSON of table "
+                    f"{table.fqn or table.name}, where the smaller number wins, as on "
+                    "netweft; P4Runtime's entries for the table do not carry it)",
                     annotation.loc if annotation.loc.line else entry.loc,
                     "@priority on a const entry"))
                 continue

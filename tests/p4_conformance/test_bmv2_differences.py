@@ -143,7 +143,7 @@ def test_priority_annotation_is_a_warning_for_bmv2_and_honoured_by_netweft():
     found = check_bmv2(prog)
     assert only(found, ERROR) == []
     assert [d.construct for d in only(found, WARNING)] == ["@priority on a const entry"] * 2
-    # netweft follows the annotation (smaller wins): entry 2; p4c ignores it (entry 1)
+    # the annotation ranks (smaller wins), as in the BMv2 JSON p4c-bm2-ss writes: entry 2
     assert SoftSwitch(prog).process(0, bytes([1, 5, 0, 0])) == [(1, bytes([1, 5, 2, 0]))]
 
 
