@@ -27,6 +27,7 @@ import ipaddress
 import os
 import shutil
 import subprocess
+import time
 import uuid
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -478,18 +479,37 @@ def link_has_switch(link: Link) -> bool:
 
 
 def remove_namespace(name: str) -> None:
-    """Kill whatever runs in a namespace, then remove it (and the veth ends inside)."""
-    pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
-                          check=False).stdout.split()
+    """Kill whatever runs in a namespace, then remove it (and the veth ends inside).
+
+    Returns once the killed processes are gone (or are zombies), at most a few
+    seconds later, so that a caller that checks afterwards finds nothing left.
+    """
+    pids = [int(pid) for pid in subprocess.run(["ip", "netns", "pids", name],
+                                               capture_output=True, text=True,
+                                               check=False).stdout.split() if pid.isdigit()]
     for pid in pids:
         try:
-            os.kill(int(pid), 9)
-        except (ProcessLookupError, ValueError):
+            os.kill(pid, 9)
+        except ProcessLookupError:
             pass
+    deadline = time.monotonic() + 5.0
+    while pids and time.monotonic() < deadline:
+        pids = [pid for pid in pids if _running(pid)]
+        if pids:
+            time.sleep(0.01)
     try:
         netns.remove(name)
     except OSError:
         subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie (whose exit is only waiting to be reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def _owner_alive(prefix: str) -> bool:
