@@ -273,7 +273,13 @@ def iperf3(client: Host, server: Host, seconds: float = 2.0, udp_rate: float | N
             argv += ["-u", "-b", f"{udp_rate:.0f}"]  # 0: unlimited
         if length is not None:
             argv += ["-l", str(length)]
-        done = client.cmd(*argv, check=False, timeout=seconds + 30)
+        try:
+            done = client.cmd(*argv, check=False, timeout=seconds + 30)
+        except subprocess.TimeoutExpired:
+            # the control connection shares the data path: a flooded switch can
+            # lose its end-of-test exchange long enough for TCP to back off
+            raise NetworkError(f"iperf3 {client.name} -> {server.name} did not finish "
+                               f"within {seconds + 30:.0f} s") from None
         try:
             report = json.loads(done.stdout)
         except json.JSONDecodeError:
