@@ -552,6 +552,35 @@ def leftover_namespaces(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
     return sorted(found)
 
 
+def leftover_root_links(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
+                        include_live: bool = False) -> list[str]:
+    """Veth ends left in the root namespace (``<prefix><5 hex>l<N>a|b``) by networks
+    whose owner is gone.
+
+    A link is created in the root namespace and its ends then move into the nodes'
+    namespaces: a run killed in between (``kill -9``) leaves the pair behind.
+    """
+    with IPRoute() as ipr:
+        names = [link.get_attr("IFLA_IFNAME") for link in ipr.get_links()]
+    found = []
+    for name in names:
+        head, sep, tail = (name or "").rpartition("l")
+        if (sep and len(tail) >= 2 and tail[:-1].isdigit() and tail[-1] in "ab"
+                and _is_network_prefix(head, prefixes)
+                and (include_live or not _owner_alive(head))):
+            found.append(name)
+    return sorted(found)
+
+
+def remove_root_link(name: str) -> bool:
+    """Delete a veth pair by one end's name in the root namespace; False if already gone."""
+    with IPRoute() as ipr:
+        indices = ipr.link_lookup(ifname=name)
+        for index in indices:
+            ipr.link("del", index=index)
+    return bool(indices)
+
+
 def leftover_owner_files(prefixes: Sequence[str] = (DEFAULT_PREFIX,),
                          include_live: bool = False) -> list[Path]:
     """Owner files (``/run/netweft/<prefix><5 hex>``) of networks whose owner is gone.

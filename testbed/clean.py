@@ -2,7 +2,8 @@
 
 A running network records its owner's PID in ``/run/netweft/<prefix>``. For
 networks whose owner is gone, this removes the namespaces (with their veths and
-the processes inside) and then the owner files; networks whose owner still runs
+the processes inside), veth pairs a run killed while creating a link left in the
+root namespace, and then the owner files; networks whose owner still runs
 are kept unless ``--all`` is given. Switch processes, captures and iperf3
 servers run inside the namespaces and go with them; the records of ``netweft
 up`` testbeds whose process is gone (``/run/netweft/testbeds``) are removed too.
@@ -20,7 +21,9 @@ from netweft.emulation.network import (
     OWNER_DIR,
     leftover_namespaces,
     leftover_owner_files,
+    leftover_root_links,
     remove_namespace,
+    remove_root_link,
 )
 from netweft.testbed import up_registry
 from netweft.testbed.cli import CommandError
@@ -33,6 +36,10 @@ def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = Fals
     for name in names:
         remove_namespace(name)
         log(f"removed namespace {name}")
+    links = [name for name in leftover_root_links(prefixes, include_live=include_live)
+             if remove_root_link(name)]  # an end takes its peer with it
+    for name in links:
+        log(f"removed veth pair {name} from the root namespace")
     # After the namespaces: a file whose namespaces are gone, or never were (a run
     # killed half-way through start), is a stale record.
     files = leftover_owner_files(prefixes, include_live=include_live)
@@ -53,7 +60,7 @@ def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = Fals
     for path in sockets:
         path.unlink(missing_ok=True)
         log(f"removed control socket {path}")
-    return len(names) + len(files) + len(records) + len(sockets)
+    return len(names) + len(links) + len(files) + len(records) + len(sockets)
 
 
 def _matches(prefix: str, prefixes: Sequence[str]) -> bool:

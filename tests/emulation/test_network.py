@@ -105,3 +105,26 @@ def test_leftovers_are_cleaned_but_live_networks_are_not():
     finally:
         if name in netns.listnetns():
             netns.remove(name)
+
+
+def test_clean_removes_a_veth_pair_left_in_the_root_namespace():
+    # A run killed between creating a link and moving its ends into namespaces leaves
+    # the pair in the root namespace under its network's prefix; no owner runs here.
+    from pyroute2 import IPRoute
+
+    from netweft.testbed.clean import clean
+
+    prefix = f"nwcln{uuid.uuid4().hex[:5]}"
+    a, b = f"{prefix}l1a", f"{prefix}l1b"
+    with IPRoute() as ipr:
+        ipr.link("add", ifname=a, kind="veth", peer={"ifname": b})
+    try:
+        said = []
+        assert clean(prefixes=("nwcln",), log=said.append) >= 1
+        assert f"removed veth pair {a} from the root namespace" in said
+        with IPRoute() as ipr:
+            assert not ipr.link_lookup(ifname=a) and not ipr.link_lookup(ifname=b)
+    finally:
+        with IPRoute() as ipr:
+            for index in ipr.link_lookup(ifname=a):
+                ipr.link("del", index=index)
