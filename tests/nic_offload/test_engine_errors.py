@@ -56,8 +56,10 @@ def test_credits_bound_outstanding_work_and_return_on_poll():
     for i in range(4):
         assert lib.nw_post_send(a.engine, p, i, buf, 8) == 0
     assert lib.nw_post_send(a.engine, p, 9, buf, 8) == lib.NW_EAGAIN
-    for i in range(4):
-        assert lib.nw_post_recv(b.engine, i, ffi.new("uint8_t[]", 8), 8) == 0
+    # the engine writes into posted buffers later: they must outlive the posting call
+    rx_bufs = [ffi.new("uint8_t[]", 8) for _ in range(4)]
+    for i, rx in enumerate(rx_bufs):
+        assert lib.nw_post_recv(b.engine, i, rx, 8) == 0
     net.run(until=lambda: len(a.completions) == 4)
     assert lib.nw_post_send(a.engine, p, 9, buf, 8) == 0  # credits came back with the poll
 
