@@ -153,6 +153,7 @@ def test_each_packet_carries_the_next_entropy_value(hosts, tx):
         peer = ffi.new("uint32_t *")
         assert lib.nw_io_peer_add(a.io, ip("127.0.77.3"), 0, lib.NW_MODE_RUD, peer) == 0
         payload = os.urandom(64 * 1416)
+        a.keep.append(payload)  # the engine resends it until teardown stops the I/O thread
         assert lib.nw_io_post_send(a.io, peer[0], 1, payload, len(payload)) == 0
         got = [sink.recvfrom(2048) for _ in range(64)]
     finally:
