@@ -153,14 +153,19 @@ def _serve_tcp(ctl: _Control, local_ip: str) -> None:
     ctl.send({"bytes": nbytes, "cpu_s": cpu})
 
 
-def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
-    import numpy as np
-
+def server_endpoint(req: dict[str, Any], local_ip: str) -> Any:
+    """The server's netweft endpoint with the settings a client's request names."""
     from netweft.transport import udp_endpoint
 
     settings = {"window_pkts": req["window_pkts"], **req.get("engine", {})}
-    ep = udp_endpoint((local_ip, 0), mtu=req["mtu"], loss=req["loss"], tx=req["tx"],
-                      gro=req.get("gro", True), **settings)
+    return udp_endpoint((local_ip, 0), mtu=req["mtu"], loss=req["loss"], tx=req["tx"],
+                        gro=req.get("gro", True), **settings)
+
+
+def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
+    import numpy as np
+
+    ep = server_endpoint(req, local_ip)
     try:
         buf = np.zeros(req["buffer"], dtype=np.uint8)
         mr = ep.register(buf)
@@ -177,6 +182,31 @@ def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
         ctl.send({"cpu_s": cpu, "verified": ok, "stats": ep.stats()})
     finally:
         ep.close()
+
+
+def _serve_one(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
+    """Run the receiving side of one test the client asked for."""
+    from netweft.testbed import perf_latency
+
+    op = req.get("op")
+    if op == "tcp":
+        _serve_tcp(ctl, local_ip)
+    elif op == "udp_echo":
+        perf_latency.serve_udp_echo(ctl, local_ip)
+    elif op == "tcp_echo":
+        perf_latency.serve_tcp_echo(ctl, local_ip, req["msg_size"])
+    elif op in ("netweft", "netweft_echo"):
+        try:
+            if op == "netweft":
+                _serve_netweft(ctl, req, local_ip)
+            else:
+                perf_latency.serve_netweft_echo(ctl, req, local_ip)
+        except TransportError as exc:
+            print(f"netweft perf server: netweft test failed: {exc}", file=sys.stderr,
+                  flush=True)
+            ctl.send({"error": str(exc)})
+    else:
+        ctl.send({"error": f"unknown request {req!r}"})
 
 
 def serve(bind: str = "0.0.0.0", control_port: int = CONTROL_PORT, once: bool = False,
@@ -198,17 +228,7 @@ def serve(bind: str = "0.0.0.0", control_port: int = CONTROL_PORT, once: bool = 
             local_ip = sock.getsockname()[0]
             try:
                 while (req := ctl.recv()) is not None:
-                    if req.get("op") == "tcp":
-                        _serve_tcp(ctl, local_ip)
-                    elif req.get("op") == "netweft":
-                        try:
-                            _serve_netweft(ctl, req, local_ip)
-                        except TransportError as exc:
-                            print(f"netweft perf server: netweft test failed: {exc}",
-                                  file=sys.stderr, flush=True)
-                            ctl.send({"error": str(exc)})
-                    else:
-                        ctl.send({"error": f"unknown request {req!r}"})
+                    _serve_one(ctl, req, local_ip)
             except (OSError, ValueError, KeyError) as exc:
                 print(f"netweft perf server: client session ended: {exc}", file=sys.stderr)
             finally:
@@ -266,35 +286,73 @@ def _local_ip_towards(host: str) -> str:
         probe.close()
 
 
+class NetweftSession:
+    """A netweft endpoint here writing into a buffer the perf server registered.
+
+    Opened by :meth:`open` (the server creates its endpoint, registers
+    ``msg_size * slots`` bytes and answers with the key); :meth:`finish` has the
+    server check every slot written (CRC) and returns its reply (CPU seconds,
+    ``verified``, its engine counters); :meth:`close` stops the endpoint.
+    """
+
+    def __init__(self, ctl: _Control, ep: Any, mr: Any, peer: Any, remote: Any, src: Any,
+                 msg_size: int, slots: int) -> None:
+        self.ctl = ctl
+        self.ep, self.mr, self.peer, self.remote = ep, mr, peer, remote
+        self.src, self.msg_size, self.slots = src, msg_size, slots
+
+    @classmethod
+    def open(cls, ctl: _Control, host: str, msg_size: int, *, mtu: int, loss: float = 0.0,
+             slots: int = 8, tx: str = "ports", window_pkts: int = 4096,
+             bind: str | None = None, engine: dict[str, int] | None = None,
+             gro: bool = True, reliability: str = "sr") -> NetweftSession:
+        import numpy as np
+
+        from netweft.transport import RemoteKey, udp_endpoint
+
+        payload = mtu - IP_UDP_HEADERS
+        engine = engine or {}
+        if "mtu" in engine:
+            raise PerfError("set the packet size with --mtu (the path MTU), not --engine mtu=")
+        settings = {"window_pkts": window_pkts, **engine}  # --engine window_pkts=N wins
+        ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
+                          gro=gro, **settings)
+        try:
+            src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
+            mr = ep.register(src)
+            ctl.send({"op": "netweft", "mtu": payload, "loss": loss, "tx": tx,
+                      "window_pkts": window_pkts, "buffer": msg_size * slots,
+                      "client": list(ep.address), "engine": engine, "gro": gro})
+            reply = ctl.expect("rkey")
+            remote = RemoteKey(reply["rkey"], reply["length"])
+            peer = ep.connect((host, reply["port"]))
+            peer.set_reliability(reliability)
+        except BaseException:
+            ep.close()
+            raise
+        return cls(ctl, ep, mr, peer, remote, src, msg_size, slots)
+
+    def finish(self, written: int) -> dict[str, Any]:
+        """Ask the server to check the slots written (``written`` messages) and report."""
+        self.ctl.send({"op": "finish", "msg_size": self.msg_size,
+                       "slots": min(self.slots, written), "crc": zlib.crc32(self.src)})
+        return self.ctl.expect("verified")
+
+    def close(self) -> None:
+        self.ep.close()
+
+
 def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu: int,
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
                 window_pkts: int = 4096, name: str = "netweft",
                 bind: str | None = None, engine: dict[str, int] | None = None,
                 gro: bool = True, reliability: str = "sr") -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
-    import numpy as np
-
-    from netweft.transport import udp_endpoint
-
-    payload = mtu - IP_UDP_HEADERS
-    engine = engine or {}
-    if "mtu" in engine:
-        raise PerfError("set the packet size with --mtu (the path MTU), not --engine mtu=")
-    settings = {"window_pkts": window_pkts, **engine}  # --engine window_pkts=N wins
-    ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
-                      gro=gro, **settings)
+    s = NetweftSession.open(ctl, host, msg_size, mtu=mtu, loss=loss, slots=slots, tx=tx,
+                            window_pkts=window_pkts, bind=bind, engine=engine, gro=gro,
+                            reliability=reliability)
     try:
-        src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
-        mr = ep.register(src)
-        ctl.send({"op": "netweft", "mtu": payload, "loss": loss, "tx": tx,
-                  "window_pkts": window_pkts, "buffer": msg_size * slots,
-                  "client": list(ep.address), "engine": engine, "gro": gro})
-        reply = ctl.expect("rkey")
-        from netweft.transport import RemoteKey
-
-        remote = RemoteKey(reply["rkey"], reply["length"])
-        peer = ep.connect((host, reply["port"]))
-        peer.set_reliability(reliability)
+        ep, peer, mr, remote = s.ep, s.peer, s.mr, s.remote
         cpu0 = _cpu_seconds()
         t0 = time.monotonic()
         end = t0 + duration
@@ -314,20 +372,23 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                     failed += 1
         elapsed = time.monotonic() - t0
         cpu = _cpu_seconds() - cpu0
-        ctl.send({"op": "finish", "msg_size": msg_size, "slots": min(slots, done),
-                  "crc": zlib.crc32(src)})
-        fin = ctl.expect("verified")
+        fin = s.finish(done)
         stats = ep.stats()
     finally:
-        ep.close()
+        s.close()
     if failed:
         raise PerfError(f"{failed} of {posted} netweft writes failed")
+    return PerfResult(name, "netweft", done * msg_size, elapsed, done, cpu + fin["cpu_s"],
+                      loss=loss, verified=fin["verified"], extra=engine_counters(stats, fin))
+
+
+def engine_counters(stats: dict[str, int], fin: dict[str, Any]) -> dict[str, int]:
+    """The client's and the server's engine counters a netweft result reports."""
     extra = {counter: stats.get(counter, 0) for counter in CLIENT_COUNTERS}
     for counter in SERVER_COUNTERS:
         extra[f"server_{counter}"] = fin["stats"].get(counter, 0)
     extra["server_drops"] = sum(v for k, v in fin["stats"].items() if k.startswith("drop_"))
-    return PerfResult(name, "netweft", done * msg_size, elapsed, done, cpu + fin["cpu_s"],
-                      loss=loss, verified=fin["verified"], extra=extra)
+    return extra
 
 
 def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "both",
@@ -447,7 +508,27 @@ def format_report(results: list[PerfResult], header: str) -> str:
 
 
 # ---- command line ----
+MODE_DEFAULTS = {  # mode: (seconds per test, message size)
+    "goodput": (3.0, 1 << 20), "latency": (3.0, 64), "sweep": (0.5, 1 << 20),
+    "spray": (1.0, 1 << 20)}
+
+
 def _client_main(args: argparse.Namespace) -> int:
+    default_time, default_size = MODE_DEFAULTS[args.mode]
+    args.time = args.time or default_time
+    args.msg_size = args.msg_size or default_size
+    if args.mode == "latency":
+        from netweft.testbed.perf_latency import latency_main
+
+        return latency_main(args)
+    if args.mode in ("sweep", "spray"):
+        from netweft.testbed.perf_sweep import sweep_main
+
+        return sweep_main(args)
+    if args.plot:
+        print("netweft perf client: --plot draws the latency CDF or the sweep; give "
+              "--mode latency, sweep or spray", file=sys.stderr)
+        return 2
     try:
         results = run_client(args.host, control_port=args.control_port, proto=args.proto,
                              duration=args.time, msg_size=args.msg_size, loss=args.loss,
@@ -485,14 +566,21 @@ def _server_main(args: argparse.Namespace) -> int:
 
 
 def _add_client_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--mode", choices=tuple(MODE_DEFAULTS), default="goodput",
+                   help="goodput (default): one message size, netweft vs TCP; latency: "
+                        "ping-pong p50/p99/p99.9 of netweft write and send/recv vs kernel UDP "
+                        "and TCP; sweep: sizes x depths x entropy bursts vs TCP; spray: the "
+                        "cost of per-packet entropy at one size")
     p.add_argument("--proto", choices=("netweft", "tcp", "both"), default="both",
-                   help="what to measure (default both, which prints the ratio)")
-    p.add_argument("--time", type=opt.seconds, default=3.0,
-                   help="seconds per test, > 0 (default 3)")
+                   help="what to measure (default both, which prints the ratio; in latency "
+                        "mode 'tcp' means the kernel's UDP and TCP ping-pongs)")
+    p.add_argument("--time", type=opt.seconds, default=None,
+                   help="seconds per test, > 0 (default 3; sweep and spray: per grid point, "
+                        "0.5 and 1)")
     p.add_argument("--rounds", type=opt.rounds, default=3,
                    help="interleave the tests in this many rounds, >= 1 (default 3)")
-    p.add_argument("--msg-size", type=opt.size, default=1 << 20,
-                   help="bytes per message (default 1m)")
+    p.add_argument("--msg-size", type=opt.size, default=None,
+                   help="bytes per message (default 1m; latency mode 64)")
     p.add_argument("--loss", type=opt.probability, default=0.0,
                    help="also run netweft with this random loss injected at both ends")
     p.add_argument("--mtu", type=opt.path_mtu, default=9000,
@@ -512,6 +600,12 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
                         "ec:K,M (K data + M parity packets per block) or adaptive")
     p.add_argument("--json", metavar="FILE", type=opt.json_file,
                    help="also write the raw numbers to FILE")
+    p.add_argument("--plot", metavar="PNG", type=opt.output_file,
+                   help="latency: draw the round-trip CDFs; sweep/spray: goodput and messages/s "
+                        "against size (or burst), into PNG")
+    from netweft.testbed.perf_sweep import add_options
+
+    add_options(p)
 
 
 def reliability_arg(text: str) -> Reliability:

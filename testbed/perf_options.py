@@ -108,6 +108,7 @@ def json_file(text: str) -> str:
     return str(path)
 
 
+output_file = json_file  # any file written once the run is over (a plot, ...)
 seconds = float_above("time", 0.0)
 path_mtu = int_range("mtu", MTU_MIN, MTU_MAX)
 count = int_range("count", 1)

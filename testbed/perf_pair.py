@@ -27,12 +27,16 @@ def _client_argv(args: argparse.Namespace, host: str, control_port: int,
                  bind: str | None = None) -> list[str]:
     argv = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.cli", "perf", "client",
             host,
-            "--control-port", str(control_port), "--proto", args.proto, "--time", str(args.time),
-            "--msg-size", str(args.msg_size), "--loss", str(args.loss), "--mtu", str(args.mtu),
+            "--control-port", str(control_port), "--mode", args.mode, "--proto", args.proto,
+            "--loss", str(args.loss), "--mtu", str(args.mtu),
             "--depth", str(args.depth), "--tx", args.tx, "--window", str(args.window),
-            "--rounds", str(args.rounds)]
-    if args.json:
-        argv += ["--json", args.json]
+            "--rounds", str(args.rounds), "--reliability", str(args.reliability)]
+    for name in ("time", "msg_size", "json", "plot"):
+        if getattr(args, name):
+            argv += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    for name in ("sizes", "depths", "bursts"):
+        if getattr(args, name):
+            argv += [f"--{name}", ",".join(str(v) for v in getattr(args, name))]
     if bind:
         argv += ["--bind", bind]
     for key, value in args.engine:
