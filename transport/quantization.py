@@ -94,7 +94,8 @@ class BlockQuantizer:
         """Number of blocks for an array of ``length`` elements (the last one padded)."""
         return -(-length // self.block)
 
-    def _padded(self, x: np.ndarray) -> np.ndarray:
+    def as_blocks(self, x: np.ndarray) -> np.ndarray:
+        """``x`` (float32) flattened and zero-padded to shape (blocks, block)."""
         x = np.asarray(x)
         if x.dtype != np.float32:
             raise ValueError(f"expected a float32 array, got {x.dtype}")
@@ -106,7 +107,7 @@ class BlockQuantizer:
 
     def local_exponents(self, x: np.ndarray) -> np.ndarray:
         """This worker's exponent per block: the smallest e with max|x| < 2**e, clamped."""
-        blocks = self._padded(x)
+        blocks = self.as_blocks(x)
         peak = np.abs(blocks).max(axis=1) if blocks.size else np.zeros(0, np.float32)
         if not np.all(np.isfinite(peak)):
             raise ValueError("cannot quantize NaN or infinite values")
@@ -117,7 +118,7 @@ class BlockQuantizer:
     def quantize(self, x: np.ndarray, exponents: np.ndarray) -> np.ndarray:
         """int32 values of ``x`` (padded to whole blocks, shape (blocks, block)) on the grid
         of ``exponents`` (the shared ones, each >= this worker's local exponent)."""
-        blocks = self._padded(x)
+        blocks = self.as_blocks(x)
         exponents = np.asarray(exponents)
         if exponents.shape != (blocks.shape[0],):
             raise ValueError(f"expected {blocks.shape[0]} exponents, got shape {exponents.shape}")
