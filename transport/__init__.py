@@ -23,6 +23,7 @@ _EXPORTS = {
     "UnregisteredMemoryError": "errors",
     "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
     "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
+    "allreduce": "allreduce", "SwitchGroup": "aggregation_udp", "RingGroup": "ring_allreduce",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,0 +1,77 @@
+"""SwitchGroup over real UDP sockets on loopback, against the switch model behind a socket
+(the P4 program on a switch process is tested in tests/testbed)."""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+
+import numpy as np
+
+from netweft.transport import SwitchGroup, allreduce
+from netweft.transport.aggregation_codec import FrameTemplate, frame_payload
+
+from .aggregation_model import ModelSwitch
+
+
+def serve_model(sock: socket.socket, model: ModelSwitch, addresses: dict[int, tuple],
+                stop: threading.Event, drop_every: int) -> None:
+    """Feed datagrams to the model as frames; send its outputs to the workers' sockets,
+    dropping every ``drop_every``-th datagram in (loss to be repaired by retransmission)."""
+    template = FrameTemplate("02:00:00:00:00:01", "02:00:00:00:00:fe", "10.0.0.1", "10.0.0.254")
+    port_by_addr = {addr: w + 1 for w, addr in addresses.items()}
+    seen = 0
+    while not stop.is_set():
+        if not select.select([sock], [], [], 0.05)[0]:
+            continue
+        data, addr = sock.recvfrom(65536)
+        seen += 1
+        if drop_every and seen % drop_every == 0:
+            continue
+        for port, frame in model.receive(port_by_addr[addr], template.header + data, 0):
+            sock.sendto(frame_payload(frame), addresses[port - 1])
+
+
+def test_switch_groups_on_loopback_with_loss():
+    n = 3
+    switch_sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    switch_sock.bind(("127.0.0.1", 0))
+    groups = [SwitchGroup("127.0.0.1", 5, w, n, bind=("127.0.0.1", 0), window=4,
+                          timeout=0.01, service_port=switch_sock.getsockname()[1])
+              for w in range(n)]
+    stop = threading.Event()
+    server = threading.Thread(target=serve_model, args=(
+        switch_sock, ModelSwitch({5: n}), {w: g.address for w, g in enumerate(groups)}, stop,
+        13), daemon=True)
+    server.start()
+    rng = np.random.default_rng(2)
+    try:
+        for _ in range(2):  # two all-reduces on the same groups: blocks keep growing
+            arrays = [rng.normal(0, 1, (30, 41)).astype(np.float32) for _ in range(n)]
+            results: list = [None] * n
+            errors: list = []
+
+            def work(w: int, arrays=arrays, results=results, errors=errors) -> None:
+                try:
+                    results[w] = allreduce(arrays[w], groups[w], timeout=60)
+                except Exception as exc:  # noqa: BLE001 - reported below
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=work, args=(w,)) for w in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert not errors, errors
+            exact = np.sum([a.astype(np.float64) for a in arrays], axis=0)
+            for r in results:
+                assert r.shape == (30, 41) and r.dtype == np.float32
+                assert np.allclose(r, exact, rtol=0, atol=1e-5)
+        assert sum(g.stats["retransmits"] for g in groups) > 0
+    finally:
+        stop.set()
+        server.join()
+        switch_sock.close()
+        for g in groups:
+            g.close()

@@ -1,0 +1,31 @@
+"""``allreduce(array, group)``: one call for both all-reduce implementations.
+
+The group says how: a :class:`~netweft.transport.aggregation_udp.SwitchGroup`
+sums in the switch (in-network aggregation, quantized to block-wise fixed
+point, within the bound of :mod:`netweft.transport.quantization`); a
+:class:`~netweft.transport.ring_allreduce.RingGroup` sums by ring all-reduce
+over netweft's transport (float32 additions). Every worker of the group calls
+it with its own array of the same shape and gets the element-wise sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from netweft.transport.aggregation_udp import SwitchGroup
+from netweft.transport.errors import InvalidArgumentError
+from netweft.transport.ring_allreduce import RingGroup, ring_allreduce
+
+
+def allreduce(array: np.ndarray, group: SwitchGroup | RingGroup,
+              timeout: float | None = 60.0) -> np.ndarray:
+    """The element-wise sum over the group's workers of their float32 ``array``."""
+    array = np.asarray(array)
+    if array.dtype != np.float32:
+        raise InvalidArgumentError(f"allreduce takes float32 arrays, got {array.dtype}")
+    if isinstance(group, SwitchGroup):
+        return group.allreduce(array, deadline=timeout)
+    if isinstance(group, RingGroup):
+        return ring_allreduce(array, group, timeout=timeout)
+    raise InvalidArgumentError(f"group must be a SwitchGroup or a RingGroup, got "
+                               f"{type(group).__name__}")
