@@ -116,7 +116,8 @@ class Switch(Node):
     starts (``runtime``: a runtime file; ``commands``: a simple_switch_CLI command
     list applied after it; ``pcap_dir``: BMv2-style pcaps per port;
     ``log_file``: the process's messages; ``trace_file``: the per-packet trace;
-    ``control``: the control channel's socket; ``priority_queues`` per port).
+    ``control``: the control channel's socket; ``priority_queues`` per port;
+    ``grpc_address``: where it serves P4Runtime, e.g. ``unix:/run/s1.grpc``).
     """
 
     program: Path | None = None
@@ -128,6 +129,7 @@ class Switch(Node):
     stats_out: Path | None = None
     control: Path | None = None
     priority_queues: int = 1
+    grpc_address: str | None = None
     process: subprocess.Popen | None = None
 
     def port_map(self) -> dict[int, str]:
@@ -208,7 +210,7 @@ class Network:
                    pcap_dir: Path | str | None = None,
                    log_file: Path | str | None = None, trace_file: Path | str | None = None,
                    stats_out: Path | str | None = None, control: Path | str | None = None,
-                   priority_queues: int = 1) -> Switch:
+                   priority_queues: int = 1, grpc_address: str | None = None) -> Switch:
         """Declare a switch; ports are numbered in the order links are added, from 1.
 
         With ``program`` (a P4-16 v1model source) :meth:`start` runs it on the ports.
@@ -224,7 +226,8 @@ class Network:
                         commands=path(commands),
                         pcap_dir=path(pcap_dir), log_file=path(log_file),
                         trace_file=path(trace_file), stats_out=path(stats_out),
-                        control=path(control), priority_queues=priority_queues)
+                        control=path(control), priority_queues=priority_queues,
+                        grpc_address=grpc_address)
         self.nodes[name] = switch
         return switch
 
@@ -420,7 +423,7 @@ class Network:
                 switch, switch.program, switch.runtime, switch.stats_out, log=switch.log_file,
                 links=switch.port_settings(), pcap_dir=switch.pcap_dir,
                 trace_file=switch.trace_file, control=switch.control,
-                priority_queues=switch.priority_queues,
+                priority_queues=switch.priority_queues, grpc_address=switch.grpc_address,
                 extra_args=["--commands", str(switch.commands)] if switch.commands else ())
         except RuntimeError as exc:
             raise NetworkError(f"switch {switch.name}: {exc}") from None

@@ -256,7 +256,11 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
             options = port_options if port_options is not None else {}
 
             def run_command(line: str) -> str:
-                return execute(switch, line, options, lambda: dict(stats))
+                lock = getattr(switch, "lock", None)
+                if lock is None:
+                    return execute(switch, line, options, lambda: dict(stats))
+                with lock:  # a P4Runtime device: the switch it runs now
+                    return execute(switch.switch, line, options, lambda: dict(stats))
 
         if on_ready is not None:
             on_ready(io)
@@ -284,6 +288,8 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
         if stats_out:
             counters = dict(stats)
             counters.update(getattr(switch, "stats", {}) or {})
+            if getattr(switch, "lock", None) is not None and switch.switch is not None:
+                counters.update(switch.switch.stats)  # a P4Runtime device's switch
             stats_out.write_text(json.dumps(counters, indent=2, sort_keys=True))
     return stats
 
@@ -298,14 +304,16 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
                          links: Mapping[int, PortOptions] | Iterable[str] = (),
                          pcap_dir: Path | None = None, trace_file: Path | None = None,
                          control: Path | None = None, priority_queues: int = 1,
-                         seed: int = 0, extra_args: Iterable[str] = ()) -> subprocess.Popen:
+                         seed: int = 0, extra_args: Iterable[str] = (),
+                         grpc_address: str | None = None) -> subprocess.Popen:
     """Start a switch process in ``node``'s namespace and wait until it serves its ports.
 
     ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings
     (by default those of the links a :class:`~netweft.emulation.network.Network`
     declared with delay, loss, rate or queue);
     ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
-    ``--control`` options; ``log``: the process's stderr; ``extra_args``: further
+    ``--control`` options; ``grpc_address``: serve P4Runtime there
+    (``--grpc-server-addr``); ``log``: the process's stderr; ``extra_args``: further
     options of ``python -m netweft.emulation.switch_process``.  A failed start
     raises :class:`SwitchStartError` with the process's error output.
     """
@@ -327,6 +335,8 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
         argv += ["--control", str(control)]
     if priority_queues != 1:
         argv += ["--priority-queues", str(priority_queues)]
+    if grpc_address:
+        argv += ["--grpc-server-addr", grpc_address]
     if seed:
         argv += ["--seed", str(seed)]
     argv += list(extra_args)
@@ -393,6 +403,23 @@ def _apply_command_list(switch: Any, path: Path) -> None:
     CommandSession(p4info, DeviceTarget(device)).run_file(path)
 
 
+def _serve_p4runtime(switch: Any, new_switch: Callable[[Any], Any], address: str,
+                     device_id: int) -> tuple[Any, Any]:
+    """Put ``switch`` behind a P4Runtime device served at ``address``; the device (which
+    the loop drives under its lock) and the started server. A pipeline a controller
+    sets later runs on a switch built by ``new_switch`` (same ports, queues, trace)."""
+    from netweft.emulation.p4runtime.device import Device
+    from netweft.emulation.p4runtime.server import P4RuntimeServer
+    from netweft.emulation.switch_command import load_device_config
+    from netweft.p4.compiler.p4info import build_p4info
+
+    if address.startswith("unix:"):
+        Path(address.removeprefix("unix:").removeprefix("//")).unlink(missing_ok=True)
+    device = Device(load_device_config, device_id=device_id, switch_factory=new_switch)
+    device.install(build_p4info(switch.program), b"", switch=switch)
+    return device, P4RuntimeServer(device, address).start()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--program", required=True, type=Path, help="P4-16 v1model source")
@@ -423,6 +450,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--control", type=Path, metavar="PATH",
                         help="control channel: a Unix socket taking simple_switch_CLI-style "
                              "commands (set_queue_depth, set_queue_rate, set_link, counters)")
+    parser.add_argument("--grpc-server-addr", metavar="ADDRESS",
+                        help="also serve P4Runtime at ADDRESS (HOST:PORT, or unix:PATH, which "
+                             "a controller in another network namespace reaches): the "
+                             "program and the runtime file's entries are its pipeline")
+    parser.add_argument("--device-id", type=int, default=0,
+                        help="P4Runtime device id with --grpc-server-addr (default 0)")
     parser.add_argument("--stats-out", type=Path, help="write counters as JSON on exit")
     parser.add_argument("--stop-after", type=float, help="seconds to run (default: until killed)")
     args = parser.parse_args(argv)
@@ -452,11 +485,15 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
-    try:
-        switch = SoftSwitch(compile_p4(str(args.program), include_dirs=tuple(args.include)),
-                            seed=args.seed, priority_queues=args.priority_queues, trace=trace)
+    def new_switch(program) -> SoftSwitch:
+        built = SoftSwitch(program, seed=args.seed, priority_queues=args.priority_queues,
+                           trace=trace)
         for port, opts in options.items():
-            switch.configure_port(port, opts)
+            built.configure_port(port, opts)
+        return built
+
+    try:
+        switch = new_switch(compile_p4(str(args.program), include_dirs=tuple(args.include)))
         if args.runtime:
             apply_runtime_file(switch, args.runtime)
         if args.commands:
@@ -464,6 +501,14 @@ def main(argv: list[str] | None = None) -> int:
     except (P4Error, RuntimeFileError, SwitchError, CommandListError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    grpc_server = None
+    if args.grpc_server_addr:
+        try:
+            switch, grpc_server = _serve_p4runtime(switch, new_switch, args.grpc_server_addr,
+                                                   args.device_id)
+        except OSError as exc:
+            print(f"error: --grpc-server-addr {args.grpc_server_addr}: {exc}", file=sys.stderr)
+            return 2
     try:
         serve(switch, ports, args.stop_after, args.stats_out, args.pcap, trace_out,
               args.control, options)
@@ -471,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:
+        if grpc_server is not None:
+            grpc_server.stop(0)
         if trace_out is not None and trace_out is not sys.stdout:
             trace_out.close()
     return 0

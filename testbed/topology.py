@@ -91,10 +91,13 @@ class Topology:
     links: list[LinkSpec] = field(default_factory=list)
 
     def build(self, run_dir: Path, prefix: str | None = None,
-              default_program: Path | None = None, pcaps: bool = True) -> Network:
+              default_program: Path | None = None, pcaps: bool = True,
+              p4runtime: bool = True) -> Network:
         """The declared (not yet started) network; logs, pcaps and counters go to ``run_dir``.
 
-        ``default_program`` runs on switches the file gives no program.
+        ``default_program`` runs on switches the file gives no program; with
+        ``p4runtime`` every switch also serves P4Runtime on a Unix socket
+        (:func:`grpc_socket`), which a controller reaches from any namespace.
         """
         net = Network(prefix)
         for h in self.hosts.values():
@@ -110,7 +113,9 @@ class Topology:
                            log_file=run_dir / "logs" / f"{s.name}.log",
                            stats_out=run_dir / "logs" / f"{s.name}-counters.json",
                            control=control_socket(run_dir, net.prefix, s.name),
-                           priority_queues=s.priority_queues)
+                           priority_queues=s.priority_queues,
+                           grpc_address=(f"unix:{grpc_socket(run_dir, net.prefix, s.name)}"
+                                         if p4runtime else None))
         for link in self.links:
             try:
                 net.add_link(net.node(link.a), net.node(link.b), port_a=link.port_a,
@@ -126,6 +131,13 @@ def control_socket(run_dir: Path, prefix: str, switch: str) -> Path:
     or ``/tmp/netweft-<prefix>-<switch>.sock`` if that path is too long for a Unix socket."""
     path = (run_dir / "logs" / f"{switch}.sock").resolve()
     return path if len(str(path)) < 100 else Path(f"/tmp/netweft-{prefix}-{switch}.sock")
+
+
+def grpc_socket(run_dir: Path, prefix: str, switch: str) -> Path:
+    """Where a switch's P4Runtime server listens: ``logs/<switch>.grpc`` in the run folder,
+    or ``/tmp/netweft-<prefix>-<switch>.grpc`` if that path is too long for a Unix socket."""
+    path = (run_dir / "logs" / f"{switch}.grpc").resolve()
+    return path if len(str(path)) < 100 else Path(f"/tmp/netweft-{prefix}-{switch}.grpc")
 
 
 def load_topology(path: str | Path) -> Topology:

@@ -49,6 +49,10 @@ class RunningTestbed:
                                 f"(nodes: {' '.join(self.nodes)})")
         return str(self.nodes[node]["netns"])
 
+    def grpc_addresses(self) -> dict[str, str]:
+        """Switch name to its P4Runtime server's address (``unix:PATH``)."""
+        return {name: str(n["grpc"]) for name, n in self.nodes.items() if n.get("grpc")}
+
     def addresses(self) -> dict[str, str]:
         """Host name to IP address, for substituting names in commands."""
         return {name: str(n["ip"]) for name, n in self.nodes.items() if n.get("ip")}
@@ -60,6 +64,8 @@ def record_for(name: str, net: Network, run_dir: Path, topology: Path) -> Runnin
         ip = node.ip_address if isinstance(node, Host) and node.ip is not None else None
         nodes[node.name] = {"netns": node.netns, "ip": ip,
                             "kind": "host" if isinstance(node, Host) else "switch"}
+        if getattr(node, "grpc_address", None):
+            nodes[node.name]["grpc"] = node.grpc_address
     return RunningTestbed(name, os.getpid(), net.prefix, str(run_dir.resolve()),
                          str(topology), nodes)
 
