@@ -140,7 +140,56 @@ type_info { }
     assert got == want, text_format.MessageToString(got)
 
 
+def test_aggregation():
+    """p4/aggregation.p4: the controls of include/aggregation.p4 applied as
+    MyIngress.aggregation and MyEgress.aggregation, one register per lane."""
+    got = build_p4info(compile_p4(program("aggregation")))
+    ing, eg = "MyIngress.aggregation.", "MyEgress.aggregation."
+    actions = [(ing + "set_job", [("base", 32), ("size", 32), ("workers", 8), ("mcast_grp", 16)]),
+               (ing + "not_aggregated", []), (ing + "reject", []),
+               (ing + "multicast_result", []), (ing + "unicast_result", []),
+               ("MyIngress.drop", []), ("MyIngress.forward", [("dmac", 48), ("port", 9)]),
+               (eg + "to_worker", [("mac", 48), ("addr", 32), ("udp_port", 16)]),
+               (eg + "no_worker", [])]
+    aid = {name: hashed_id(ACTION, name) for name, _ in actions}
+
+    def table(name, fields, acts, default, size):
+        keys = "".join(f'match_fields {{ id: {i} name: "{f}" bitwidth: {w} match_type: {m} }}'
+                       for i, (f, w, m) in enumerate(fields, 1))
+        refs = "".join(f"action_refs {{ id: {aid[a]} }}" for a in acts)
+        return (f'tables {{ preamble {{ id: {hashed_id(TABLE, name)} name: "{name}" '
+                f'alias: "{name.rsplit(".", 1)[1]}" }} {keys} {refs} '
+                f"initial_default_action {{ action_id: {aid[default]} }} size: {size} }}")
+
+    def preamble(kind, name):
+        return f'preamble {{ id: {hashed_id(kind, name)} name: "{name}" ' \
+               f'alias: "{name.rsplit(".", 1)[1]}" }}'
+
+    text = 'pkg_info { arch: "v1model" }'
+    text += table(ing + "agg_jobs", [("ipv4.dstAddr", 32, "EXACT"), ("agg.job_id", 16, "EXACT")],
+                  [ing + "set_job", ing + "not_aggregated"], ing + "not_aggregated", 256)
+    text += table("MyIngress.ipv4_routes", [("hdr.base.ipv4.dstAddr", 32, "LPM")],
+                  ["MyIngress.forward", "MyIngress.drop"], "MyIngress.drop", 4096)
+    text += table(eg + "agg_workers", [("agg.job_id", 16, "EXACT"),
+                                       ("standard_metadata.egress_rid", 16, "EXACT")],
+                  [eg + "to_worker", eg + "no_worker"], eg + "no_worker", 8192)
+    for name, params in actions:
+        text += f"actions {{ {preamble(ACTION, name)} " + "".join(
+            f'params {{ id: {i} name: "{p}" bitwidth: {w} }}'
+            for i, (p, w) in enumerate(params, 1)) + "}"
+    for name, size in ((ing + "events", 7), ("MyIngress.drops", 4), (eg + "copies", 2)):
+        text += f"counters {{ {preamble(COUNTER, name)} spec {{ unit: PACKETS }} size: {size} }}"
+    widths = [("bitmap", 32), ("count", 8), ("exponent", 16)]
+    widths += [(f"lane{i}", 32) for i in range(64)]
+    for name, width in widths:
+        text += (f"registers {{ {preamble(REGISTER, ing + name)} "
+                 f"type_spec {{ bitstring {{ bit {{ bitwidth: {width} }} }} }} size: 2048 }}")
+    text += "type_info { }"
+    want = _expected(text)
+    assert got == want, text_format.MessageToString(got)
+
+
 def test_every_program_in_p4_has_an_expectation_here():
     shipped = sorted(p.stem for p in program("basic_forward").parent.glob("*.p4"))
-    covered = ["basic_forward", "ecmp_spray"]  # the tests above
+    covered = ["aggregation", "basic_forward", "ecmp_spray"]  # the tests above
     assert shipped == covered, "write the expected P4Info of each new program in p4/ here"
