@@ -22,8 +22,8 @@
  *
  * Slot state lives in registers of 2 * AGG_SLOTS cells (pool 0 at index
  * slot, pool 1 at slot + AGG_SLOTS, slot = job base + packet slot): a worker
- * bitmap, a contribution count, the maximum exponent, and one register per
- * lane (lane0 .. lane63).
+ * bitmap, a contribution count, the block being summed, the maximum
+ * exponent, and one register per lane (lane0 .. lane63).
  */
 #ifndef NETWEFT_AGGREGATION_P4
 #define NETWEFT_AGGREGATION_P4
@@ -51,7 +51,8 @@ const bit<32> AGG_EV_DUPLICATE      = 3;  /* a contribution already counted, slo
 const bit<32> AGG_EV_MALFORMED      = 4;  /* short, wrong version/length/lane count, RESULT set */
 const bit<32> AGG_EV_BAD_SLOT       = 5;  /* slot outside the job's range */
 const bit<32> AGG_EV_BAD_WORKER     = 6;  /* worker id outside the job's workers */
-const bit<32> AGG_EVENT_COUNT       = 7;
+const bit<32> AGG_EV_STALE          = 7;  /* a delayed copy of an older use of the pool */
+const bit<32> AGG_EVENT_COUNT       = 8;
 
 /* Index of AggregationEgress.copies. */
 const bit<32> AGG_COPY_SENT         = 0;  /* a result copy rewritten for its worker */
@@ -109,6 +110,7 @@ control AggregationIngress(inout ethernet_t ethernet,
                            inout standard_metadata_t standard_metadata) {
     register<bit<32>>(AGG_POOL_CELLS) bitmap;
     register<bit<8>>(AGG_POOL_CELLS) count;
+    register<bit<32>>(AGG_POOL_CELLS) block;
     register<bit<16>>(AGG_POOL_CELLS) exponent;
     AGG_FOR_EACH_LANE(AGG_LANE_REGISTER)
     counter(AGG_EVENT_COUNT, CounterType.packets) events;
@@ -215,8 +217,22 @@ control AggregationIngress(inout ethernet_t ethernet,
         bit<32> worker_bit = (bit<32>)1 << agg.worker_id;
         bit<32> seen;
         bit<8> contributions;
+        bit<32> pool_block;
         bitmap.read(seen, am.index);
         count.read(contributions, am.index);
+        block.read(pool_block, am.index);
+
+        /* A delayed copy from an older use of this pool: its block is older
+         * than the pool's, or it is the pool's block, complete, and this
+         * worker has already moved on to the other pool (its bit is clear). */
+        bit<32> age = agg.block - pool_block;
+        if (contributions != 0
+                && (age[31:31] == 1
+                    || (age == 0 && (seen & worker_bit) == 0
+                        && contributions == am.workers))) {
+            reject(AGG_EV_STALE);
+            return;
+        }
 
         if ((seen & worker_bit) == 0) {
             /* a new contribution: count it, and free this worker's bit in the
@@ -233,6 +249,7 @@ control AggregationIngress(inout ethernet_t ethernet,
                 am.keep = 0;
                 contributions = 1;
                 max_exponent = agg.exponent;
+                block.write(am.index, agg.block);
             } else {
                 am.keep = 32w0xffffffff;
                 contributions = contributions + 1;

@@ -22,7 +22,7 @@ K = agg.AGG_LANES
 SERVICE = "10.0.0.254"
 EVENTS = "MyIngress.aggregation.events"
 EV_CONTRIBUTION, EV_RESULT, EV_RESENT, EV_DUPLICATE, EV_MALFORMED, EV_BAD_SLOT, \
-    EV_BAD_WORKER = range(7)
+    EV_BAD_WORKER, EV_STALE = range(8)
 SLOTS = 1024  # AGG_SLOTS, cells per pool
 
 
@@ -104,7 +104,7 @@ def sums_of(lanes: list[list[int]]) -> list[int]:
 
 
 def events(sw) -> list[int]:
-    return [sw.counter_read(EVENTS, i)[0] for i in range(7)]
+    return [sw.counter_read(EVENTS, i)[0] for i in range(8)]
 
 
 def test_four_workers_sum_and_result_multicast(make_switch):
@@ -116,7 +116,7 @@ def test_four_workers_sum_and_result_multicast(make_switch):
     out = run_slot(sw, workers, 1, slot=3, pool=0, block=11, lanes=lanes, exponents=exponents)
     expected = [(w.port, expected_result(w, 1, 3, 0, sums_of(lanes), 11, 5)) for w in workers]
     assert_outputs(out, expected)
-    assert events(sw) == [4, 1, 0, 0, 0, 0, 0]
+    assert events(sw) == [4, 1, 0, 0, 0, 0, 0, 0]
     assert sw.counter_read("MyEgress.aggregation.copies", 0)[0] == 4
     assert sw.register_read("MyIngress.aggregation.count", 3) == 4
     assert sw.register_read("MyIngress.aggregation.bitmap", 3) == 0b1111
@@ -193,6 +193,31 @@ def test_lost_result_is_resent_by_unicast_without_double_counting(make_switch):
     assert_outputs(out, [(w.port, expected_result(w, 1, 0, 0, sums_of(lanes2), 2, -9))
                          for w in workers])
     assert events(sw)[:4] == [12, 3, 2, 0]
+
+
+def test_delayed_copies_of_an_older_use_of_a_pool_are_stale(make_switch):
+    sw = make_switch()
+    workers = workers_of(1, 2)
+    configure(sw, 1, workers, base=0, size=1)
+    w0, w1 = workers
+    old = contribution(w0, 1, 0, 0, [5] * K, block=0)  # block 0: slot 0, pool 0
+    sw.process(w0.port, old)
+    assert len(sw.process(w1.port, contribution(w1, 1, 0, 0, [6] * K, block=0))) == 2
+    # worker 0 moves on to block 1 (pool 1); a delayed copy of its block 0 must not be
+    # added again to the complete pool 0, whose sums worker 1 may still ask for
+    assert sw.process(w0.port, contribution(w0, 1, 0, 1, [1] * K, block=1)) == []
+    assert sw.process(w0.port, old) == []
+    out = sw.process(w1.port, contribution(w1, 1, 0, 0, [6] * K, block=0,
+                                           flags=agg.FLAG_RETRANSMIT))
+    assert agg.Aggregation(bytes(Ether(out[0][1])[UDP].payload)).lanes == [11] * K
+    # both finish block 1 and start block 2 in pool 0; block 0's copy is older: stale
+    assert len(sw.process(w1.port, contribution(w1, 1, 0, 1, [1] * K, block=1))) == 2
+    assert sw.process(w1.port, contribution(w1, 1, 0, 0, [3] * K, block=2)) == []
+    assert sw.process(w0.port, old) == []
+    out = sw.process(w0.port, contribution(w0, 1, 0, 0, [4] * K, block=2))
+    assert_outputs(out, [(w.port, expected_result(w, 1, 0, 0, [7] * K, 2, 0)) for w in workers])
+    assert events(sw)[EV_STALE] == 2
+    assert events(sw)[EV_CONTRIBUTION] == 6
 
 
 def test_lost_contribution_is_counted_when_retransmitted(make_switch):

@@ -177,9 +177,9 @@ def test_aggregation():
         text += f"actions {{ {preamble(ACTION, name)} " + "".join(
             f'params {{ id: {i} name: "{p}" bitwidth: {w} }}'
             for i, (p, w) in enumerate(params, 1)) + "}"
-    for name, size in ((ing + "events", 7), ("MyIngress.drops", 4), (eg + "copies", 2)):
+    for name, size in ((ing + "events", 8), ("MyIngress.drops", 4), (eg + "copies", 2)):
         text += f"counters {{ {preamble(COUNTER, name)} spec {{ unit: PACKETS }} size: {size} }}"
-    widths = [("bitmap", 32), ("count", 8), ("exponent", 16)]
+    widths = [("bitmap", 32), ("count", 8), ("block", 32), ("exponent", 16)]
     widths += [(f"lane{i}", 32) for i in range(64)]
     for name, width in widths:
         text += (f"registers {{ {preamble(REGISTER, ing + name)} "
