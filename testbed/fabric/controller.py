@@ -58,7 +58,7 @@ def configure_fabric(graph: FabricGraph, addresses: Mapping[str, str],
                            timeout) as session:
             if pipeline is not None:
                 session.set_pipeline(pipeline.p4info, pipeline.device_config)
-            report = install_switch(session, plans[name], settings, sorted(graph.ports[name]))
+            report = install_switch(session, plans[name], settings)
         log(report.describe())
         reports.append(report)
     return reports

@@ -8,15 +8,11 @@ for the others is refused with the fix (run ``fabric.p4``).
 
 from __future__ import annotations
 
-from netweft.testbed.fabric.entries import Lpm, TableWrite, Write
+from netweft.testbed.fabric.entries import BindingError, Lpm, TableWrite, Write
 from netweft.testbed.fabric.plan import SwitchPlan
 from netweft.testbed.fabric.settings import FabricSettings
 
 MODES = {"flow_hash": 0, "round_robin": 1}
-
-
-class BindingError(ValueError):
-    """The settings ask for something the switch's program cannot do."""
 
 
 class EcmpSprayBinding:
@@ -27,8 +23,7 @@ class EcmpSprayBinding:
     def recognises(has_table) -> bool:
         return has_table("MyIngress.group_members") and has_table("MyEgress.ecn_config")
 
-    def writes(self, plan: SwitchPlan, settings: FabricSettings, ports: list[int]
-               ) -> list[Write]:
+    def writes(self, plan: SwitchPlan, settings: FabricSettings, has_table) -> list[Write]:
         if settings.trim:
             raise BindingError("ecmp_spray.p4 does not trim; run fabric.p4 for trimming")
         if plan.multicast:
@@ -57,7 +52,7 @@ class EcmpSprayBinding:
                                        ("meta.member", index)),
                                       "MyIngress.set_next_hop",
                                       (("dmac", hop.mac), ("port", hop.port))))
-        for port in ports:
+        for port in (p.port for p in plan.ports):
             threshold = settings.threshold(settings.ecn, plan.switch, port)
             if threshold is not None:
                 out.append(TableWrite("MyEgress.ecn_config",

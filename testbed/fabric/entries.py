@@ -12,6 +12,10 @@ from dataclasses import dataclass
 Value = int | str
 
 
+class BindingError(ValueError):
+    """The settings ask for something the switch's program cannot do; says what can."""
+
+
 @dataclass(frozen=True)
 class Lpm:
     """An lpm key: ``value`` / ``prefix_len``."""

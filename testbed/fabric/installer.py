@@ -14,9 +14,10 @@ from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
 
-from netweft.testbed.fabric.ecmp_spray_binding import BindingError, EcmpSprayBinding
+from netweft.testbed.fabric.ecmp_spray_binding import EcmpSprayBinding
 from netweft.testbed.fabric.entity_encoder import EncodeError, EntityEncoder
-from netweft.testbed.fabric.entries import MulticastWrite, TableWrite, Write
+from netweft.testbed.fabric.entries import BindingError, MulticastWrite, TableWrite, Write
+from netweft.testbed.fabric.fabric_binding import FabricBinding
 from netweft.testbed.fabric.p4runtime_session import SwitchSession
 from netweft.testbed.fabric.plan import SwitchPlan
 from netweft.testbed.fabric.settings import FabricSettings
@@ -47,7 +48,7 @@ class InstallReport:
 
 def bindings() -> list:
     """The program bindings the controller knows, most specific first."""
-    return [EcmpSprayBinding()]
+    return [FabricBinding(), EcmpSprayBinding()]
 
 
 def binding_for(encoder: EntityEncoder, switch: str):
@@ -144,15 +145,15 @@ def plan_updates(session: SwitchSession, encoder: EntityEncoder, binding,
     return stale + out
 
 
-def install_switch(session: SwitchSession, plan: SwitchPlan, settings: FabricSettings,
-                   ports: list[int]) -> InstallReport:
+def install_switch(session: SwitchSession, plan: SwitchPlan,
+                   settings: FabricSettings) -> InstallReport:
     """Bring one switch to its plan; raises :class:`InstallError` on the first refusal."""
     where = f"{session.name} ({session.address})"
     encoder = EntityEncoder(session.p4info())
     binding = binding_for(encoder, session.name)
     report = InstallReport(session.name, binding.name)
     try:
-        writes = binding.writes(plan, settings, ports)
+        writes = binding.writes(plan, settings, encoder.has_table)
         updates = plan_updates(session, encoder, binding, writes, report)
     except (BindingError, EncodeError) as err:
         raise InstallError(f"{where}: {err}") from None

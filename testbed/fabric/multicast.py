@@ -27,11 +27,21 @@ class MulticastError(ValueError):
 @dataclass(frozen=True)
 class MulticastGroupSpec:
     """A multicast group: its id in the switches' replication engine, the IPv4 group
-    address senders send to, and its member hosts."""
+    address senders send to, and its member hosts.
+
+    With ``sender`` (a member), the switches aggregate the receivers' ACKs
+    (``nw_mcast_t``, docs/fabric.md): receiver ``i`` is the ``i``-th member other
+    than the sender, in the order given, and acknowledges with bit ``1 << i``.
+    """
 
     group_id: int
     address: ipaddress.IPv4Address
     members: tuple[str, ...]
+    sender: str | None = None
+
+    @property
+    def receivers(self) -> tuple[str, ...]:
+        return tuple(m for m in self.members if m != self.sender)
 
 
 def _bfs_tree(graph: FabricGraph, root: str) -> dict[str, SwitchLink]:
@@ -67,6 +77,12 @@ def compute_tree(graph: FabricGraph, group: MulticastGroupSpec) -> dict[str, Mul
                              f"{', '.join(unknown)} (hosts: {', '.join(sorted(graph.hosts))})")
     if not group.members:
         raise MulticastError(f"multicast group {group.group_id} has no members")
+    if group.sender is not None and group.sender not in group.members:
+        raise MulticastError(f"multicast group {group.group_id}: the sender {group.sender} "
+                             "must be one of its members")
+    if group.sender is not None and len(group.receivers) > 32:
+        raise MulticastError(f"multicast group {group.group_id}: ACKs carry a 32-bit "
+                             f"receiver bitmap; {len(group.receivers)} receivers do not fit")
     member_switches = {graph.hosts[m].switch for m in group.members}
     root = tree_root(graph, member_switches)
     parent = _bfs_tree(graph, root)
@@ -83,6 +99,30 @@ def compute_tree(graph: FabricGraph, group: MulticastGroupSpec) -> dict[str, Mul
             ports.setdefault(link.switch, set()).add(link.port)
             ports.setdefault(here, set()).add(link.peer_port)
             here = link.switch
+    addresses: dict[str, list] = {}
+    for member in group.members:
+        host = graph.hosts[member]
+        addresses.setdefault(host.switch, []).append((host.port, host.ip))
+    expected = ack_aggregation(graph, group)
     return {name: MulticastTree(group.group_id, group.address, tuple(sorted(p)),
-                                tuple(sorted(host_ports.get(name, ()))))
+                                tuple(sorted(host_ports.get(name, ()))),
+                                tuple(sorted(addresses.get(name, ()))), expected.get(name))
             for name, p in sorted(ports.items())}
+
+
+def ack_aggregation(graph: FabricGraph, group: MulticastGroupSpec) -> dict[str, int]:
+    """Where the receivers' ACKs are aggregated, and the bits each such switch waits for.
+
+    Every ACK crosses the switch its receiver hangs off and the sender's switch,
+    whatever path (ECMP) it takes between them: so each receiver's switch
+    aggregates the receivers below it, and the sender's switch all of them;
+    switches in between pass ACKs as they come.
+    """
+    if group.sender is None:
+        return {}
+    expected: dict[str, int] = {}
+    for index, receiver in enumerate(group.receivers):
+        switch = graph.hosts[receiver].switch
+        expected[switch] = expected.get(switch, 0) | (1 << index)
+    expected[graph.hosts[group.sender].switch] = (1 << len(group.receivers)) - 1
+    return expected

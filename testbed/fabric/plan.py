@@ -42,6 +42,17 @@ class Route:
 
 
 @dataclass(frozen=True)
+class PortPlan:
+    """One port of a switch: its own MAC and the device at the other end of its link."""
+
+    port: int
+    mac: str
+    peer: str
+    peer_mac: str
+    to_host: bool
+
+
+@dataclass(frozen=True)
 class MulticastTree:
     """One multicast group on one switch: the ports it replicates to.
 
@@ -55,6 +66,8 @@ class MulticastTree:
     address: ipaddress.IPv4Address
     ports: tuple[int, ...]
     host_ports: tuple[int, ...]
+    host_addresses: tuple[tuple[int, ipaddress.IPv4Address], ...] = ()  # (port, member IP)
+    ack_expected: int | None = None  # receivers' bits whose ACKs this switch aggregates
 
 
 @dataclass
@@ -62,6 +75,7 @@ class SwitchPlan:
     """Everything the controller installs on one switch."""
 
     switch: str
+    ports: list[PortPlan] = field(default_factory=list)
     routes: list[Route] = field(default_factory=list)
     groups: list[EcmpGroup] = field(default_factory=list)
     multicast: list[MulticastTree] = field(default_factory=list)

@@ -14,7 +14,7 @@ import ipaddress
 from collections import deque
 
 from netweft.testbed.fabric.graph import FabricGraph
-from netweft.testbed.fabric.plan import EcmpGroup, NextHop, Route, SwitchPlan
+from netweft.testbed.fabric.plan import EcmpGroup, NextHop, PortPlan, Route, SwitchPlan
 
 
 def switch_distances(graph: FabricGraph, target: str) -> dict[str, int]:
@@ -39,9 +39,18 @@ def equal_cost_next_hops(graph: FabricGraph, switch: str,
                         if dist.get(link.peer) == dist[switch] - 1))
 
 
+def port_plans(graph: FabricGraph, switch: str) -> list[PortPlan]:
+    """Every linked port of ``switch`` with its MAC and its neighbour's."""
+    out = [PortPlan(link.port, graph.ports[switch][link.port], link.peer, link.peer_mac, False)
+           for link in graph.neighbours(switch)]
+    out += [PortPlan(h.port, graph.ports[switch][h.port], h.host, h.mac, True)
+            for h in graph.hosts_on(switch)]
+    return sorted(out, key=lambda p: p.port)
+
+
 def compute_routes(graph: FabricGraph) -> dict[str, SwitchPlan]:
     """Every switch's host routes and ECMP groups (multicast trees are left empty)."""
-    plans = {name: SwitchPlan(name) for name in graph.switches}
+    plans = {name: SwitchPlan(name, port_plans(graph, name)) for name in graph.switches}
     groups: dict[str, dict[tuple[NextHop, ...], EcmpGroup]] = {name: {} for name in plans}
     distances: dict[str, dict[str, int]] = {}
     for host in sorted(graph.hosts.values(), key=lambda h: h.host):

@@ -35,6 +35,8 @@ class FabricSettings:
     spray: dict[ipaddress.IPv4Network, str] = field(default_factory=dict)
     ecn: list[PortThreshold] = field(default_factory=list)
     trim: list[PortThreshold] = field(default_factory=list)
+    trim_priority: int = 0   # the queue trimmed packets join (N - 1 with N priority queues)
+    trim_dscp: int = 0       # the IP DSCP trimmed packets get
     multicast: list[MulticastGroupSpec] = field(default_factory=list)
 
     def spray_mode(self, prefix: ipaddress.IPv4Network) -> str:
@@ -87,7 +89,11 @@ def parse_threshold(text: str, option: str) -> PortThreshold:
 
 
 def parse_multicast(text: str, group_id: int) -> MulticastGroupSpec:
-    """``239.1.1.1=h2,h3,h4`` (group ``group_id``) or ``5:239.1.1.1=h2,h3``."""
+    """``239.1.1.1=h2,h3,h4`` (group ``group_id``) or ``5:239.1.1.1=h2,h3``; with
+    ``/acks=h1`` the switches aggregate the receivers' ACKs to the sender h1."""
+    text, slash, acks = text.partition("/acks=")
+    if slash and not acks:
+        raise SettingsError(f"--multicast {text!r}: /acks= names the sending host")
     head, sep, members = text.partition("=")
     gid, colon, address = head.rpartition(":")
     if colon:
@@ -105,4 +111,7 @@ def parse_multicast(text: str, group_id: int) -> MulticastGroupSpec:
     if not ip.is_multicast:
         raise SettingsError(f"--multicast {text!r}: {ip} is not a multicast address "
                             "(224.0.0.0/4)")
-    return MulticastGroupSpec(group_id, ip, names)
+    if acks and acks not in names:
+        raise SettingsError(f"--multicast {text}/acks={acks}: the sender {acks} must be one "
+                            "of the members")
+    return MulticastGroupSpec(group_id, ip, names, acks or None)

@@ -1,8 +1,10 @@
 """The fabric controller against in-process P4Runtime servers (one per switch of a
-leaf-spine): install, forward frames across it, re-install idempotently, bad requests."""
+leaf-spine running fabric.p4 or ecmp_spray.p4): install, forward frames across it,
+re-install idempotently, multicast with ACK aggregation, bad requests."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -16,10 +18,11 @@ from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.p4info import build_p4info
 from netweft.p4.programs import program as shipped_program
 from netweft.testbed.fabric.controller import configure_fabric
+from netweft.testbed.fabric.entries import Lpm, TableWrite
 from netweft.testbed.fabric.graph import graph_from_topology
-from netweft.testbed.fabric.installer import InstallError
+from netweft.testbed.fabric.installer import InstallError, bindings
 from netweft.testbed.fabric.p4runtime_session import SessionError, SwitchSession
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
+from netweft.testbed.fabric.settings import FabricSettings, PortThreshold, parse_multicast
 from netweft.testbed.topology import load_topology
 
 TOPOLOGY = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"
@@ -29,15 +32,20 @@ def _no_loader(data: bytes):
     raise ValueError("test devices load their program directly")
 
 
-@pytest.fixture(scope="module")
-def spray_program():
-    return compile_p4(str(shipped_program("ecmp_spray")))
+_PROGRAMS: dict = {}
 
 
-@pytest.fixture
-def fabric(spray_program):
-    """The leaf-spine's wiring and one served ecmp_spray device per switch."""
+def _program(name: str):
+    if name not in _PROGRAMS:
+        _PROGRAMS[name] = compile_p4(str(shipped_program(name)))
+    return _PROGRAMS[name]
+
+
+@pytest.fixture(params=["fabric", "ecmp_spray"])
+def fabric(request):
+    """The leaf-spine's wiring and one served device per switch running the program."""
     graph = graph_from_topology(load_topology(TOPOLOGY))
+    spray_program = _program(request.param)
     p4info = build_p4info(spray_program)
     devices, servers = {}, []
     try:
@@ -46,10 +54,27 @@ def fabric(spray_program):
             device.install(p4info, b"", switch=SoftSwitch(spray_program))
             servers.append(P4RuntimeServer(device, "127.0.0.1:0").start())
             devices[name] = (device, servers[-1].target)
-        yield graph, devices
+        yield graph, devices, request.param
     finally:
         for server in servers:
             server.stop(0)
+
+
+def _flood(graph, devices, src: str, frame: bytes) -> list[tuple[str, bytes]]:
+    """Every (host, frame) that ``frame`` sent by ``src`` reaches through the switches."""
+    links = {(lk.switch, lk.port): (lk.peer, lk.peer_port)
+             for s in graph.switches for lk in graph.neighbours(s)}
+    hosts = {(h.switch, h.port): h.host for h in graph.hosts.values()}
+    start = graph.hosts[src]
+    todo, got = [(start.switch, start.port, frame)], []
+    while todo:
+        switch, port, data = todo.pop(0)
+        for out_port, out in devices[switch][0].process(port, data):
+            if (switch, out_port) in hosts:
+                got.append((hosts[(switch, out_port)], out))
+            else:
+                todo.append((*links[(switch, out_port)], out))
+    return got
 
 
 def _walk(graph, devices, src: str, dst: str, sport: int) -> list[str]:
@@ -77,10 +102,10 @@ def _walk(graph, devices, src: str, dst: str, sport: int) -> list[str]:
 
 
 def test_configures_a_leaf_spine_and_frames_cross_it(fabric):
-    graph, devices = fabric
+    graph, devices, program = fabric
     addresses = {name: target for name, (_, target) in devices.items()}
     reports = configure_fabric(graph, addresses, FabricSettings(ecn=[PortThreshold(20)]))
-    assert {r.program for r in reports} == {"ecmp_spray"}
+    assert {r.program for r in reports} == {program}
     assert all(r.inserted > 0 and r.deleted == 0 for r in reports)
     spines = set()
     for sport in range(49152, 49152 + 16):
@@ -100,12 +125,48 @@ def test_configures_a_leaf_spine_and_frames_cross_it(fabric):
     assert spines in (["spine1", "spine2"] * 2, ["spine2", "spine1"] * 2)
 
 
-def test_bad_requests_name_the_switch_and_the_entry(fabric):
-    graph, devices = fabric
+@pytest.mark.parametrize("fabric", ["fabric"], indirect=True)
+def test_multicast_reaches_every_member_once_and_acks_are_aggregated(fabric):
+    graph, devices, program = fabric
     addresses = {name: target for name, (_, target) in devices.items()}
-    with pytest.raises(InstallError, match=r"leaf1 \(127\.0\.0\.1:\d+\): ecmp_spray.p4 sprays "
-                       r"by flow_hash or round_robin only, not adaptive"):
-        configure_fabric(graph, addresses, FabricSettings(default_spray="adaptive"))
+    group = parse_multicast("239.1.1.1=h1,h2,h3,h4/acks=h1", 1)
+    configure_fabric(graph, addresses, FabricSettings(multicast=[group]))
+    h1 = graph.hosts["h1"]
+    data = bytes(Ether(src=h1.mac, dst="01:00:5e:01:01:01")
+                 / IP(src=str(h1.ip), dst="239.1.1.1", ttl=64) / UDP(sport=5000, dport=4795)
+                 / struct.pack("!BBHII", 1, 0, 1, 5, 0) / (b"d" * 100))
+    got = _flood(graph, devices, "h1", data)
+    assert sorted(host for host, _ in got) == ["h2", "h3", "h4"]
+    for host, frame in got:   # each copy is unicast to its host
+        assert Ether(frame)[IP].dst == str(graph.hosts[host].ip)
+        assert Ether(frame)[Ether].dst == graph.hosts[host].mac
+    acks = []
+    for index, receiver in enumerate(group.receivers):
+        r = graph.hosts[receiver]
+        ack = bytes(Ether(src=r.mac, dst=h1.mac) / IP(src=str(r.ip), dst=str(h1.ip), ttl=64)
+                    / UDP(sport=5001, dport=4795) / struct.pack("!BBHII", 2, 0, 1, 5, 1 << index))
+        acks += _flood(graph, devices, receiver, ack)
+    assert [host for host, _ in acks] == ["h1"]   # one ACK for three receivers
+    kind, flags, gid, seq, receivers = struct.unpack(
+        "!BBHII", bytes(Ether(acks[0][1])[UDP].payload)[:12])
+    assert (kind, flags & 1, gid, seq, receivers) == (2, 1, 1, 5, 0b111)
+
+
+def test_bad_requests_name_the_switch_and_the_entry(fabric, monkeypatch):
+    graph, devices, program = fabric
+    addresses = {name: target for name, (_, target) in devices.items()}
+    if program == "ecmp_spray":
+        with pytest.raises(InstallError, match=r"leaf1 \(127\.0\.0\.1:\d+\): ecmp_spray.p4 "
+                           r"sprays by flow_hash or round_robin only, not adaptive"):
+            configure_fabric(graph, addresses, FabricSettings(default_spray="adaptive"))
+        with pytest.raises(InstallError, match="ecmp_spray.p4 has no multicast"):
+            configure_fabric(graph, addresses, FabricSettings(
+                multicast=[parse_multicast("239.1.1.1=h1,h2", 1)]))
+    else:
+        with pytest.raises(InstallError, match=r"leaf1 \(127.*ACKs are aggregated for groups "
+                           r"0..63 only"):
+            configure_fabric(graph, addresses, FabricSettings(
+                multicast=[parse_multicast("70:239.1.1.1=h1,h2/acks=h1", 1)]))
     with pytest.raises(InstallError, match="no P4Runtime address for switch.*spine2"):
         configure_fabric(graph, {k: v for k, v in addresses.items() if k != "spine2"})
     with pytest.raises(InstallError, match="port 9 of leaf1"):
@@ -114,18 +175,13 @@ def test_bad_requests_name_the_switch_and_the_entry(fabric):
         with pytest.raises(SessionError, match=r"leaf1 .*another controller.*primary \(election "
                            r"id 10\); use a higher election id"):
             configure_fabric(graph, addresses, election_id=5, timeout=5)
-    with pytest.raises(SessionError, match=r"nowhere \(unix:/nonexistent/sw.grpc\): UNAVAILABLE.*is the switch running"):
+    with pytest.raises(SessionError, match=r"nowhere \(unix:/nonexistent/sw.grpc\): "
+                       r"UNAVAILABLE.*is the switch running"):
         SwitchSession("nowhere", "unix:/nonexistent/sw.grpc", timeout=1)
-    # an entry the switch refuses is named in the error
-    from netweft.testbed.fabric.ecmp_spray_binding import EcmpSprayBinding
-    from netweft.testbed.fabric.entity_encoder import EntityEncoder
-    from netweft.testbed.fabric.entries import TableWrite
-    from netweft.testbed.fabric.installer import InstallReport, plan_updates
-    with SwitchSession("spine1", addresses["spine1"], election_id=20) as session:
-        encoder = EntityEncoder(session.p4info())
-        bad = TableWrite("group_members", (("meta.group_id", 1), ("meta.member", 0)),
-                         "set_next_hop", (("dmac", "02:00:00:00:00:01"), ("port", 3)))
-        updates = plan_updates(session, encoder, EcmpSprayBinding(), [bad, bad],
-                               InstallReport("spine1", "ecmp_spray"))
-        errors = session.write([u for u, _ in updates])
-        assert [e.code for e in errors] == ["ALREADY_EXISTS"] and errors[0].index == 1
+    # an entry the switch refuses is named in the error, with the switch's reason
+    duplicate = TableWrite("ipv4_routes", (("dstAddr", Lpm("10.9.9.9", 32)),), "drop")
+    for binding in bindings():
+        monkeypatch.setattr(type(binding), "writes", lambda *_: [duplicate, duplicate])
+    with pytest.raises(InstallError, match=r"leaf1 \(127.*\) refused 1 update\(s\): table "
+                       r"ipv4_routes \[dstAddr=10.9.9.9/32\] -> drop\(\): ALREADY_EXISTS"):
+        configure_fabric(graph, addresses)

@@ -39,7 +39,7 @@ def _ping(host, address: str) -> bool:
 
 def test_controller_configures_a_running_leaf_spine_and_hosts_ping(tmp_path):
     topo_file = tmp_path / "fabric.yaml"
-    topo_file.write_text(LEAF_SPINE % "ecmp_spray")
+    topo_file.write_text(LEAF_SPINE % "fabric")
     net = load_topology(topo_file).build(tmp_path / "run", pcaps=False)
     try:
         net.start()
