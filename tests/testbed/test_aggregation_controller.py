@@ -1,0 +1,162 @@
+"""The aggregation controller against an in-process P4Runtime server running
+aggregation.p4: two jobs configured over gRPC, aggregated frames, counters read
+back, refused configurations, removal."""
+
+from __future__ import annotations
+
+import pytest
+from p4.v1 import p4runtime_pb2
+from scapy.layers.inet import IP, UDP
+from scapy.layers.l2 import Ether
+
+from netweft.emulation.p4runtime.device import Device
+from netweft.emulation.p4runtime.server import P4RuntimeServer
+from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4
+from netweft.p4.compiler.p4info import build_p4info
+from netweft.p4.programs import program as shipped_program
+from netweft.testbed.aggregation_controller import (
+    FIRST_GROUP,
+    AggregationConfigError,
+    AggregationController,
+    AggregationJob,
+    InstalledJob,
+    JobWorker,
+)
+from netweft.transport import aggregation_layer as agg
+
+SERVICE = "10.0.0.254"
+K = agg.AGG_LANES
+
+
+def _no_loader(data: bytes):
+    raise ValueError("test devices load their program directly")
+
+
+@pytest.fixture(scope="module")
+def aggregation_program():
+    return compile_p4(str(shipped_program("aggregation")))
+
+
+@pytest.fixture
+def served(aggregation_program):
+    """(device, gRPC target) of an aggregation.p4 switch served over P4Runtime."""
+    device = Device(_no_loader, device_id=0)
+    device.install(build_p4info(aggregation_program), b"",
+                   switch=SoftSwitch(aggregation_program))
+    server = P4RuntimeServer(device, "127.0.0.1:0").start()
+    try:
+        yield device, server.target
+    finally:
+        server.stop(0)
+
+
+def job_of(job_id: int, n: int, base: int, size: int, first_port: int) -> AggregationJob:
+    return AggregationJob(job_id, SERVICE, base, size, [
+        JobWorker(w, first_port + w, f"02:00:00:00:{job_id:02x}:{w:02x}",
+                  f"10.{job_id}.0.{w + 1}", 40000 + w) for w in range(n)])
+
+
+def frame(job: AggregationJob, w: JobWorker, slot: int, value: int) -> bytes:
+    return bytes(Ether(dst="02:00:00:00:00:fe", src=w.mac) / IP(src=w.address, dst=SERVICE)
+                 / UDP(sport=w.udp_port, dport=agg.AGG_UDP_PORT)
+                 / agg.Aggregation(job_id=job.job_id, slot=slot, worker_id=w.worker_id,
+                                   lanes=[value] * K))
+
+
+def test_two_jobs_configured_over_p4runtime_aggregate(served):
+    device, target = served
+    job1, job2 = job_of(1, 4, base=0, size=16, first_port=1), job_of(2, 8, 16, 32, 10)
+    with AggregationController.connect("s1", target) as ctl:
+        assert ctl.slots == 1024
+        ctl.add_job(job1)
+        ctl.add_job(job2)
+        assert ctl.jobs() == [InstalledJob(1, SERVICE, 0, 16, 4, FIRST_GROUP + 1),
+                              InstalledJob(2, SERVICE, 16, 32, 8, FIRST_GROUP + 2)]
+        for job in (job1, job2):
+            out = []
+            for w in job.workers:
+                out = device.process(w.port, frame(job, w, 3, w.worker_id + 1))
+            n = len(job.workers)
+            assert sorted(port for port, _ in out) == [w.port for w in job.workers]
+            for port, data in out:
+                pkt = Ether(data)
+                w = next(w for w in job.workers if w.port == port)
+                assert (pkt[IP].dst, pkt[UDP].dport, pkt[Ether].dst) == (w.address, w.udp_port,
+                                                                         w.mac)
+                assert pkt[agg.Aggregation].lanes == [n * (n + 1) // 2] * K
+        events = ctl.events()
+        assert events["contribution"] == 12 and events["result"] == 2
+        assert events["malformed"] == 0
+
+
+def test_add_job_clears_the_range_left_by_an_earlier_job(served):
+    device, target = served
+    old = job_of(1, 2, base=4, size=2, first_port=1)
+    with AggregationController.connect("s1", target) as ctl:
+        ctl.add_job(old)
+        w0 = old.workers[0]
+        device.process(w0.port, frame(old, w0, 1, 5))  # half a slot, then the job goes
+        ctl.remove_job(old)
+        assert ctl.jobs() == []
+        new = job_of(3, 2, base=5, size=1, first_port=1)  # cell 5 was old's slot 1
+        ctl.add_job(new)
+        out = []
+        for w in new.workers:
+            out = device.process(w.port, frame(new, w, 0, 1))
+        assert len(out) == 2
+        assert Ether(out[0][1])[agg.Aggregation].lanes == [2] * K
+
+
+def test_refused_configurations_name_the_cause(served):
+    _, target = served
+    with AggregationController.connect("s1", target) as ctl:
+        ctl.add_job(job_of(1, 4, base=0, size=16, first_port=1))
+        with pytest.raises(AggregationConfigError, match="overlap job 1's 0..15"):
+            ctl.add_job(job_of(2, 2, base=8, size=16, first_port=10))
+        with pytest.raises(AggregationConfigError, match="exists"):
+            ctl.add_job(job_of(1, 2, base=100, size=1, first_port=10))
+        with pytest.raises(AggregationConfigError, match="pool of 1024 slots"):
+            ctl.add_job(job_of(2, 2, base=1000, size=100, first_port=10))
+        with pytest.raises(AggregationConfigError, match="multicast group"):
+            ctl.add_job(AggregationJob(5, SERVICE, 200, 1, job_of(5, 2, 0, 1, 1).workers,
+                                       multicast_group=FIRST_GROUP + 1))
+        with pytest.raises(AggregationConfigError, match="to_worker.*mac"):
+            ctl.add_job(AggregationJob(6, SERVICE, 300, 1,
+                                       [JobWorker(0, 1, "not a mac", "10.0.0.1", 1)]))
+        assert [j.job_id for j in ctl.jobs()] == [1]
+
+
+def test_jobs_that_no_switch_can_take_are_refused_before_sending():
+    worker = JobWorker(0, 1, "02:00:00:00:00:01", "10.0.0.1", 40000)
+    with pytest.raises(AggregationConfigError, match="1..32"):
+        AggregationJob(1, SERVICE, 0, 1, [])
+    with pytest.raises(AggregationConfigError, match="1..32"):
+        AggregationJob(1, SERVICE, 0, 1, [JobWorker(i, 1, worker.mac, worker.address, 1)
+                                          for i in range(33)])
+    with pytest.raises(AggregationConfigError, match="0..1, each once"):
+        AggregationJob(1, SERVICE, 0, 1, [worker, worker])
+    with pytest.raises(AggregationConfigError, match="not an IPv4"):
+        AggregationJob(1, "fd00::1", 0, 1, [worker])
+    with pytest.raises(AggregationConfigError, match="size >= 1"):
+        AggregationJob(1, SERVICE, 0, 0, [worker])
+
+
+def test_a_refused_job_leaves_nothing_behind(served):
+    _, target = served
+    job2 = job_of(2, 2, base=8, size=4, first_port=5)
+    with AggregationController.connect("s1", target) as ctl:
+        ctl.add_job(job_of(1, 2, base=0, size=4, first_port=1))
+        # worker 1's agg_workers row of job 2 is already there: the switch refuses it
+        row = ctl.encoder.entity(job2.writes()[2])
+        update = p4runtime_pb2.Update(type=p4runtime_pb2.Update.INSERT, entity=row)
+        assert ctl.session.write([update]) == []
+        with pytest.raises(AggregationConfigError,
+                           match=r"refused job 2: table agg_workers .*ALREADY_EXISTS"):
+            ctl.add_job(job2)
+        assert [j.job_id for j in ctl.jobs()] == [1]
+        # what went in before the refusal went out again; the row held before stays
+        group = ctl.encoder.entity(job2.writes()[0])
+        assert ctl.session.read(group) == []
+        assert ctl.session.read(ctl.encoder.entity(job2.writes()[1])) == []
+        assert len(ctl.session.read(row)) == 1
