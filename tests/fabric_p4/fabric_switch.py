@@ -78,3 +78,16 @@ def uet_request(pds_type: int = 2, flags: int = 0, payload: int = 1000, sport: i
         IP(src=src, dst=dst, tos=tos, ttl=ttl, id=1)
     return bytes(Ether(dst=SWITCH_MAC, src=HOST_MAC) / ip / UDP(sport=sport, dport=4793)
                  / (pds + body))
+
+
+def run(sw: SoftSwitch, sends: list[tuple[int, int, bytes]]) -> list[tuple[int, int, bytes]]:
+    """Feed ``(time_ns, port, frame)`` in time order and step the virtual clock from
+    deadline to deadline; every ``(time, port, frame)`` that leaves, in order."""
+    out: list[tuple[int, int, bytes]] = []
+    for t, port, frame in sorted(sends, key=lambda s: s[0]):
+        while (deadline := sw.next_deadline()) is not None and deadline < t:
+            out += [(deadline, p, f) for p, f in sw.advance(deadline)]
+        out += [(t, p, f) for p, f in sw.receive(port, frame, t)]
+    while (deadline := sw.next_deadline()) is not None:
+        out += [(deadline, p, f) for p, f in sw.advance(deadline)]
+    return out
