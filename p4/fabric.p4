@@ -68,6 +68,7 @@ control FabricIngress(inout fabric_headers_t hdr,
                       inout standard_metadata_t standard_metadata) {
     counter(DROP_REASONS, CounterType.packets) drops;
 
+    FabricLengthCheck() lengths;
     FabricAckAggregation() acks;
     FabricForwarding() forwarding;
     FabricTrim() trim;
@@ -79,6 +80,10 @@ control FabricIngress(inout fabric_headers_t hdr,
             meta.drop_reason = DROP_PARSER_ERROR;
             mark_to_drop(standard_metadata);
         } else {
+            lengths.apply(hdr.base.vlan, hdr.base.ipv4, hdr.base.ipv6, hdr.base.udp,
+                          meta, standard_metadata);
+        }
+        if (meta.drop_reason == DROP_NONE) {
             acks.apply(hdr.base.udp, hdr.mcast, meta, standard_metadata);
             if (meta.drop_reason == DROP_NONE && !meta.ack_absorbed) {
                 forwarding.apply(hdr.base.ethernet, hdr.base.ipv4, hdr.base.ipv6,

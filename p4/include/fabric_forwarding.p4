@@ -2,7 +2,7 @@
  * netweft fabric: reusable controls (P4-16, v1model; needs fabric_headers.p4).
  *
  * A v1model program applies them in this order (p4/fabric.p4 does):
- *   ingress: FabricAckAggregation -> FabricForwarding -> FabricTrim
+ *   ingress: FabricLengthCheck -> FabricAckAggregation -> FabricForwarding -> FabricTrim
  *   egress:  FabricEgressQueues
  * and recomputes checksums with FabricChecksums.  Another program (e.g. an
  * aggregation program that also forwards) applies FabricForwarding and
@@ -45,6 +45,7 @@ const bit<8> DROP_TTL          = 3;   /* TTL / hop limit would expire */
 const bit<8> DROP_NO_ROUTE     = 4;   /* no route (or a route to drop) */
 const bit<8> DROP_BAD_GROUP    = 5;   /* ECMP group unknown, empty or larger than 8 */
 const bit<8> DROP_BAD_MCAST    = 6;   /* nw_mcast_t of unknown kind, or an ACK of wrong length */
+const bit<8> DROP_BAD_LENGTH   = 7;   /* IP or UDP length disagrees with the frame */
 const bit<32> DROP_REASONS     = 8;
 
 struct fabric_metadata_t {
@@ -92,6 +93,44 @@ struct fabric_metadata_t {
  */
 register<bit<19>>(FABRIC_PORTS) port_qdepth;
 register<bit<19>>(FABRIC_PORTS) port_arrivals;
+
+/*
+ * Ingress, first: lengths that disagree with the frame.  The IP total length
+ * (IPv4) or payload length (IPv6) must fit in the frame received, and a UDP
+ * length must lie between 8 and the IP payload's length; trimming and ACK
+ * aggregation rewrite these lengths, so they must be true.
+ */
+control FabricLengthCheck(in vlan_t vlan,
+                          in ipv4_t ipv4,
+                          in ipv6_t ipv6,
+                          in udp_t udp,
+                          inout fabric_metadata_t fm,
+                          inout standard_metadata_t standard_metadata) {
+    apply {
+        bit<32> l2 = 14;
+        if (vlan.isValid()) {
+            l2 = 18;
+        }
+        bit<16> ip_payload = 0;
+        bool bad = false;
+        if (ipv4.isValid()) {
+            bit<16> ip_header = (bit<16>)ipv4.ihl << 2;
+            bad = ipv4.totalLen < ip_header
+                || l2 + (bit<32>)ipv4.totalLen > standard_metadata.packet_length;
+            ip_payload = ipv4.totalLen - ip_header;
+        } else if (ipv6.isValid()) {
+            bad = l2 + 40 + (bit<32>)ipv6.payloadLen > standard_metadata.packet_length;
+            ip_payload = ipv6.payloadLen;
+        }
+        if (!bad && udp.isValid()) {
+            bad = udp.length < 8 || udp.length > ip_payload;
+        }
+        if (bad) {
+            fm.drop_reason = DROP_BAD_LENGTH;
+            mark_to_drop(standard_metadata);
+        }
+    }
+}
 
 /*
  * Ingress: routes (LPM per address family) to a port, an ECMP group (with its
