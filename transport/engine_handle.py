@@ -67,6 +67,29 @@ def int_to_ip(value: int) -> str:
     return str(ipaddress.IPv4Address(value))
 
 
+#: Congestion-control modes by name (``make_config(cc_mode="nscc")``); docs/congestion.md.
+CC_MODES: dict[str, int] = {
+    "none": lib.NW_CC_MODE_NONE,
+    "nscc": lib.NW_CC_MODE_NSCC,
+    "rccc": lib.NW_CC_MODE_RCCC,
+    "nscc+rccc": lib.NW_CC_MODE_NSCC_RCCC,
+    "dcqcn": lib.NW_CC_MODE_DCQCN,
+}
+
+
+def cc_mode_value(mode: str | int) -> int:
+    """The ``NW_CC_MODE_*`` number of a congestion-control mode given by name or number."""
+    if isinstance(mode, str):
+        value = CC_MODES.get(mode.strip().lower())
+        if value is None:
+            raise InvalidArgumentError(f"unknown congestion-control mode {mode!r}; known: "
+                                       f"{', '.join(CC_MODES)}")
+        return value
+    if isinstance(mode, int) and not isinstance(mode, bool) and mode in CC_MODES.values():
+        return mode
+    raise InvalidArgumentError(f"cc_mode must be one of {', '.join(CC_MODES)}, got {mode!r}")
+
+
 def config_fields() -> list[str]:
     """Names of every ``nw_config_t`` field."""
     return [name for name, _ in ffi.typeof("nw_config_t").fields]
@@ -83,6 +106,8 @@ def make_config(**overrides: Any) -> Any:
                                        f"{', '.join(sorted(known))}")
         if name == "local_ip" and isinstance(value, str):
             value = ip_to_int(value)
+        if name == "cc_mode":
+            value = cc_mode_value(value)
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise InvalidArgumentError(f"engine setting {name} must be an int >= 0, got {value!r}")
         try:
@@ -177,17 +202,23 @@ class EngineHandle:
         n = lib.nw_poll_cq(self.ptr, self._cq, min(max_entries, 256))
         return [_RawCompletion(self._cq[i]) for i in range(n)]
 
-    def input(self, data: bytes, src_ip: int, src_port: int, now_ns: int) -> int:
-        return int(lib.nw_input(self.ptr, data, len(data), src_ip, src_port, now_ns))
+    def input(self, data: bytes, src_ip: int, src_port: int, now_ns: int, ecn: int = 0) -> int:
+        """Hand one received UDP payload to the engine; ``ecn`` is the IP header's ECN
+        codepoint (``lib.NW_ECN_CE`` = 3 for a packet a queue marked)."""
+        return int(lib.nw_input_ecn(self.ptr, data, len(data), src_ip, src_port, ecn, now_ns))
 
-    def output(self, now_ns: int) -> tuple[bytes, int, int, int] | None:
-        """The next packet due: (payload, dst ip, dst port, src port), or None."""
+    def output(self, now_ns: int) -> tuple[bytes, int, int, int, int] | None:
+        """The next packet due: (payload, dst ip, dst port, src port, ECN codepoint), or None.
+
+        The ECN codepoint is ``lib.NW_ECN_ECT0`` (2) on data packets of ECN-using modes
+        (NSCC, DCQCN), else 0: a queue model may mark the former CE."""
         n = lib.nw_output(self.ptr, self._out_buf, self.mtu, self._dest, now_ns)
         if n <= 0:
             raise_for(n, "engine output")
             return None
         d = self._dest
-        return bytes(ffi.buffer(self._out_buf, n)), int(d.ip), int(d.port), int(d.src_port)
+        return (bytes(ffi.buffer(self._out_buf, n)), int(d.ip), int(d.port), int(d.src_port),
+                int(d.ecn))
 
     def next_deadline(self) -> int | None:
         t = int(lib.nw_next_deadline(self.ptr))

@@ -21,8 +21,11 @@ import random
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from netweft.nic_offload import lib, trim
 from netweft.transport.errors import InvalidArgumentError
 
+ECN_ECT1, ECN_ECT0, ECN_CE = 1, 2, 3  # IP ECN codepoints (RFC 3168)
+TRIM_KEEP = int(lib.NW_WIRE_TRIM_KEEP)  # bytes a trimming queue keeps of a packet
 JUNK_TRUNCATE_MAX = 8  # junk copies of real datagrams keep fewer bytes than any header
 
 
@@ -85,11 +88,20 @@ class Impairments:
 class Link:
     """An endpoint's attachment: ``rate_bps`` each way, ``delay_ns`` of propagation, and a
     tail-drop queue of ``queue_pkts`` packets in front of its downlink (where incast
-    from several senders meets)."""
+    from several senders meets).
+
+    ``ecn_threshold_pkts`` > 0 makes that queue mark ECN-capable packets CE when it holds
+    at least that many packets on arrival (a step marking, as DCTCP's K). ``trim`` makes
+    it trim instead of drop when full, as a UET switch does: the packet's first 64 bytes
+    with the trimmed mark (:func:`netweft.nic_offload.trim`) reach the endpoint at once,
+    ahead of the queued data (a header queue of its own, served first, that does not
+    delay data); packets no longer than that (ACKs, CTRL) take the header queue too."""
 
     rate_bps: float = 25e9
     delay_ns: int = 2_000
     queue_pkts: int = 1024
+    ecn_threshold_pkts: int = 0
+    trim: bool = False
 
     def __post_init__(self) -> None:
         if not self.rate_bps > 0:
@@ -99,6 +111,9 @@ class Link:
         if not isinstance(self.queue_pkts, int) or self.queue_pkts < 1:
             raise InvalidArgumentError(f"link queue_pkts must be an int >= 1, "
                                        f"got {self.queue_pkts!r}")
+        if not isinstance(self.ecn_threshold_pkts, int) or self.ecn_threshold_pkts < 0:
+            raise InvalidArgumentError(f"link ecn_threshold_pkts must be an int >= 0, "
+                                       f"got {self.ecn_threshold_pkts!r}")
 
     def serialization_ns(self, nbytes: int) -> int:
         """Time to put ``nbytes`` on the wire (at least 1 ns, so events stay ordered)."""
@@ -112,20 +127,47 @@ class DownlinkQueue:
         self.link = link
         self._departures: deque[int] = deque()
         self.drops = 0
+        self.trims = 0
+        self.ce_marks = 0
         self.max_depth = 0
+
+    def depth(self, now_ns: int) -> int:
+        """Packets in the queue at ``now_ns``."""
+        deps = self._departures
+        while deps and deps[0] <= now_ns:
+            deps.popleft()
+        return len(deps)
 
     def admit(self, now_ns: int, nbytes: int) -> int | None:
         """When a packet arriving at ``now_ns`` reaches the endpoint, or None if dropped."""
         deps = self._departures
-        while deps and deps[0] <= now_ns:
-            deps.popleft()
-        if len(deps) >= self.link.queue_pkts:
+        if self.depth(now_ns) >= self.link.queue_pkts:
             self.drops += 1
             return None
         leave = max(now_ns, deps[-1] if deps else 0) + self.link.serialization_ns(nbytes)
         deps.append(leave)
         self.max_depth = max(self.max_depth, len(deps))
         return leave
+
+    def enqueue(self, now_ns: int, data: bytes, ecn: int = 0) -> tuple[int, bytes, int] | None:
+        """A packet with IP ECN codepoint ``ecn`` arrives: (when it reaches the endpoint,
+        its bytes, its ECN codepoint), or None if dropped. Marks CE above the ECN threshold
+        (ECN-capable packets only) and trims instead of dropping when the link trims."""
+        link = self.link
+        depth = self.depth(now_ns)
+        if depth >= link.queue_pkts and link.trim:
+            if len(data) <= TRIM_KEEP:  # control packets share the header queue
+                return now_ns + link.serialization_ns(len(data)), data, ecn
+            trimmed = trim(data)
+            if trimmed is not None:
+                self.trims += 1
+                return now_ns + link.serialization_ns(len(trimmed)), trimmed, ecn
+        if link.ecn_threshold_pkts and ecn in (ECN_ECT1, ECN_ECT0) and \
+                depth >= link.ecn_threshold_pkts:
+            ecn = ECN_CE
+            self.ce_marks += 1
+        leave = self.admit(now_ns, len(data))
+        return None if leave is None else (leave, data, ecn)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,14 @@ from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
 from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
 from netweft.transport.event_loop import EventLoop, Timer
-from netweft.transport.impairments import Arrival, DownlinkQueue, Impairments, Link, Path
+from netweft.transport.impairments import (
+    ECN_CE,
+    Arrival,
+    DownlinkQueue,
+    Impairments,
+    Link,
+    Path,
+)
 
 DEFAULT_PORT = 4793
 SIM_MTU = 4096  # UDP payload bytes per packet unless an endpoint asks otherwise
@@ -51,7 +58,7 @@ class SimulatedNic:
         self._timer: Timer | None = None
         self._timer_at: int | None = None
         self.stalled_until_ns = 0
-        self._backlog: list[tuple[bytes, int, int]] = []
+        self._backlog: list[tuple[bytes, int, int, int]] = []
 
     # ---- EnginePort: work requests go straight to the engine, then the NIC runs ----
     def max_payload(self) -> int:
@@ -163,8 +170,8 @@ class SimulatedNic:
         if self.closed or self.sim.loop.now_ns < self.stalled_until_ns:
             return
         backlog, self._backlog = self._backlog, []
-        for data, src_ip, src_port in backlog:
-            self.receive(data, src_ip, src_port)
+        for data, src_ip, src_port, ecn in backlog:
+            self.receive(data, src_ip, src_port, ecn)
         self.kick()
 
     def _service(self) -> None:
@@ -191,7 +198,7 @@ class SimulatedNic:
 
     def _transmit(self, now: int, out: tuple[bytes, int, int, int]) -> None:
         """Put one engine output packet on this NIC's egress path."""
-        data, dst_ip, dst_port, src_port = out
+        data, dst_ip, dst_port, src_port, ecn = out
         self.counters["pkts_out"] += 1
         self.entropy_seen[src_port] += 1
         checksum = csum16(data)
@@ -199,7 +206,7 @@ class SimulatedNic:
         for arrival in arrivals:
             self.sim.loop.call_at(arrival.at_ns, self.sim._deliver, arrival, checksum,
                                   (dst_ip, dst_port), self.ip_int, src_port,
-                                  self.counters["pkts_out"])
+                                  self.counters["pkts_out"], ecn)
 
     def _arm_timer(self) -> None:
         """Keep exactly one loop timer at the engine's next deadline."""
@@ -223,15 +230,16 @@ class SimulatedNic:
         self._service_pending = True
         self._service()
 
-    def receive(self, data: bytes, src_ip: int, src_port: int) -> None:
-        """A datagram reached this NIC: hand it to the engine, then run the NIC."""
+    def receive(self, data: bytes, src_ip: int, src_port: int, ecn: int = 0) -> None:
+        """A datagram (with its IP ECN codepoint) reached this NIC: hand it to the engine,
+        then run the NIC."""
         if self.closed:
             return
         if self.sim.loop.now_ns < self.stalled_until_ns:
-            self._backlog.append((data, src_ip, src_port))
+            self._backlog.append((data, src_ip, src_port, ecn))
             return
         self.counters["pkts_in"] += 1
-        self.engine.input(data, src_ip, src_port, self.sim.loop.now_ns)
+        self.engine.input(data, src_ip, src_port, self.sim.loop.now_ns, ecn)
         self.kick()
 
 
@@ -240,11 +248,11 @@ class Simulation:
 
     ``impairments`` and ``link`` apply to every endpoint's egress unless
     :meth:`endpoint` overrides them; ``engine_settings`` are ``nw_config_t``
-    fields applied to every engine (e.g. ``window_pkts=256``).
+    fields applied to every engine (e.g. ``window_pkts=256``, ``cc_mode="rccc"``).
     """
 
     def __init__(self, seed: int = 0, impairments: Impairments | None = None,
-                 link: Link | None = None, mtu: int = SIM_MTU, **engine_settings: int) -> None:
+                 link: Link | None = None, mtu: int = SIM_MTU, **engine_settings: int | str) -> None:
         if not isinstance(seed, int):
             raise InvalidArgumentError(f"seed must be an int, got {seed!r}")
         self.seed = seed
@@ -256,7 +264,8 @@ class Simulation:
         self.engine_settings = engine_settings
         self._nics: dict[tuple[str, int], SimulatedNic] = {}
         self._all: list[SimulatedNic] = []
-        self.counters: Counter = Counter()  # unroutable, queue_drops, checksum_drops, out_of_order
+        # unroutable, queue_drops, checksum_drops, out_of_order, trims, ce_marks
+        self.counters: Counter = Counter()
 
     @property
     def now(self) -> float:
@@ -265,7 +274,7 @@ class Simulation:
 
     def endpoint(self, ip: str | None = None, port: int = DEFAULT_PORT, *,
                  impairments: Impairments | None = None, link: Link | None = None,
-                 **engine_settings: int) -> Endpoint:
+                 **engine_settings: int | str) -> Endpoint:
         """A new endpoint at ``ip`` (default 10.0.0.N) and ``port`` on the virtual network."""
         ip = ip or f"10.0.{len(self._all) // 250}.{len(self._all) % 250 + 1}"
         ip_to_int(ip)  # a clear error for anything but dotted IPv4
@@ -288,19 +297,29 @@ class Simulation:
         return Endpoint(nic)
 
     def _deliver(self, arrival: Arrival, checksum: int, dst: tuple[int, int], src_ip: int,
-                 src_port: int, seq: int) -> None:
+                 src_port: int, seq: int, ecn: int = 0) -> None:
         nic = self._nics.get((int_to_ip(dst[0]), dst[1]))
         if nic is None:
             self.counters["unroutable"] += 1
             return
-        at = nic.downlink.admit(self.loop.now_ns, len(arrival.data))
-        if at is None:
+        if arrival.junk or not arrival.intact:  # a queue neither trims nor marks these here
+            at = nic.downlink.admit(self.loop.now_ns, len(arrival.data))
+            queued = None if at is None else (at, arrival.data, ecn)
+        else:
+            queued = nic.downlink.enqueue(self.loop.now_ns, arrival.data, ecn)
+        if queued is None:
             self.counters["queue_drops"] += 1
             return
-        self.loop.call_at(at, self._arrive, nic, arrival, checksum, src_ip, src_port, seq)
+        at, data, ecn = queued
+        if data is not arrival.data:  # trimmed: the switch rewrites the UDP checksum
+            self.counters["trims"] += 1
+            arrival, checksum = Arrival(arrival.at_ns, data), csum16(data)
+        if ecn == ECN_CE:
+            self.counters["ce_marks"] += 1
+        self.loop.call_at(at, self._arrive, nic, arrival, checksum, src_ip, src_port, seq, ecn)
 
     def _arrive(self, nic: SimulatedNic, arrival: Arrival, checksum: int, src_ip: int,
-                src_port: int, seq: int) -> None:
+                src_port: int, seq: int, ecn: int = 0) -> None:
         if not arrival.junk and csum16(arrival.data) != checksum:
             self.counters["checksum_drops"] += 1  # what the receiver's UDP layer does
             return
@@ -308,7 +327,7 @@ class Simulation:
             if seq < nic.highest_seq_from.get(src_ip, 0):
                 self.counters["out_of_order"] += 1
             nic.highest_seq_from[src_ip] = max(seq, nic.highest_seq_from.get(src_ip, 0))
-        nic.receive(arrival.data, src_ip, src_port)
+        nic.receive(arrival.data, src_ip, src_port, ecn)
 
     def run_for(self, seconds: float) -> None:
         """Advance virtual time by ``seconds``, running everything due."""

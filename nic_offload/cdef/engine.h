@@ -57,12 +57,30 @@ typedef struct {
     uint64_t seed;
     uint64_t cc_target_ns;
     uint32_t cc_min_pkts;
+    uint32_t cc_mode;
+    uint32_t link_rate_mbps;
+    uint64_t cc_base_rtt_ns;
+    uint32_t cc_spec_bytes;
+    uint32_t cc_pull_bytes;
 } nw_config_t;
+
+#define NW_CC_MODE_NONE ...
+#define NW_CC_MODE_NSCC ...
+#define NW_CC_MODE_RCCC ...
+#define NW_CC_MODE_NSCC_RCCC ...
+#define NW_CC_MODE_DCQCN ...
+#define NW_CC_MODE_COUNT ...
+#define NW_ECN_NOT_ECT ...
+#define NW_ECN_ECT1 ...
+#define NW_ECN_ECT0 ...
+#define NW_ECN_CE ...
 
 typedef struct {
     uint32_t ip;
     uint16_t port;
     uint16_t src_port;
+    uint8_t ecn;
+    uint8_t reserved[3];
 } nw_dest_t;
 
 typedef struct {
@@ -114,6 +132,17 @@ typedef struct {
     uint64_t ec_pkts_recovered;
     uint64_t ec_blocks_recovered;
     uint64_t ec_blocks_repaired;
+    uint64_t ce_pkts_in;
+    uint64_t ecn_echoes_in;
+    uint64_t trimmed_pkts_in;
+    uint64_t trim_nacks_in;
+    uint64_t credit_pkts_out;
+    uint64_t credit_bytes_granted;
+    uint64_t credit_reqs_out;
+    uint64_t credit_bytes_in;
+    uint64_t spec_bytes_out;
+    uint64_t quick_adapts;
+    uint64_t rate_cuts;
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;
@@ -150,6 +179,10 @@ typedef struct {
     uint32_t k, m;
     uint64_t rto_ns;
     uint64_t rack_wait_ns;
+    uint32_t cc_mode;
+    uint64_t cwnd_bytes;
+    uint64_t rate_mbps;
+    uint64_t credit_bytes;
 } nw_path_stats_t;
 int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 
@@ -164,6 +197,8 @@ int32_t nw_post_recv(nw_engine_t *e, uint64_t wr_id, void *buf, uint64_t cap);
 
 int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
                  uint16_t src_port, uint64_t now_ns);
+int32_t nw_input_ecn(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                     uint16_t src_port, uint8_t ecn, uint64_t now_ns);
 
 int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, uint64_t now_ns);
 

@@ -225,4 +225,5 @@ typedef struct nw_wire_pkt {
 int32_t nw_wire_parse(const uint8_t *buf, uint32_t len, nw_wire_pkt_t *out);
 int32_t nw_wire_build(const nw_wire_pkt_t *pkt, uint8_t *buf, uint32_t cap);
 int32_t nw_wire_hdr_len(const nw_wire_pkt_t *pkt);
+int32_t nw_wire_trim(uint8_t *buf, uint32_t len);
 const char *nw_wire_strerror(int32_t err);

@@ -9,7 +9,12 @@
  * the hostile packets so that the state machines are deep in their states.
  * Two inputs in three run with erasure coding on A's PDC (k = 2 or 3 data,
  * 1 or 2 parity packets), so that forged and mangled parity headers, shards
- * and decodes reach the receiver too.
+ * and decodes reach the receiver too. Both engines run one congestion-control
+ * mode picked by the input (none, NSCC, RCCC, NSCC+RCCC, DCQCN), so forged
+ * credits, credit requests, credit targets and ECN echoes reach the credit
+ * accounting, the pull pacer and the window/rate code; each hostile packet
+ * arrives with an ECN codepoint from the script (CE included), and trims of
+ * kept packets (nw_wire_trim) are replayed.
  * ASan/UBSan catch memory errors; the harness aborts if a region registered
  * for remote writes was touched outside its bounds (guard bytes) or if a
  * completion reports more bytes than the work request had.
@@ -23,6 +28,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "uet_wire.h"
 
 #define MTU 600u
 #define REGION 4096u
@@ -45,7 +51,7 @@ typedef struct {
     uint64_t now;
 } world_t;
 
-static nw_engine_t *small_engine(uint32_t ip, uint64_t seed)
+static nw_engine_t *small_engine(uint32_t ip, uint64_t seed, uint32_t cc_mode)
 {
     nw_config_t c;
     nw_config_default(&c);
@@ -61,6 +67,9 @@ static nw_engine_t *small_engine(uint32_t ip, uint64_t seed)
     c.max_retries = 4;
     c.entropy_count = 4;
     c.seed = seed;
+    c.cc_mode = cc_mode;
+    c.link_rate_mbps = 1000;
+    c.cc_base_rtt_ns = (cc_mode & 1) ? 2000 : 0;
     return nw_engine_new(&c);
 }
 
@@ -77,7 +86,7 @@ static void exchange(world_t *w, nw_engine_t *from, nw_engine_t *to, uint32_t fr
             memcpy(w->keep[w->nkeep].data, buf, (uint32_t)n);
             w->keep[w->nkeep++].len = (uint32_t)n;
         }
-        nw_input(to, buf, (uint32_t)n, from_ip, d.src_port, w->now);
+        nw_input_ecn(to, buf, (uint32_t)n, from_ip, d.src_port, d.ecn, w->now);
     }
 }
 
@@ -104,8 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static world_t w;
     memset(&w, 0, sizeof w);
-    w.a = small_engine(IP_A, 1);
-    w.b = small_engine(IP_B, 2);
+    uint32_t cc_mode = size ? (uint32_t)(data[0] % NW_CC_MODE_COUNT) : 0;
+    w.a = small_engine(IP_A, 1, cc_mode);
+    w.b = small_engine(IP_B, 2, cc_mode);
     if (!w.a || !w.b)
         abort();
     uint32_t rkey, lkey, peer;
@@ -144,11 +154,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 pkt[chunk[j] % plen] ^= chunk[j + 1];
             if (len & 1)
                 plen = plen > chunk[len - 1] ? plen - chunk[len - 1] : plen;
+            if ((op & 0xc0) == 0xc0) {
+                int32_t t = nw_wire_trim(pkt, plen); /* a switch trimmed it */
+                if (t > 0)
+                    plen = (uint32_t)t;
+            }
         } else {
             plen = len;
             memcpy(pkt, chunk, len);
         }
-        nw_input(to, pkt, plen, src, 4793, w.now);
+        nw_input_ecn(to, pkt, plen, src, 4793, (uint8_t)(op >> 6), w.now);
         step(&w);
         check_completions(w.a);
         check_completions(w.b);

@@ -130,19 +130,48 @@ typedef struct {
     uint32_t max_wrs;         /* outstanding initiator work requests, all peers (default 4096) */
     uint32_t max_recvs;       /* posted receive buffers (default 4096) */
     uint64_t seed;            /* seeds initial PSNs and PDC ids (determinism in simulation) */
-    uint64_t cc_target_ns;    /* delay-based congestion window: packets in flight shrink when the
-                                 RTT exceeds the lowest RTT seen by this much (e.g. 300000 for
-                                 a fabric with shared queues); 0 = off, window_pkts in flight
-                                 (default: on a CPU-bound host, thread scheduling delay reads as
-                                 queueing and the window shrinks for nothing) */
-    uint32_t cc_min_pkts;     /* smallest congestion window in packets (default 32) */
+    uint64_t cc_target_ns;    /* NSCC: target queueing delay (RTT above the base RTT);
+                                 0 = 3/4 of the base RTT, as UEC's htsim model with trimming */
+    uint32_t cc_min_pkts;     /* NSCC: smallest window in packets (default 1) */
+    uint32_t cc_mode;         /* NW_CC_MODE_*: congestion control of the PDCs this engine
+                                 sends on and the credits it grants as a receiver (default
+                                 NW_CC_MODE_NONE; docs/congestion.md) */
+    uint32_t link_rate_mbps;  /* this endpoint's link rate in Mbit/s: the RCCC pacer grants
+                                 credit at 0.99 of it, NSCC and DCQCN size their window/rate
+                                 from it (default 10000) */
+    uint64_t cc_base_rtt_ns;  /* unloaded RTT of the fabric (NSCC delay baseline, BDP); 0 = the
+                                 lowest RTT measured on the PDC (default 0) */
+    uint32_t cc_spec_bytes;   /* RCCC: speculative bytes a sender may send before its first
+                                 credit arrives, per backlog episode; 0 = one BDP (default 0) */
+    uint32_t cc_pull_bytes;   /* RCCC: credit granted per pull; 0 = 4 x mtu (default 0) */
 } nw_config_t;
+
+/* ---- congestion control modes (nw_config_t.cc_mode; docs/congestion.md) ----
+ * Each engine picks one; a sender's mode governs what it sends, a receiver's
+ * mode says whether it paces credit grants (RCCC modes) for senders that ask. */
+#define NW_CC_MODE_NONE 0      /* window only: window_pkts in flight per PDC */
+#define NW_CC_MODE_NSCC 1      /* sender window from ECN marks and queueing delay */
+#define NW_CC_MODE_RCCC 2      /* receiver credits: send only credited bytes after a
+                                  speculative first window */
+#define NW_CC_MODE_NSCC_RCCC 3 /* both: a packet needs window and credit */
+#define NW_CC_MODE_DCQCN 4     /* DCQCN-like rate control from ECN echoes (CNP-style) */
+#define NW_CC_MODE_COUNT 5
+
+/* ECN codepoints (the low two bits of the IP TOS byte), for nw_input_ecn and
+ * nw_dest_t.ecn. */
+#define NW_ECN_NOT_ECT 0
+#define NW_ECN_ECT1 1
+#define NW_ECN_ECT0 2
+#define NW_ECN_CE 3
 
 /* Where nw_output's packet goes: UDP to ip:port from source port src_port. */
 typedef struct {
     uint32_t ip;       /* destination IPv4, host order */
     uint16_t port;     /* destination UDP port */
     uint16_t src_port; /* UDP source port = the UET entropy value for this packet */
+    uint8_t ecn;       /* NW_ECN_*: codepoint for the IP header (ECT(0) on data packets of
+                          ECN-using modes, else NOT_ECT) */
+    uint8_t reserved[3];
 } nw_dest_t;
 
 /* One completed work request. */
@@ -207,6 +236,18 @@ typedef struct {
     uint64_t ec_pkts_recovered; /* data packets rebuilt from parity */
     uint64_t ec_blocks_recovered; /* blocks completed by decoding */
     uint64_t ec_blocks_repaired;/* blocks completed by retransmission (more losses than parity) */
+    /* congestion control (docs/congestion.md) */
+    uint64_t ce_pkts_in;        /* data packets that arrived CE-marked (echoed with ACK flag M) */
+    uint64_t ecn_echoes_in;     /* ACKs flagged M (the peer saw CE on the packet they name) */
+    uint64_t trimmed_pkts_in;   /* trimmed data packets that arrived (each NACKed at once) */
+    uint64_t trim_nacks_in;     /* NACKs with a trimmed code (each resends the PSN at once) */
+    uint64_t credit_pkts_out;   /* RCCC receiver: CTRL CREDIT packets sent */
+    uint64_t credit_bytes_granted; /* RCCC receiver: bytes of credit granted by the pacer */
+    uint64_t credit_reqs_out;   /* RCCC sender: CTRL CREDIT_REQ packets sent */
+    uint64_t credit_bytes_in;   /* RCCC sender: bytes of credit received */
+    uint64_t spec_bytes_out;    /* RCCC sender: bytes sent on speculative credit */
+    uint64_t quick_adapts;      /* NSCC: windows cut to the bytes delivered (trim/NACK, delay) */
+    uint64_t rate_cuts;         /* DCQCN: rate decreases */
 } nw_stats_t;
 
 typedef struct nw_engine nw_engine_t;
@@ -264,6 +305,10 @@ typedef struct {
                                  backoff included): what a repair by timeout costs */
     uint64_t rack_wait_ns;    /* how long after sending a packet loss detection may declare
                                  it lost (5/4 srtt + the learnt reordering window) */
+    uint32_t cc_mode;         /* NW_CC_MODE_* of the PDC */
+    uint64_t cwnd_bytes;      /* NSCC window now (0 = no window: NONE, RCCC, DCQCN) */
+    uint64_t rate_mbps;       /* DCQCN current rate (0 = not rate controlled) */
+    uint64_t credit_bytes;    /* RCCC: credit (granted plus speculative) not yet used */
 } nw_path_stats_t;
 int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out);
 
@@ -290,6 +335,11 @@ int32_t nw_post_recv(nw_engine_t *e, uint64_t wr_id, void *buf, uint64_t cap);
  * dropped (already counted in the stats; callers may ignore the value). */
 int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
                  uint16_t src_port, uint64_t now_ns);
+/* nw_input with the packet's IP ECN codepoint (NW_ECN_*; the I/O driver reads it
+ * from the IP_TOS control message, the simulator from its queue model): a CE
+ * mark on a data packet is echoed to the sender (ACK flag M) for NSCC/DCQCN. */
+int32_t nw_input_ecn(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                     uint16_t src_port, uint8_t ecn, uint64_t now_ns);
 /* Writes the next UDP payload into buf; returns its length, 0 if nothing is due
  * now, NW_ETOOBIG if cap < mtu. */
 int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, uint64_t now_ns);

@@ -78,6 +78,7 @@ typedef struct {
     uint8_t ec_k, ec_m, ec_index; /* parity: its block's shape and its index */
     uint32_t ec_base;    /* first data PSN of its block */
     uint64_t ec_end_seq; /* coded data: tx_seq of its block's first parity (0 = not sent) */
+    uint32_t wire_len;   /* UDP payload bytes of its latest transmission */
 } nw_tx_slot_t;
 
 /* ---- receive-side message reassembly (sends, UUD) ---- */
@@ -98,6 +99,7 @@ typedef struct {
 #define NW_MAX_PENDING_RSP 64
 #define NW_ERR_MEMORY 16
 #define NW_DUP_REPORTS 8 /* duplicate reports a PDC holds until its next output */
+#define NW_TRIM_NACKS 32 /* trimmed PSNs a PDC holds for NACKs until its next output */
 #define NW_RSP_REPEAT 4 /* an error response rides on this many ACKs (ACKs may be lost) */
 
 /* ---- packet delivery context: one per (peer address, mode) ---- */
@@ -167,6 +169,8 @@ typedef struct {
     uint32_t rod_nacked;            /* ROD: next-expected PSN already NACKed */
     uint8_t rod_nack_valid;
     uint8_t nack_pending, nack_code, nack_vendor;
+    uint32_t trim_psn[NW_TRIM_NACKS];      /* trimmed PSNs to NACK, oldest first */
+    uint32_t trim_count;
     uint32_t nack_psn, nack_payload;
     uint16_t rsp_msg[NW_MAX_PENDING_RSP];
     uint8_t rsp_code[NW_MAX_PENDING_RSP];
@@ -228,7 +232,44 @@ struct nw_engine {
     nw_cq_t cq;
     nw_stats_t st;
     uint64_t rng;
+    uint64_t now;                   /* latest time a driver passed in (nw_input/output/on_time) */
+    nw_pull_pacer_t pull;           /* RCCC: credit grants to the senders of this receiver */
 };
+
+/* congestion.c: the PDC's congestion control (congestion.h) */
+void nw_cc_init(nw_engine_t *e, nw_pdc_t *p);
+uint32_t nw_cc_spec_bytes(const nw_engine_t *e);
+/* 1 if the NSCC window admits a new packet (always without NSCC). */
+int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p);
+/* 1 if credit (RCCC) and rate (DCQCN) admit a data packet now (e->now). */
+int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p);
+void nw_cc_on_enqueue(nw_engine_t *e, nw_pdc_t *p, uint64_t wire_bytes);
+void nw_cc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len, uint64_t now);
+void nw_cc_on_loss(nw_engine_t *e, nw_pdc_t *p, const nw_tx_slot_t *s);
+void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt, int ecn,
+                  uint64_t now);
+uint64_t nw_cc_deadline(const nw_engine_t *e, const nw_pdc_t *p);
+void nw_cc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+
+/* rccc.c: receiver credits (rccc.h) */
+int nw_rccc_tx_allowed(const nw_pdc_t *p);
+uint64_t nw_rccc_demand(const nw_engine_t *e, const nw_pdc_t *p);
+/* The credit target for a request about to leave (records it as announced). */
+uint32_t nw_rccc_target(const nw_engine_t *e, nw_pdc_t *p);
+/* 1 if the sender is blocked on credit and must (re)send a CREDIT_REQ. */
+int nw_rccc_req_due(const nw_engine_t *e, const nw_pdc_t *p);
+void nw_rccc_on_req_sent(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+void nw_rccc_on_backlog(nw_engine_t *e, nw_pdc_t *p, uint64_t bytes);
+void nw_rccc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len);
+void nw_rccc_on_ack(nw_engine_t *e, nw_pdc_t *p);
+void nw_rccc_on_credit(nw_engine_t *e, nw_pdc_t *p, uint32_t wire, uint64_t now);
+void nw_rccc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* Receiver: a request's credit target or a CREDIT_REQ's payload arrived. */
+void nw_rccc_on_demand(nw_engine_t *e, nw_pdc_t *p, uint32_t wire24, uint64_t now);
+void nw_rccc_on_request(nw_engine_t *e, nw_pdc_t *p, uint32_t wire24, uint64_t now);
+uint32_t nw_rccc_pull_bytes(const nw_engine_t *e);
+void nw_rccc_pacer_run(nw_engine_t *e, uint64_t now);
+uint64_t nw_rccc_pacer_deadline(const nw_engine_t *e);
 
 /* pdc.c */
 int32_t nw_pdc_table_init(nw_engine_t *e);
@@ -254,6 +295,10 @@ nw_pdc_t *nw_pdc_find_syn(nw_engine_t *e, uint32_t ip, uint8_t mode, uint16_t sp
 uint32_t nw_pdc_index(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p);
 int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p);
+/* 1 if the PDC has data packets to send (resends, parity, queued work), window aside. */
+int nw_pdc_has_data(const nw_engine_t *e, const nw_pdc_t *p);
+/* 1 if new data is queued and fits the PSN window and the congestion window. */
+int nw_pdc_new_data_open(const nw_engine_t *e, const nw_pdc_t *p);
 uint64_t nw_random(nw_engine_t *e);
 /* Queues an SES response (return code) to ride on the PDC's next ACK(s);
  * a refusal is also remembered so that repeats of the message get it again. */
@@ -279,11 +324,11 @@ void nw_cq_post(nw_engine_t *e, uint64_t wr_id, uint64_t bytes, int32_t status, 
 void nw_tx_reset(nw_engine_t *e, nw_pdc_t *p);
 nw_tx_slot_t *nw_tx_slot(const nw_engine_t *e, const nw_pdc_t *p, uint32_t psn);
 uint32_t nw_tx_in_flight(const nw_pdc_t *p);
-/* Records a (re)transmission of slot s at now. */
-void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint64_t now);
+/* Records a (re)transmission of slot s, len UDP payload bytes, at now. */
+void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint32_t len, uint64_t now);
 /* Processes an ACK; returns NW_OK or NW_ERANGE if it acknowledges unsent PSNs. */
 int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigger,
-                     uint32_t sack_base, uint64_t sack_bits, uint64_t now);
+                     uint32_t sack_base, uint64_t sack_bits, int ecn, uint64_t now);
 /* The receiver reports a duplicate of psn (ACK with NW_PDS_F_DUP): if psn was
  * resent by the RTO, that resend was spurious; undo the RTO's backoff. */
 void nw_tx_on_dup_report(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now);

@@ -297,6 +297,14 @@ int32_t nw_wire_build(const nw_wire_pkt_t *pkt, uint8_t *buf, uint32_t cap);
 /* Header length that nw_wire_build would write for `pkt`, or a negative code. */
 int32_t nw_wire_hdr_len(const nw_wire_pkt_t *pkt);
 
+/* What a trimming switch does to a datagram (docs/wire.md, "trimmed mark"):
+ * cuts the UDP payload buf[0 .. len) to NW_WIRE_TRIM_KEEP bytes (the PDS
+ * header and the next header of any request stay whole) and sets
+ * NW_PDS_F_TRIMMED in the prologue. Returns the new length, or NW_WIRE_ETYPE
+ * if the packet is not a request that may be trimmed (RUD/ROD(_CC), UUD),
+ * NW_WIRE_ETRUNC if it is shorter than a PDS prologue. */
+int32_t nw_wire_trim(uint8_t *buf, uint32_t len);
+
 /* Human-readable name of an NW_WIRE_E* code ("truncated", ...). */
 const char *nw_wire_strerror(int32_t err);
 

@@ -1,53 +1,153 @@
-/* Delay-based congestion window: additive increase while the RTT stays within
- * target_ns of the lowest RTT seen, a multiplicative decrease proportional to
- * the excess delay (at most halving, at most once per RTT) when it does not. */
-#include "congestion.h"
+/* Congestion control of a PDC: joins the schemes (nscc.c, rccc.c, dcqcn.c)
+ * to the engine. The mode comes from nw_config_t.cc_mode; UUD PDCs are never
+ * congestion controlled. Every function takes the driver's time (or the
+ * engine's latest, e->now): nothing here reads a clock. */
+#include <string.h>
 
-#define CC_AI_PER_RTT 4u     /* packets added per window acknowledged */
-#define CC_BETA_PERMILLE 800u /* decrease factor per unit of relative excess delay */
+#include "engine_state.h"
 
-void nw_cc_init(nw_cc_t *cc, uint32_t max_pkts)
+static uint64_t bdp_bytes(const nw_engine_t *e, uint64_t rtt_ns)
 {
-    cc->cwnd = max_pkts;
-    cc->acc = 0;
-    cc->min_rtt = 0;
-    cc->last_cut = 0;
+    return (uint64_t)e->cfg.link_rate_mbps * rtt_ns / 8000u; /* Mbit/s x ns / 8000 = bytes */
 }
 
-static void increase(nw_cc_t *cc, uint32_t newly, uint32_t max_pkts)
+/* NSCC parameters from a base RTT: target 3/4 of it unless configured,
+ * largest window 1.5 x BDP (within window_pkts packets). */
+static void nscc_size(const nw_engine_t *e, nw_cc_t *c, uint64_t base)
 {
-    cc->acc += newly * CC_AI_PER_RTT;
-    while (cc->acc >= cc->cwnd && cc->cwnd < max_pkts) {
-        cc->acc -= cc->cwnd;
-        cc->cwnd++;
-    }
-    if (cc->cwnd >= max_pkts)
-        cc->acc = 0;
+    uint64_t wmax = (uint64_t)e->cfg.window_pkts * e->cfg.mtu;
+    uint64_t m = bdp_bytes(e, base) * 3 / 2;
+    c->np.base_rtt_ns = base;
+    c->np.target_ns = e->cfg.cc_target_ns ? e->cfg.cc_target_ns : base * 3 / 4;
+    if (c->np.target_ns == 0)
+        c->np.target_ns = 1;
+    c->np.max_bytes = m < c->np.min_bytes ? c->np.min_bytes : m > wmax ? wmax : m;
 }
 
-int nw_cc_on_ack(nw_cc_t *cc, uint32_t newly, uint64_t rtt, uint64_t now, uint64_t target_ns,
-                 uint32_t min_pkts, uint32_t max_pkts)
+void nw_cc_init(nw_engine_t *e, nw_pdc_t *p)
 {
-    if (rtt && (cc->min_rtt == 0 || rtt < cc->min_rtt))
-        cc->min_rtt = rtt;
-    if (target_ns == 0) {
-        cc->cwnd = max_pkts;
-        return 0;
+    nw_cc_t *c = &p->cc;
+    memset(c, 0, sizeof(*c));
+    uint32_t mode = p->mode == NW_MODE_UUD ? NW_CC_MODE_NONE : e->cfg.cc_mode;
+    c->mode = (uint8_t)mode;
+    c->nscc_on = mode == NW_CC_MODE_NSCC || mode == NW_CC_MODE_NSCC_RCCC;
+    c->rccc_on = mode == NW_CC_MODE_RCCC || mode == NW_CC_MODE_NSCC_RCCC;
+    c->dcqcn_on = mode == NW_CC_MODE_DCQCN;
+    c->np.mtu = e->cfg.mtu;
+    c->np.min_bytes = (uint64_t)e->cfg.cc_min_pkts * e->cfg.mtu;
+    c->np.max_bytes = (uint64_t)e->cfg.window_pkts * e->cfg.mtu;
+    c->np.target_ns = e->cfg.cc_target_ns;
+    if (e->cfg.cc_base_rtt_ns) {
+        nscc_size(e, c, e->cfg.cc_base_rtt_ns);
+        c->np_sized = 1;
     }
-    uint64_t target = cc->min_rtt + target_ns;
-    if (rtt == 0 || rtt <= target) {
-        increase(cc, newly, max_pkts);
-        return 0;
+    nw_nscc_init(&c->nscc, c->np.max_bytes);
+    c->cr_tx.idle = 1;
+    nw_dcqcn_init(&c->dcqcn, (uint64_t)e->cfg.link_rate_mbps * 1000u, e->now);
+}
+
+uint32_t nw_cc_spec_bytes(const nw_engine_t *e)
+{
+    if (e->cfg.cc_spec_bytes)
+        return e->cfg.cc_spec_bytes;
+    if (e->cfg.cc_base_rtt_ns) {
+        uint64_t b = bdp_bytes(e, e->cfg.cc_base_rtt_ns);
+        return b < e->cfg.mtu ? e->cfg.mtu : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
     }
-    if (cc->last_cut != 0 && now - cc->last_cut < rtt)
-        return 0; /* one decrease per RTT: the excess was measured before the last cut acted */
-    uint64_t excess_permille = (rtt - target) * 1000u / rtt;
-    uint64_t cut = excess_permille * CC_BETA_PERMILLE / 1000u;
-    if (cut > 500)
-        cut = 500;
-    uint64_t w = (uint64_t)cc->cwnd * (1000u - cut) / 1000u;
-    cc->cwnd = w < min_pkts ? min_pkts : (uint32_t)w;
-    cc->acc = 0;
-    cc->last_cut = now;
+    return 8u * e->cfg.mtu;
+}
+
+int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    return !p->cc.nscc_on || p->cc.pipe_bytes < p->cc.nscc.cwnd;
+}
+
+int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    const nw_cc_t *c = &p->cc;
+    if (c->dcqcn_on && c->dcqcn.next_send_ns > e->now)
+        return 0;
+    if (c->rccc_on && !nw_rccc_tx_allowed(p))
+        return 0;
     return 1;
+}
+
+void nw_cc_on_enqueue(nw_engine_t *e, nw_pdc_t *p, uint64_t wire_bytes)
+{
+    if (p->cc.rccc_on)
+        nw_rccc_on_backlog(e, p, wire_bytes);
+}
+
+void nw_cc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len, uint64_t now)
+{
+    nw_cc_t *c = &p->cc;
+    if (c->rccc_on)
+        nw_rccc_on_sent(e, p, len);
+    if (c->dcqcn_on)
+        nw_dcqcn_on_sent(&c->dcqcn, len, now);
+}
+
+void nw_cc_on_loss(nw_engine_t *e, nw_pdc_t *p, const nw_tx_slot_t *s)
+{
+    nw_cc_t *c = &p->cc;
+    if (c->rccc_on)
+        nw_rccc_on_backlog(e, p, s->wire_len); /* resent bytes re-enter the credit queue */
+    if (c->nscc_on)
+        nw_nscc_on_loss(&c->nscc);
+}
+
+/* A fresh RTT sample: the lowest one is the base RTT unless configured. */
+static void on_rtt(nw_engine_t *e, nw_cc_t *c, uint64_t rtt)
+{
+    if (c->min_rtt != 0 && rtt >= c->min_rtt)
+        return;
+    c->min_rtt = rtt;
+    if (e->cfg.cc_base_rtt_ns)
+        return;
+    int first = !c->np_sized;
+    nscc_size(e, c, rtt);
+    c->np_sized = 1;
+    if (first)
+        c->nscc.cwnd = c->np.max_bytes; /* initial window: 1.5 x BDP */
+    nw_nscc_clamp(&c->nscc, &c->np);
+}
+
+void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt, int ecn,
+                  uint64_t now)
+{
+    nw_cc_t *c = &p->cc;
+    if (rtt)
+        on_rtt(e, c, rtt);
+    if (ecn)
+        e->st.ecn_echoes_in++;
+    if (c->dcqcn_on && ecn && nw_dcqcn_on_cnp(&c->dcqcn, now))
+        e->st.rate_cuts++;
+    if (c->nscc_on && c->np_sized && (newly_bytes || ecn)) {
+        uint64_t delay = rtt > c->np.base_rtt_ns ? rtt - c->np.base_rtt_ns : 0;
+        uint32_t ev = nw_nscc_on_ack(&c->nscc, &c->np, newly_bytes, rtt != 0, delay, ecn,
+                                     c->pipe_bytes, now);
+        if (ev & NW_NSCC_CUT)
+            e->st.cwnd_cuts++;
+        if (ev & NW_NSCC_QA)
+            e->st.quick_adapts++;
+    }
+    if (c->rccc_on)
+        nw_rccc_on_ack(e, p);
+}
+
+uint64_t nw_cc_deadline(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    const nw_cc_t *c = &p->cc;
+    uint64_t d = 0;
+    if (c->dcqcn_on && c->dcqcn.next_send_ns > e->now && nw_pdc_has_data(e, p))
+        d = c->dcqcn.next_send_ns;
+    if (c->rccc_on && c->cr_tx.req_deadline && (d == 0 || c->cr_tx.req_deadline < d))
+        d = c->cr_tx.req_deadline;
+    return d;
+}
+
+void nw_cc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    if (p->cc.rccc_on)
+        nw_rccc_on_time(e, p, now);
 }

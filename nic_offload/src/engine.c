@@ -36,8 +36,16 @@ void nw_config_default(nw_config_t *c)
     c->max_wrs = 4096;
     c->max_recvs = 4096;
     c->seed = 1;
-    c->cc_target_ns = 0; /* off: on a CPU-bound host scheduling delay reads as queueing */
-    c->cc_min_pkts = 32;
+    c->cc_target_ns = 0; /* NSCC: 3/4 of the base RTT */
+    c->cc_min_pkts = 1;
+    /* No congestion control by default: on a CPU-bound host (veth, loopback)
+     * scheduling delay reads as queueing delay and nothing marks ECN; see
+     * docs/congestion.md for when to choose which mode. */
+    c->cc_mode = NW_CC_MODE_NONE;
+    c->link_rate_mbps = 10000;
+    c->cc_base_rtt_ns = 0;
+    c->cc_spec_bytes = 0;
+    c->cc_pull_bytes = 0;
 }
 
 const char *nw_config_check(const nw_config_t *c)
@@ -68,6 +76,15 @@ const char *nw_config_check(const nw_config_t *c)
         return "cc_min_pkts: must be between 1 and window_pkts";
     if (c->uud_timeout_ns == 0)
         return "uud_timeout_ns: must be > 0";
+    if (c->cc_mode >= NW_CC_MODE_COUNT)
+        return "cc_mode: must be one of NW_CC_MODE_* (0 none, 1 nscc, 2 rccc, 3 nscc+rccc, "
+               "4 dcqcn)";
+    if (c->link_rate_mbps == 0 || c->link_rate_mbps > 10000000)
+        return "link_rate_mbps: must be between 1 and 10000000 (10 Tbit/s)";
+    if (c->cc_pull_bytes > (1u << 22) || (c->cc_pull_bytes && c->cc_pull_bytes < c->mtu))
+        return "cc_pull_bytes: must be 0 (4 x mtu) or between mtu and 4 MiB";
+    if (c->cc_spec_bytes > (1u << 22))
+        return "cc_spec_bytes: must be at most 4 MiB (0 = one BDP)";
     return NULL;
 }
 
@@ -208,6 +225,14 @@ int32_t nw_peer_path(const nw_engine_t *e, uint32_t peer, nw_path_stats_t *out)
         out->k = p->ec_tx->k;
         out->m = p->ec_tx->m;
     }
+    const nw_cc_t *c = &p->cc;
+    out->cc_mode = c->mode;
+    out->cwnd_bytes = c->nscc_on ? c->nscc.cwnd : 0;
+    out->rate_mbps = c->dcqcn_on ? c->dcqcn.rc_kbps / 1000u : 0;
+    if (c->rccc_on) {
+        uint64_t allow = c->cr_tx.granted + c->cr_tx.spec_used + c->cr_tx.spec_left;
+        out->credit_bytes = allow > c->cr_tx.sent ? allow - c->cr_tx.sent : 0;
+    }
     return NW_OK;
 }
 
@@ -304,13 +329,18 @@ uint64_t nw_next_deadline(const nw_engine_t *e)
         min_deadline(&d, p->rsp_deadline);
         min_deadline(&d, p->rod_recheck_deadline);
         min_deadline(&d, nw_pdc_half_open_deadline(e, p));
+        min_deadline(&d, nw_cc_deadline(e, p));
     }
+    min_deadline(&d, nw_rccc_pacer_deadline(e));
     return d;
 }
 
 void nw_on_time(nw_engine_t *e, uint64_t now_ns)
 {
+    if (now_ns > e->now)
+        e->now = now_ns;
     nw_pdc_expire_half_open(e, now_ns);
+    nw_rccc_pacer_run(e, now_ns);
     for (uint32_t i = 0; i < e->cfg.max_peers; i++) {
         nw_pdc_t *p = &e->pdcs[i];
         if (!p->in_use)
@@ -329,6 +359,7 @@ void nw_on_time(nw_engine_t *e, uint64_t now_ns)
             nw_tx_on_rod_recheck(e, p, now_ns);
         if (p->uud_deadline && p->uud_deadline <= now_ns)
             nw_rxm_on_time(e, p, now_ns);
+        nw_cc_on_time(e, p, now_ns);
         nw_pdc_activate(e, p);
     }
 }

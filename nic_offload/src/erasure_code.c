@@ -114,8 +114,9 @@ int32_t nw_ec_set(nw_engine_t *e, nw_pdc_t *p, uint32_t k, uint32_t m)
 
 uint32_t nw_ec_seg_payload(const nw_engine_t *e, const nw_pdc_t *p)
 {
+    uint32_t cc_hdr = p->cc.rccc_on ? NW_WIRE_PDS_REQ_CC_LEN - NW_WIRE_PDS_REQ_LEN : 0;
     if (!p->ec_tx || !p->ec_tx->k)
-        return e->max_payload;
+        return e->max_payload - cc_hdr; /* RUD_CC requests carry 4 more header bytes */
     uint32_t coded = shard_cap(e) - NW_EC_LEN_PREFIX - NW_WIRE_SES_STD_LEN;
     return coded < e->max_payload ? coded : e->max_payload;
 }
@@ -183,10 +184,11 @@ int nw_ec_tx_close_before(nw_engine_t *e, nw_pdc_t *p, uint32_t body_len)
 
 void nw_ec_tx_on_data(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint8_t *pkt, uint32_t n)
 {
-    if (!tx_active(p) || n < NW_WIRE_PDS_REQ_LEN)
+    uint32_t pds = p->cc.rccc_on ? NW_WIRE_PDS_REQ_CC_LEN : NW_WIRE_PDS_REQ_LEN;
+    if (!tx_active(p) || n < pds)
         return;
     nw_ec_tx_t *t = p->ec_tx;
-    uint32_t body = n - NW_WIRE_PDS_REQ_LEN, len = body + NW_EC_LEN_PREFIX;
+    uint32_t body = n - pds, len = body + NW_EC_LEN_PREFIX;
     if (len > t->cap || t->parity_left)
         return;
     if (t->count == 0) {
@@ -199,14 +201,14 @@ void nw_ec_tx_on_data(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint8_t *pkt
     nw_ec_mark_packet(pkt);
     uint8_t *dst = t->data + (size_t)t->count * t->cap;
     shard_prefix(dst, (uint8_t)((pkt[0] & 0x07) << 1 | pkt[1] >> 7), pkt[1], body);
-    memcpy(dst + NW_EC_LEN_PREFIX, pkt + NW_WIRE_PDS_REQ_LEN, body);
+    memcpy(dst + NW_EC_LEN_PREFIX, pkt + pds, body);
     if (len > t->shard_len)
         t->shard_len = len;
     s->ec_kind = NW_EC_SLOT_DATA;
     s->ec_base = t->base_psn;
     t->count++;
     if (t->count >= t->k || p->sq_head == NW_NIL || tx_room(e, p) <= t->bm ||
-        p->pipe >= p->cc.cwnd)
+        !nw_cc_window_open(e, p))
         tx_close(e, p);
 }
 
@@ -260,7 +262,7 @@ int32_t nw_ec_tx_output_parity(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32
     s->ec_m = t->bm;
     s->ec_index = (uint8_t)idx;
     p->nxt++;
-    nw_tx_sent(e, p, s, now);
+    nw_tx_sent(e, p, s, (uint32_t)n, now);
     e->st.ec_parity_pkts_out++;
     e->st.ec_parity_bytes_out += (uint64_t)n;
     if (idx == 0) {

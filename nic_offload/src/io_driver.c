@@ -118,6 +118,18 @@ static int32_t rx_port_index(const nw_io_t *io)
     return i < c->entropy_count ? (int32_t)i : -1;
 }
 
+/* ECN on sockets (docs/congestion.md): data of ECN-using modes leaves ECT(0);
+ * the TOS byte is per socket, so their other packets carry it too. */
+static void set_tos(nw_io_t *io, int fd)
+{
+    uint32_t m = io->e->cfg.cc_mode;
+    int tos = (m == NW_CC_MODE_NSCC || m == NW_CC_MODE_NSCC_RCCC || m == NW_CC_MODE_DCQCN)
+                  ? NW_ECN_ECT0
+                  : 0;
+    if (tos)
+        setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
+}
+
 static int open_port_sockets(nw_io_t *io)
 {
     const nw_config_t *c = &io->e->cfg;
@@ -157,6 +169,7 @@ static int open_port_sockets(nw_io_t *io)
         }
         io->port_fds[i] = fd;
         set_bufs(fd, io->cfg.sndbuf, 0);
+        set_tos(io, fd);
     }
     return NW_OK;
 }
@@ -165,6 +178,9 @@ static int32_t open_sockets(nw_io_t *io)
 {
     int fd = io->cfg.rx_fd;
     set_bufs(fd, io->cfg.sndbuf, 1);
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one)); /* CE marks reach the engine */
+    set_tos(io, fd);
     if (io->cfg.flags & NW_IO_GRO) {
         int one = 1;
         io->gro = setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
@@ -222,12 +238,22 @@ static int injected_drop(nw_io_t *io)
     return 1;
 }
 
+/* The ECN codepoint of a received datagram (IP_RECVTOS), 0 if absent. */
+static uint8_t ecn_of(struct msghdr *m)
+{
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(m); c; c = CMSG_NXTHDR(m, c))
+        if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_TOS &&
+            c->cmsg_len >= CMSG_LEN(1))
+            return (uint8_t)(CMSG_DATA(c)[0] & 3);
+    return 0;
+}
+
 static void deliver(nw_io_t *io, const uint8_t *p, uint32_t len, uint32_t ip, uint16_t port,
-                    uint64_t now)
+                    uint8_t ecn, uint64_t now)
 {
     io->st.recv_pkts++;
     if (!injected_drop(io))
-        nw_input(io->e, p, len, ip, port, now);
+        nw_input_ecn(io->e, p, len, ip, port, ecn, now);
 }
 
 static int io_receive(nw_io_t *io, uint64_t now)
@@ -241,8 +267,8 @@ static int io_receive(nw_io_t *io, uint64_t now)
         m->msg_namelen = sizeof(io->rx_addr[i]);
         m->msg_iov = &io->rx_iov[i];
         m->msg_iovlen = 1;
-        m->msg_control = io->gro ? io->rx_ctl + (size_t)i * CTL_SPACE : NULL;
-        m->msg_controllen = io->gro ? CTL_SPACE : 0;
+        m->msg_control = io->rx_ctl + (size_t)i * CTL_SPACE; /* GRO size, TOS */
+        m->msg_controllen = CTL_SPACE;
         m->msg_flags = 0;
     }
     int n = recvmmsg(io->cfg.rx_fd, io->rx_msg, b, MSG_DONTWAIT, NULL);
@@ -260,13 +286,14 @@ static int io_receive(nw_io_t *io, uint64_t now)
         uint16_t port = ntohs(io->rx_addr[i].sin_port);
         const uint8_t *p = io->rx_buf + (size_t)i * IO_RX_BUF;
         uint32_t seg = io->gro ? gro_size(&io->rx_msg[i].msg_hdr) : 0;
+        uint8_t ecn = ecn_of(&io->rx_msg[i].msg_hdr); /* GRO merges only equal TOS */
         if (seg == 0 || seg >= len) {
-            deliver(io, p, len, ip, port, now);
+            deliver(io, p, len, ip, port, ecn, now);
             continue;
         }
         for (uint32_t off = 0; off < len; off += seg) {
             uint32_t l = len - off < seg ? len - off : seg;
-            deliver(io, p + off, l, ip, port, now);
+            deliver(io, p + off, l, ip, port, ecn, now);
             io->st.gro_segments++;
         }
     }
@@ -313,6 +340,7 @@ static void raw_headers(nw_io_t *io, uint8_t *h, uint32_t plen, const nw_dest_t 
     uint16_t ulen = htons((uint16_t)(plen + 8));
     memset(h, 0, IO_IP_UDP_HDR);
     h[0] = 0x45;
+    h[1] = d->ecn & 3; /* TOS: the packet's ECN codepoint */
     memcpy(h + 2, &tot, 2);
     h[6] = 0x40; /* DF */
     h[8] = 64;

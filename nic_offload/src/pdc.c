@@ -20,9 +20,10 @@ int32_t nw_pdc_table_init(nw_engine_t *e)
     e->pdcs = calloc(e->cfg.max_peers, sizeof(*e->pdcs));
     e->active = calloc(e->cfg.max_peers, sizeof(*e->active));
     e->closes = calloc(e->cfg.max_peers, sizeof(*e->closes));
+    e->pull.ring = calloc(e->cfg.max_peers, sizeof(*e->pull.ring));
     e->active_head = e->active_count = 0;
     e->close_head = e->close_count = 0;
-    return (e->pdcs && e->active && e->closes) ? NW_OK : NW_ENOMEM;
+    return (e->pdcs && e->active && e->closes && e->pull.ring) ? NW_OK : NW_ENOMEM;
 }
 
 static void pdc_free_arrays(nw_pdc_t *p)
@@ -48,6 +49,8 @@ void nw_pdc_table_destroy(nw_engine_t *e)
     free(e->pdcs);
     free(e->active);
     free(e->closes);
+    free(e->pull.ring);
+    e->pull.ring = NULL;
     e->closes = NULL;
     e->pdcs = NULL;
     e->active = NULL;
@@ -262,14 +265,13 @@ void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p)
     p->in_active = 1;
 }
 
-int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
+int nw_pdc_has_data(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    if (p->ack_now || p->nack_pending || p->ack_ring_count || p->probe_count || p->dup_count)
-        return 1;
-    if (p->failed)
-        return 0;
-    if (p->lost_count > 0 || nw_ec_tx_parity_due(p))
-        return 1;
+    return !p->failed && (p->lost_count > 0 || nw_ec_tx_parity_due(p) || p->sq_head != NW_NIL);
+}
+
+int nw_pdc_new_data_open(const nw_engine_t *e, const nw_pdc_t *p)
+{
     if (p->sq_head == NW_NIL)
         return 0;
     if (p->mode == NW_MODE_UUD)
@@ -279,7 +281,22 @@ int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
         limit = NW_MAX_WINDOW - 1;
     if (!p->tx_synced && (uint32_t)(p->nxt - p->start_psn) >= NW_MAX_WINDOW - 1)
         return 0;
-    return nw_tx_in_flight(p) < limit && p->pipe < p->cc.cwnd;
+    return nw_tx_in_flight(p) < limit && nw_cc_window_open(e, p);
+}
+
+int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    if (p->ack_now || p->nack_pending || p->trim_count || p->ack_ring_count || p->probe_count ||
+        p->dup_count || p->cc.cr_rx.grant_due)
+        return 1;
+    if (p->failed)
+        return 0;
+    int data = p->lost_count > 0 || nw_ec_tx_parity_due(p) || nw_pdc_new_data_open(e, p);
+    if (!data)
+        return 0;
+    if (nw_cc_tx_allowed(e, p))
+        return 1;
+    return p->cc.rccc_on && nw_rccc_req_due(e, p); /* blocked on credit: ask for it */
 }
 
 static uint8_t error_of(const nw_pdc_t *p, uint16_t msg_id)

@@ -247,6 +247,20 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
                              uint32_t len, const uint8_t *raw, uint32_t raw_len,
                              uint32_t src_ip, uint64_t now, nw_pdc_t **rod_accepted);
 
+/* A trimmed request: NACKed at once (code TRIMMED), one NACK per PSN; when
+ * more are waiting than a PDC holds, the sender's SACK loss detection finds
+ * the rest. */
+static void queue_trim_nack(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
+{
+    e->st.trimmed_pkts_in++;
+    for (uint32_t i = 0; i < p->trim_count; i++)
+        if (p->trim_psn[i] == psn)
+            return;
+    if (p->trim_count < NW_TRIM_NACKS)
+        p->trim_psn[p->trim_count++] = psn;
+    nw_pdc_activate(e, p);
+}
+
 /* rx_semantic, noting whether the packet delivered anything through the PDC
  * (bytes placed, a receive buffer taken, a read answered): such a PDC is no
  * longer half-open and is never reclaimed behind the application's back. */
@@ -304,6 +318,8 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
     if (!p)
         return NW_EINVAL;
     nw_rx_window_t *w = &p->rxw;
+    if (h->type == NW_PDS_RUD_CC || h->type == NW_PDS_ROD_CC)
+        nw_rccc_on_demand(e, p, h->credit_target, now);
     if (pk->pds.next_hdr != NW_NH_NW_PARITY)
         p->rx_req_bytes += raw_len; /* data bytes that arrived, for the sender's loss estimate */
     int32_t cls = nw_rxw_classify(w, h->psn);
@@ -335,7 +351,7 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
         return NW_OK;
     }
     if (pk->trimmed) {
-        queue_nack(e, p, NW_NACK_TRIMMED, h->psn, w->cum + 1);
+        queue_trim_nack(e, p, h->psn);
         return NW_OK;
     }
     int in_order = h->psn == w->cum + 1;
@@ -440,6 +456,7 @@ static int32_t input_uud(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint8_t 
 
 static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip, uint64_t now)
 {
+    int ecn = (pk->pds.flags & NW_PDS_F_M) && !(pk->pds.flags & NW_PDS_F_DUP);
     const nw_pds_hdr_t *h = &pk->pds;
     nw_pdc_t *p = pdc_for_reply(e, h, src_ip);
     if (!p)
@@ -474,7 +491,7 @@ static int32_t input_ack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_i
         }
     }
     uint32_t trigger = h->cack_psn + (uint32_t)(int32_t)h->ack_psn_off;
-    int32_t r = nw_tx_on_ack(e, p, h->cack_psn, trigger, base, bits, now);
+    int32_t r = nw_tx_on_ack(e, p, h->cack_psn, trigger, base, bits, ecn, now);
     if (r == NW_OK && (h->flags & NW_PDS_F_DUP))
         nw_tx_on_dup_report(e, p, trigger, now);
     if (rw && rw->in_use && rw->rsp_seen && rw->msg_id == pk->rsp.message_id)
@@ -506,7 +523,8 @@ static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     case NW_NACK_TRIMMED:
     case NW_NACK_TRIMMED_LASTHOP:
     case NW_NACK_TRIMMED_ACK:
-        nw_tx_mark_lost(e, p, h->nack_psn);
+        e->st.trim_nacks_in++;
+        nw_tx_mark_lost(e, p, h->nack_psn); /* resent now, no timeout */
         break;
     case NW_NACK_ROD_OOO:
         nw_tx_on_rod_nack(e, p, h->nack_payload, now);
@@ -527,11 +545,20 @@ static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     return NW_OK;
 }
 
-static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip)
+static int32_t input_ctrl(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip,
+                          uint64_t now)
 {
     nw_pdc_t *p = pdc_for_reply(e, &pk->pds, src_ip);
     if (!p)
         return NW_EINVAL;
+    if (pk->pds.ctl_type == NW_CTRL_CREDIT) {
+        nw_rccc_on_credit(e, p, pk->pds.ctrl_payload, now);
+        return NW_OK;
+    }
+    if (pk->pds.ctl_type == NW_CTRL_CREDIT_REQ) {
+        nw_rccc_on_request(e, p, pk->pds.ctrl_payload & NW_CREDIT_TARGET_MASK, now);
+        return NW_OK;
+    }
     if (pk->pds.ctl_type == NW_CTRL_CLOSE) {
         nw_pdc_close(e, p, 0); /* the remote has forgotten this PDC */
         return NW_OK;
@@ -581,6 +608,29 @@ static void nack_oversized(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uin
 int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
                  uint16_t src_port, uint64_t now_ns)
 {
+    return nw_input_ecn(e, pkt, len, src_ip, src_port, NW_ECN_NOT_ECT, now_ns);
+}
+
+/* A CE-marked data request: echoed in the PDC's next ACK (flag M). */
+static void note_ce(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_ip)
+{
+    nw_pdc_t *p = NULL;
+    if (pk->pds.flags & NW_PDS_F_SYN)
+        p = nw_pdc_find_syn(e, src_ip, pk->pds.type == NW_PDS_ROD || pk->pds.type ==
+                            NW_PDS_ROD_CC ? NW_MODE_ROD : NW_MODE_RUD, pk->pds.spdcid);
+    else
+        p = nw_pdc_by_id(e, pk->pds.dpdcid);
+    if (!p || p->ip != src_ip)
+        return;
+    e->st.ce_pkts_in++;
+    p->cc.ce_pending = 1;
+}
+
+int32_t nw_input_ecn(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_ip,
+                     uint16_t src_port, uint8_t ecn, uint64_t now_ns)
+{
+    if (now_ns > e->now)
+        e->now = now_ns;
     e->st.pkts_in++;
     e->st.bytes_in += len;
     if (len > e->cfg.mtu) {
@@ -604,6 +654,8 @@ int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_
     {
         nw_pdc_t *rod = NULL;
         int32_t r = input_request(e, &pk, payload, plen, pkt, len, src_ip, now_ns, &rod);
+        if ((ecn & 3) == NW_ECN_CE && r != NW_EINVAL)
+            note_ce(e, &pk, src_ip);
         if (rod && rod->rod_held_count > 0)
             rod_drain(e, rod, now_ns);
         return r;
@@ -618,7 +670,7 @@ int32_t nw_input(nw_engine_t *e, const uint8_t *pkt, uint32_t len, uint32_t src_
     case NW_PDS_NACK_CCX:
         return input_nack(e, &pk, src_ip, now_ns);
     case NW_PDS_CTRL:
-        return input_ctrl(e, &pk, src_ip);
+        return input_ctrl(e, &pk, src_ip, now_ns);
     default:
         e->st.drop_bad_version++; /* RUDI: a type this engine does not speak */
         return NW_EINVAL;

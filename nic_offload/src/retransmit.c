@@ -38,7 +38,7 @@ void nw_tx_reset(nw_engine_t *e, nw_pdc_t *p)
     p->rto_cur = e->cfg.rto_init_ns;
     p->retries = 0;
     p->pipe = 0;
-    nw_cc_init(&p->cc, e->cfg.window_pkts);
+    nw_cc_init(e, p);
 }
 
 static void list_remove(nw_pdc_t *p, uint32_t i)
@@ -54,6 +54,7 @@ static void list_remove(nw_pdc_t *p, uint32_t i)
         p->list_tail = s->prev;
     s->prev = s->next = NW_NIL;
     p->pipe--;
+    p->cc.pipe_bytes -= p->cc.pipe_bytes > s->wire_len ? s->wire_len : p->cc.pipe_bytes;
 }
 
 static void list_append(nw_pdc_t *p, uint32_t i)
@@ -67,6 +68,7 @@ static void list_append(nw_pdc_t *p, uint32_t i)
         p->list_head = i;
     p->list_tail = i;
     p->pipe++;
+    p->cc.pipe_bytes += s->wire_len;
 }
 
 /* A learnt RTO floor stays within this many initial RTOs (and rto_max_ns):
@@ -99,8 +101,10 @@ static uint64_t rto_base(const nw_engine_t *e, const nw_pdc_t *p)
     return r > e->cfg.rto_max_ns ? e->cfg.rto_max_ns : r;
 }
 
-void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint64_t now)
+void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint32_t len, uint64_t now)
 {
+    s->wire_len = len;
+    nw_cc_on_sent(e, p, len, now);
     s->tx_seq = ++p->tx_seq;
     s->sent_ns = now;
     s->state = NW_TX_INFLIGHT;
@@ -221,12 +225,13 @@ static int acks_original(const nw_pdc_t *p, const nw_tx_slot_t *s, uint64_t now)
     return p->cc.min_rtt && now >= s->sent_ns && now - s->sent_ns < p->cc.min_rtt;
 }
 
-/* Returns 1 if the slot was newly acknowledged. */
-static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
+/* Returns 1 if the slot was newly acknowledged (its bytes added to *bytes). */
+static int ack_slot(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t *bytes, uint64_t now)
 {
     nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
     if (s->psn != psn || (s->state != NW_TX_INFLIGHT && s->state != NW_TX_LOST))
         return 0;
+    *bytes += s->wire_len;
     /* An RTO resend's verdict stays open until a duplicate report or reuse. */
     if (s->rto_retx && acks_original(p, s, now)) {
         s->rto_retx--;
@@ -264,8 +269,9 @@ static int in_flight_psn(const nw_pdc_t *p, uint32_t psn)
 }
 
 int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigger,
-                     uint32_t sack_base, uint64_t sack_bits, uint64_t now)
+                     uint32_t sack_base, uint64_t sack_bits, int ecn, uint64_t now)
 {
+    uint64_t bytes = 0;
     int32_t d = nw_psn_diff(cack, p->una - 1);
     if (d > (int32_t)nw_tx_in_flight(p))
         return NW_ERANGE;
@@ -275,7 +281,7 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         nw_tx_slot_t *t = nw_tx_slot(e, p, trigger);
         int fresh = t->psn == trigger && t->state == NW_TX_INFLIGHT && t->retx == 0;
         uint64_t sent = t->sent_ns;
-        if (ack_slot(e, p, trigger, now)) {
+        if (ack_slot(e, p, trigger, &bytes, now)) {
             newly++;
             if (fresh && now > sent) {
                 rtt = now - sent;
@@ -284,13 +290,13 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         }
     }
     for (uint32_t psn = p->una; d > 0 && nw_psn_diff(psn, cack) <= 0; psn++)
-        newly += (uint32_t)ack_slot(e, p, psn, now);
+        newly += (uint32_t)ack_slot(e, p, psn, &bytes, now);
     while (sack_bits) {
         uint32_t i = (uint32_t)__builtin_ctzll(sack_bits);
         sack_bits &= sack_bits - 1;
         uint32_t psn = sack_base + i;
         if (in_flight_psn(p, psn))
-            newly += (uint32_t)ack_slot(e, p, psn, now);
+            newly += (uint32_t)ack_slot(e, p, psn, &bytes, now);
     }
     while (p->una != p->nxt) {
         nw_tx_slot_t *s = nw_tx_slot(e, p, p->una);
@@ -300,9 +306,7 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         p->una++;
     }
     nw_tx_detect_losses(e, p, now);
-    if (nw_cc_on_ack(&p->cc, newly, rtt, now, e->cfg.cc_target_ns, e->cfg.cc_min_pkts,
-                     e->cfg.window_pkts))
-        e->st.cwnd_cuts++;
+    nw_cc_on_ack(e, p, bytes, rtt, ecn, now);
     if (newly) {
         if (p->rto_episode)
             p->rto_gap_ns = now - p->progress_ns;
@@ -379,6 +383,7 @@ void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
         return;
     list_remove(p, (uint32_t)(s - p->slots));
     s->state = NW_TX_LOST;
+    nw_cc_on_loss(e, p, s);
     uint32_t cap = e->cfg.window_pkts;
     if (p->lost_count >= cap)
         lost_compact(e, p);
@@ -475,6 +480,8 @@ void nw_tx_fail(nw_engine_t *e, nw_pdc_t *p, int32_t status)
     p->una = p->nxt;
     p->list_head = p->list_tail = NW_NIL;
     p->pipe = 0;
+    p->cc.pipe_bytes = 0;
+    p->cc.cr_tx.backlog = 0;
     p->lost_count = 0;
     p->rto_deadline = 0;
 }

@@ -13,6 +13,15 @@ static void fill_dest(nw_pdc_t *p, nw_dest_t *dst)
     dst->ip = p->ip;
     dst->port = p->port;
     dst->src_port = nw_entropy_next(&p->entropy);
+    dst->ecn = NW_ECN_NOT_ECT;
+}
+
+/* A data packet's destination: ECT(0) when the PDC reacts to ECN marks. */
+static void fill_data_dest(nw_pdc_t *p, nw_dest_t *dst)
+{
+    fill_dest(p, dst);
+    if (p->cc.nscc_on || p->cc.dcqcn_on)
+        dst->ecn = NW_ECN_ECT0;
 }
 
 /* An ACK for trigger PSN trig; dup: the report of a duplicate (NW_PDS_F_DUP),
@@ -33,6 +42,10 @@ static int32_t build_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t trig, int dup, ui
         base = trig - 63;
     h->type = NW_PDS_ACK_CC;
     h->flags = dup ? NW_PDS_F_DUP : 0;
+    if (p->cc.ce_pending && !dup) {
+        h->flags |= NW_PDS_F_M; /* a packet this ACK covers arrived CE-marked */
+        p->cc.ce_pending = 0;
+    }
     h->cack_psn = cum;
     h->ack_psn_off = (int16_t)toff;
     h->spdcid = p->local_id;
@@ -86,6 +99,7 @@ static int32_t output_close(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_
     dst->ip = c->ip;
     dst->port = c->port;
     dst->src_port = e->cfg.entropy_base;
+    dst->ecn = NW_ECN_NOT_ECT;
     e->close_head = (e->close_head + 1) % e->cfg.max_peers;
     e->close_count--;
     return nw_wire_build(&pk, buf, cap);
@@ -102,6 +116,39 @@ static int32_t build_probe(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t c
     pk.pds.spdcid = p->local_id;
     pk.pds.dpdcid = p->remote_id;
     pk.pds.ctrl_payload = p->probe_msg[--p->probe_count];
+    return nw_wire_build(&pk, buf, cap);
+}
+
+/* A CTRL CREDIT (receiver: the cumulative grant) or CREDIT_REQ (sender: the
+ * cumulative demand) for RCCC; rccc.h describes both. */
+static int32_t build_credit_ctrl(nw_engine_t *e, nw_pdc_t *p, uint8_t type, uint32_t value,
+                                 uint8_t *buf, uint32_t cap)
+{
+    nw_wire_pkt_t pk;
+    memset(&pk, 0, sizeof(pk));
+    pk.pds.type = NW_PDS_CTRL;
+    pk.pds.ctl_type = type;
+    pk.pds.psn = p->nxt;
+    pk.pds.spdcid = p->local_id;
+    pk.pds.dpdcid = p->remote_id;
+    pk.pds.ctrl_payload = value;
+    return nw_wire_build(&pk, buf, cap);
+}
+
+/* NACK (code TRIMMED) for the oldest trimmed PSN still to report. */
+static int32_t build_trim_nack(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap)
+{
+    nw_wire_pkt_t pk;
+    memset(&pk, 0, sizeof(pk));
+    pk.pds.type = NW_PDS_NACK;
+    pk.pds.nack_code = NW_NACK_TRIMMED;
+    pk.pds.nack_psn = p->trim_psn[0];
+    pk.pds.nack_payload = p->rxw.cum + 1;
+    pk.pds.spdcid = p->local_id;
+    pk.pds.dpdcid = p->remote_id;
+    p->trim_count--;
+    memmove(p->trim_psn, p->trim_psn + 1, p->trim_count * sizeof(p->trim_psn[0]));
+    e->st.nacks_out++;
     return nw_wire_build(&pk, buf, cap);
 }
 
@@ -133,6 +180,10 @@ static int32_t build_data(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w, uint32_t psn,
         h->type = NW_PDS_UUD;
     } else {
         h->type = p->mode == NW_MODE_ROD ? NW_PDS_ROD : NW_PDS_RUD;
+        if (p->cc.rccc_on) { /* the request announces the sender's demand */
+            h->type = p->mode == NW_MODE_ROD ? NW_PDS_ROD_CC : NW_PDS_RUD_CC;
+            h->credit_target = nw_rccc_target(e, p);
+        }
         h->psn = psn;
         h->spdcid = p->local_id;
         int32_t clr = nw_psn_diff(p->una, psn);
@@ -229,7 +280,7 @@ static int32_t output_new(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     s->len = len;
     s->prev = s->next = NW_NIL;
     p->nxt++;
-    nw_tx_sent(e, p, s, now);
+    nw_tx_sent(e, p, s, (uint32_t)n, now);
     p->tx_req_bytes += (uint64_t)n;
     p->pdc_data_pkts++;
     nw_ec_tx_on_data(e, p, s, buf, (uint32_t)n);
@@ -239,9 +290,19 @@ static int32_t output_new(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
 static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap,
                           nw_dest_t *dst, uint64_t now)
 {
+    if (p->trim_count) {
+        fill_dest(p, dst);
+        return build_trim_nack(e, p, buf, cap);
+    }
     if (p->nack_pending) {
         fill_dest(p, dst);
         return build_nack(e, p, buf, cap);
+    }
+    if (p->cc.cr_rx.grant_due) {
+        p->cc.cr_rx.grant_due = 0;
+        e->st.credit_pkts_out++;
+        fill_dest(p, dst);
+        return build_credit_ctrl(e, p, NW_CTRL_CREDIT, (uint32_t)p->cc.cr_rx.granted, buf, cap);
     }
     if (p->dup_count) {
         uint32_t psn = p->dup_psn[0];
@@ -267,7 +328,8 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         fill_dest(p, dst);
         return build_probe(e, p, buf, cap);
     }
-    nw_tx_slot_t *s = nw_tx_next_lost(e, p);
+    int allowed = nw_cc_tx_allowed(e, p);
+    nw_tx_slot_t *s = allowed ? nw_tx_next_lost(e, p) : NULL;
     if (s) {
         int32_t n;
         if (s->ec_kind == NW_EC_SLOT_PARITY) {
@@ -289,22 +351,28 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         if (s->fast)
             e->st.fast_retransmits++;
         s->fast = 0;
-        nw_tx_sent(e, p, s, now);
+        nw_tx_sent(e, p, s, (uint32_t)n, now);
         e->st.retransmits++;
-        fill_dest(p, dst);
+        fill_data_dest(p, dst);
         return n;
     }
-    if (nw_ec_tx_parity_due(p)) {
+    if (allowed && nw_ec_tx_parity_due(p)) {
         int32_t n = nw_ec_tx_output_parity(e, p, buf, cap, now);
         if (n > 0)
-            fill_dest(p, dst);
+            fill_data_dest(p, dst);
         return n;
     }
-    if (p->sq_head != NW_NIL && nw_pdc_has_output(e, p)) {
+    if (allowed && nw_pdc_new_data_open(e, p)) {
         int32_t n = output_new(e, p, buf, cap, now);
         if (n > 0)
-            fill_dest(p, dst);
+            fill_data_dest(p, dst);
         return n;
+    }
+    if (p->cc.rccc_on && nw_pdc_has_data(e, p) && nw_rccc_req_due(e, p)) {
+        uint32_t d = nw_rccc_target(e, p);
+        nw_rccc_on_req_sent(e, p, now);
+        fill_dest(p, dst);
+        return build_credit_ctrl(e, p, NW_CTRL_CREDIT_REQ, d, buf, cap);
     }
     return 0;
 }
@@ -313,6 +381,8 @@ int32_t nw_output(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_t *dst, ui
 {
     if (cap < e->cfg.mtu)
         return NW_ETOOBIG;
+    if (now_ns > e->now)
+        e->now = now_ns;
     if (e->close_count > 0) {
         int32_t n = output_close(e, buf, cap, dst);
         if (n > 0) {

@@ -611,6 +611,16 @@ int32_t nw_wire_build(const nw_wire_pkt_t *pkt, uint8_t *buf, uint32_t cap)
     return total;
 }
 
+int32_t nw_wire_trim(uint8_t *buf, uint32_t len)
+{
+    if (buf == NULL || len < NW_WIRE_PDS_PROLOGUE_LEN)
+        return NW_WIRE_ETRUNC;
+    if (!is_trimmable((uint8_t)(buf[0] >> 3)))
+        return NW_WIRE_ETYPE;
+    buf[1] |= NW_PDS_F_TRIMMED; /* flags are the prologue's low 7 bits */
+    return (int32_t)(len < NW_WIRE_TRIM_KEEP ? len : NW_WIRE_TRIM_KEEP);
+}
+
 const char *nw_wire_strerror(int32_t err)
 {
     switch (err) {

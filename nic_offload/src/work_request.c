@@ -52,6 +52,10 @@ void nw_wr_enqueue(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w)
     else
         e->wrs[p->sq_tail].next = idx;
     p->sq_tail = idx;
+    uint32_t hdr = NW_WIRE_PDS_REQ_CC_LEN + (w->kind == NW_WR_READ_RESP ? NW_WIRE_SES_RSP_DATA_LEN
+                                                                        : NW_WIRE_SES_STD_LEN);
+    uint64_t body = w->kind == NW_WR_READ ? 0 : w->len;
+    nw_cc_on_enqueue(e, p, body + (uint64_t)(w->pkts_total ? w->pkts_total : 1) * hdr);
     nw_pdc_activate(e, p);
 }
 

@@ -138,9 +138,10 @@ def test_a_lost_response_is_fetched_while_other_messages_flow():
     assert sa["rto_fired"] == 0 and sa["retransmits"] == 0
 
 
-def _incast(cc_target_ns: int) -> tuple[Simulation, list]:
-    sim = Simulation(seed=3, link=Link(rate_bps=10e9, delay_ns=5_000, queue_pkts=200),
-                     mtu=8972, window_pkts=512, cc_target_ns=cc_target_ns)
+def _incast(cc_mode: str) -> tuple[Simulation, list]:
+    link = Link(rate_bps=10e9, delay_ns=5_000, queue_pkts=200, ecn_threshold_pkts=4)
+    sim = Simulation(seed=3, link=link, mtu=8972, window_pkts=512, cc_mode=cc_mode,
+                     link_rate_mbps=10_000, cc_base_rtt_ns=30_000)
     dst = sim.endpoint()
     senders = [sim.endpoint() for _ in range(2)]
     size = 2_000_000
@@ -158,12 +159,13 @@ def _incast(cc_target_ns: int) -> tuple[Simulation, list]:
     return sim, senders
 
 
-def test_delay_based_window_keeps_an_incast_queue_short():
-    sim, senders = _incast(cc_target_ns=30_000)
+def test_nscc_window_keeps_an_incast_queue_short():
+    sim, senders = _incast("nscc")
     assert sum(ep.stats()["cwnd_cuts"] for ep in senders) > 0
+    assert sim.counters["ce_marks"] > 0
     assert sim.counters["queue_drops"] == 0
     # The same incast with a fixed window overflows the 200-packet queue.
-    fixed, fixed_senders = _incast(cc_target_ns=0)
+    fixed, fixed_senders = _incast("none")
     assert sum(ep.stats()["cwnd_cuts"] for ep in fixed_senders) == 0
     assert fixed.counters["queue_drops"] > 0
 
