@@ -76,6 +76,24 @@ def settings_from(args: argparse.Namespace) -> FabricSettings:
                           trim=list(getattr(args, "trim_threshold", [])), multicast=groups)
 
 
+def settings_argv(args: argparse.Namespace) -> list[str]:
+    """The settings options of ``args`` as command-line words (for a child ``netweft up``)."""
+    def threshold(rule) -> str:
+        where = "" if rule.switch is None else (
+            f"{rule.switch}=" if rule.port is None else f"{rule.switch}:{rule.port}=")
+        return f"{where}{rule.packets}"
+
+    out = ["--spray-default", args.spray_default]
+    out += [f"--spray={net}={mode}" for net, mode in args.spray]
+    out += [f"--ecn-threshold={threshold(r)}" for r in args.ecn_threshold]
+    out += [f"--trim-threshold={threshold(r)}" for r in args.trim_threshold]
+    for g in args.multicast:
+        acks = f"/acks={g.sender}" if g.sender else ""
+        head = f"{g.group_id}:" if g.group_id else ""
+        out.append(f"--multicast={head}{g.address}={','.join(g.members)}{acks}")
+    return out
+
+
 def format_plan(plans: dict[str, SwitchPlan]) -> str:
     lines = []
     for name, plan in plans.items():

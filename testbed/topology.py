@@ -44,6 +44,8 @@ from netweft.emulation.link_params import LinkParams, LinkParamsError
 from netweft.emulation.network import Network, NetworkError
 from netweft.p4.programs import program as shipped_program
 
+DEFAULT_PROGRAM = "fabric"   # switches that name no program and have no entries run it
+
 
 class TopologyError(ValueError):
     """A topology file is malformed; the message names the file and the entry."""
@@ -104,10 +106,12 @@ class Topology:
             net.add_host(h.name, h.ip, h.mac, auto_routes=h.auto_routes, commands=h.commands)
         for s in self.switches.values():
             prog = s.program or default_program or s.inferred_program
-            if prog is None:
+            if prog is None and (s.runtime is not None or s.cli_input is not None):
                 raise TopologyError(
-                    f"{self.source}: switch {s.name} has no P4 program: name one in the file "
-                    "or give --program FILE.p4")
+                    f"{self.source}: switch {s.name} has entries for a program it does not "
+                    "name: name one in the file or give --program FILE.p4")
+            if prog is None:  # the fabric program, which the fabric controller configures
+                prog = shipped_program(DEFAULT_PROGRAM)
             net.add_switch(s.name, prog, runtime=s.runtime, commands=s.cli_input,
                            pcap_dir=run_dir / "pcaps" if pcaps else None,
                            log_file=run_dir / "logs" / f"{s.name}.log",

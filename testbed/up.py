@@ -26,6 +26,13 @@ from netweft.emulation.network import Network, NetworkError, remove_namespace
 from netweft.testbed import up_registry
 from netweft.testbed.arg_types import existing_file
 from netweft.testbed.cli import CommandError
+from netweft.testbed.fabric.controller import configure_network
+from netweft.testbed.fabric.graph import FabricGraphError
+from netweft.testbed.fabric.installer import InstallError
+from netweft.testbed.fabric.multicast import MulticastError
+from netweft.testbed.fabric.p4runtime_session import SessionError
+from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.fabric_command import add_settings_arguments, settings_argv, settings_from
 from netweft.testbed.topology import Topology, TopologyError, load_topology
 from netweft.testbed.up_prompt import TestbedPrompt, substitute_names
 
@@ -48,14 +55,27 @@ def _raise_shutdown(signum: int, _frame: object) -> None:
 
 
 def start_testbed(topo: Topology, run_dir: Path, name: str, default_program: Path | None = None,
-                  pcaps: bool = True, log=print) -> Network:
-    """Build and start ``topo``, record it for exec/down; the caller must call ``stop_testbed``."""
+                  pcaps: bool = True, log=print,
+                  settings: FabricSettings | None = None) -> Network:
+    """Build and start ``topo``, record it for exec/down; the caller must call ``stop_testbed``.
+
+    Switches running fabric.p4 without entries of their own (the default) are
+    configured by the fabric controller with ``settings`` before this returns.
+    """
     net = topo.build(run_dir, default_program=default_program, pcaps=pcaps)
     log(f"*** starting {len(net.hosts)} hosts, {len(net.switches)} switches, "
         f"{len(net.links)} links (namespaces {net.prefix}-*, run folder {run_dir})")
     net.start()
     try:
+        reports = configure_network(net, settings)
+        if reports:
+            log(f"*** fabric controller: {len(reports)} fabric.p4 switches configured over "
+                f"P4Runtime ({sum(r.inserted for r in reports)} entries)")
         up_registry.write(up_registry.record_for(name, net, run_dir, topo.source))
+    except (InstallError, SessionError, FabricGraphError, MulticastError) as exc:
+        net.stop()
+        raise NetworkError(f"fabric controller: {exc}\n(the network was stopped and "
+                           "cleaned up)") from None
     except BaseException:
         net.stop()
         raise
@@ -97,7 +117,8 @@ def _up(args: argparse.Namespace) -> int:
         signal.signal(signum, _raise_shutdown)
     net = None
     try:
-        net = start_testbed(topo, run_dir, name, args.program, not args.no_pcap, log)
+        net = start_testbed(topo, run_dir, name, args.program, not args.no_pcap, log,
+                            settings_from(args))
         log(f"*** testbed {name} is up: netweft exec NODE -- CMD reaches it from another shell")
         if args.serve:
             print("ready", flush=True)
@@ -141,6 +162,7 @@ def _detach(args: argparse.Namespace, name: str, run_dir: Path) -> int:
         argv += ["--program", str(args.program)]
     if args.no_pcap:
         argv.append("--no-pcap")
+    argv += settings_argv(args)
     run_dir.mkdir(parents=True, exist_ok=True)
     log = run_dir / "up.log"
     with open(log, "w") as stderr:
@@ -229,6 +251,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--timeout", type=_positive, default=300.0,
                    help="seconds --detach waits for the testbed (default 300)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    add_settings_arguments(p.add_argument_group(
+        "fabric settings", "for the switches running fabric.p4 (the default program) "
+        "without runtime files; netweft fabric install changes them later"))
     p.set_defaults(func=_up)
 
     e = sub.add_parser("exec", help="run a command in a node of a running testbed")

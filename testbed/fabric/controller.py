@@ -12,16 +12,19 @@ switch processes (``unix:PATH``), ``netweft-switch``, BMv2's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 
 from p4.config.v1 import p4info_pb2
 
+from netweft.emulation.network import Network
+from netweft.p4.programs import program as shipped_program
 from netweft.testbed.fabric.compute import compute_fabric
-from netweft.testbed.fabric.graph import FabricGraph
+from netweft.testbed.fabric.graph import FabricGraph, graph_from_network
 from netweft.testbed.fabric.installer import InstallError, InstallReport, install_switch
 from netweft.testbed.fabric.p4runtime_session import SwitchSession
 from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.topology import DEFAULT_PROGRAM
 
 
 @dataclass(frozen=True)
@@ -36,12 +39,14 @@ class Pipeline:
 def configure_fabric(graph: FabricGraph, addresses: Mapping[str, str],
                      settings: FabricSettings | None = None, *, election_id: int = 1,
                      device_id: int = 0, role: str = "", pipeline: Pipeline | None = None,
-                     timeout: float = 10.0,
+                     timeout: float = 10.0, switches: Collection[str] | None = None,
                      log: Callable[[str], None] = lambda _msg: None) -> list[InstallReport]:
     """Install routes, ECMP groups, multicast trees and settings on every switch of
-    ``graph``; ``addresses`` maps each switch to its gRPC address."""
+    ``graph`` (or only on ``switches``; the plans are the whole fabric's);
+    ``addresses`` maps each switch to its gRPC address."""
     settings = settings or FabricSettings()
-    missing = sorted(set(graph.switches) - set(addresses))
+    chosen = sorted(graph.switches if switches is None else switches)
+    missing = sorted(set(chosen) - set(addresses))
     if missing:
         raise InstallError(f"no P4Runtime address for switch(es) {', '.join(missing)}")
     for rule in settings.ecn + settings.trim:
@@ -53,7 +58,7 @@ def configure_fabric(graph: FabricGraph, addresses: Mapping[str, str],
                                f"has ports {', '.join(map(str, graph.ports[rule.switch]))}")
     plans = compute_fabric(graph, settings.multicast)
     reports = []
-    for name in graph.switches:
+    for name in chosen:
         with SwitchSession(name, addresses[name], device_id, election_id, role,
                            timeout) as session:
             if pipeline is not None:
@@ -62,3 +67,24 @@ def configure_fabric(graph: FabricGraph, addresses: Mapping[str, str],
         log(report.describe())
         reports.append(report)
     return reports
+
+
+def fabric_switches(net: Network) -> list[str]:
+    """The switches of ``net`` the controller configures: those running fabric.p4 (the
+    default program) with no runtime file or command list of their own."""
+    fabric = shipped_program(DEFAULT_PROGRAM).resolve()
+    return [s.name for s in net.switches
+            if s.program is not None and s.program.resolve() == fabric
+            and s.runtime is None and s.commands is None and s.grpc_address]
+
+
+def configure_network(net: Network, settings: FabricSettings | None = None,
+                      log: Callable[[str], None] = lambda _msg: None) -> list[InstallReport]:
+    """Configure the fabric.p4 switches of a running network (see :func:`fabric_switches`)
+    over their P4Runtime servers; nothing if none runs fabric.p4."""
+    chosen = fabric_switches(net)
+    if not chosen:
+        return []
+    addresses = {s.name: s.grpc_address for s in net.switches if s.grpc_address}
+    return configure_fabric(graph_from_network(net), addresses, settings, switches=chosen,
+                            log=log)

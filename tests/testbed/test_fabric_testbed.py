@@ -3,6 +3,12 @@ switch processes' Unix-socket servers) and hosts ping across it; cleanup in fina
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
 import pytest
 from pyroute2 import netns
 
@@ -12,6 +18,7 @@ from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.topology import load_topology
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
+NETWEFT = [sys.executable, "-m", "netweft.testbed.cli"]
 
 LEAF_SPINE = """
 name: fabric-test
@@ -59,3 +66,40 @@ def test_controller_configures_a_running_leaf_spine_and_hosts_ping(tmp_path):
     finally:
         net.stop()
     assert not [n for n in netns.listnetns() if n.startswith(net.prefix + "-")]
+
+
+def test_netweft_up_runs_fabric_p4_by_default_and_netweft_fabric_reconfigures_it(tmp_path):
+    """A topology that names no program: netweft up runs fabric.p4 on every switch and
+    configures it; netweft fabric install changes the spray mode of the running testbed."""
+    name = f"fabric-{uuid.uuid4().hex[:8]}"
+    topo_file = tmp_path / "fabric.yaml"
+    topo_file.write_text((LEAF_SPINE % "fabric").replace("name: fabric-test", f"name: {name}")
+                         .replace("defaults: {program: fabric}\n", ""))
+    run_dir = tmp_path / "run"
+    up = subprocess.run([*NETWEFT, "up", str(topo_file), "--detach", "--out", str(run_dir),
+                         "--no-pcap", "--spray-default", "round_robin"],
+                        capture_output=True, text=True, timeout=300)
+    try:
+        log = (run_dir / "up.log").read_text()
+        assert up.returncode == 0, up.stderr
+        assert "fabric controller: 4 fabric.p4 switches configured" in log
+        ping = subprocess.run([*NETWEFT, "exec", "--testbed", name, "h1", "--", "ping", "-c",
+                               "2", "-W", "2", "h3"], capture_output=True, text=True,
+                              timeout=60)
+        assert ping.returncode == 0, ping.stdout + ping.stderr
+        install = subprocess.run([*NETWEFT, "fabric", "install", "--testbed", name,
+                                  "--spray", "10.0.2.0/24=adaptive", "--ecn-threshold", "10"],
+                                 capture_output=True, text=True, timeout=120)
+        assert install.returncode == 0, install.stderr
+        # leaf1 and spine1/2: only what changed (h3's route on leaf1, the ECN rows)
+        assert "leaf1: fabric: 4 inserted, 1 modified, 0 deleted" in install.stdout
+        bad = subprocess.run([*NETWEFT, "fabric", "install", "--testbed", name,
+                              "--ecn-threshold", "spine9=5"],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 1 and "Traceback" not in bad.stderr
+        assert "names switch 'spine9', which the fabric does not have" in bad.stderr
+    finally:
+        subprocess.run([*NETWEFT, "down", "--testbed", name], capture_output=True, timeout=120)
+    prefix = re.search(r"namespaces (nw[0-9a-f]{5})-\*", log).group(1)
+    assert not [n for n in netns.listnetns() if n.startswith(prefix + "-")]
+    assert not Path(f"/run/netweft/testbeds/{name}.json").exists()

@@ -107,7 +107,11 @@ def test_tutorials_topology_json_as_the_tutorials_write_it(tmp_path):
     assert (first.a, first.b, first.port_b) == ("h1", "s1", 1)
     assert topo.links[2].params == LinkParams(delay_s=0.005, rate_bps=10e6)
     assert topo.links[3].params.delay_s == 0.00025
-    with pytest.raises(TopologyError, match="s2 has no P4 program: .* --program"):
+    # s2 names no program and has no entries: it runs fabric.p4, for the fabric controller
+    assert topo.build(tmp_path / "run").switch("s2").program.name == "fabric.p4"
+    topo.switches["s2"].cli_input = tmp_path / "basic.p4"  # entries, but for which program?
+    with pytest.raises(TopologyError, match="s2 has entries for a program it does not name: "
+                       ".* --program"):
         topo.build(tmp_path / "run")
 
 
