@@ -189,7 +189,52 @@ def test_aggregation():
     assert got == want, text_format.MessageToString(got)
 
 
+def _objects(p4info) -> dict[tuple[str, str], object]:
+    """(kind, name) -> the P4Info message of every table, action, counter, register."""
+    return {(kind, obj.preamble.name): obj for kind in ("tables", "actions", "counters",
+                                                         "registers")
+            for obj in getattr(p4info, kind)}
+
+
+def test_fabric_aggregation_is_the_two_programs_side_by_side():
+    """p4/fabric_aggregation.p4: every object of fabric.p4 under its own name, every
+    aggregation object of aggregation.p4 under FabricIngress/FabricEgress, nothing else
+    (tables, actions, counters, registers; ids follow from the names)."""
+    composed = _objects(build_p4info(compile_p4(program("fabric_aggregation"))))
+    fabric = _objects(build_p4info(compile_p4(program("fabric"))))
+    aggregation = build_p4info(compile_p4(program("aggregation")))
+    moved = {"MyIngress.aggregation.": "FabricIngress.aggregation.",
+             "MyEgress.aggregation.": "FabricEgress.aggregation."}
+    want = dict(fabric)
+    for kind in ("tables", "actions", "counters", "registers"):
+        for obj in getattr(aggregation, kind):
+            prefix = next((p for p in moved if obj.preamble.name.startswith(p)), None)
+            if prefix is None:
+                continue  # aggregation.p4's own forwarding
+            renamed = type(obj)()
+            renamed.CopyFrom(obj)
+            renamed.preamble.name = moved[prefix] + obj.preamble.name[len(prefix):]
+            kind_id = {"tables": TABLE, "actions": ACTION, "counters": COUNTER,
+                       "registers": REGISTER}[kind]
+            renamed.preamble.id = hashed_id(kind_id, renamed.preamble.name)
+            if kind == "tables":
+                for ref in renamed.action_refs:
+                    name = next(a.preamble.name for a in aggregation.actions
+                                if a.preamble.id == ref.id)
+                    p = next(p for p in moved if name.startswith(p))
+                    ref.id = hashed_id(ACTION, moved[p] + name[len(p):])
+                default = next(a.preamble.name for a in aggregation.actions
+                               if a.preamble.id == renamed.initial_default_action.action_id)
+                p = next(p for p in moved if default.startswith(p))
+                renamed.initial_default_action.action_id = hashed_id(
+                    ACTION, moved[p] + default[len(p):])
+            want[(kind, renamed.preamble.name)] = renamed
+    assert sorted(composed) == sorted(want)
+    for key, obj in want.items():
+        assert composed[key] == obj, key
+
+
 def test_every_program_in_p4_has_an_expectation_here():
     shipped = sorted(p.stem for p in program("basic_forward").parent.glob("*.p4"))
-    covered = ["aggregation", "basic_forward", "ecmp_spray"]  # the tests above
+    covered = ["aggregation", "basic_forward", "ecmp_spray", "fabric_aggregation"]  # the tests above
     assert shipped == covered, "write the expected P4Info of each new program in p4/ here"
