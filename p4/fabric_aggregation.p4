@@ -92,11 +92,12 @@ control FabricAggVerifyChecksum(inout fabric_agg_headers_t hdr,
 }
 
 control FabricIngress(inout fabric_agg_headers_t hdr,
-                         inout fabric_agg_metadata_t meta,
-                         inout standard_metadata_t standard_metadata) {
+                      inout fabric_agg_metadata_t meta,
+                      inout standard_metadata_t standard_metadata) {
     counter(DROP_REASONS, CounterType.packets) drops;
 
     AggregationIngress() aggregation;
+    FabricLengthCheck() lengths;
     FabricAckAggregation() acks;
     FabricForwarding() forwarding;
     FabricTrim() trim;
@@ -109,10 +110,15 @@ control FabricIngress(inout fabric_agg_headers_t hdr,
         if (meta.agg.handled) {
             return;
         }
+        /* from here on as fabric.p4's FabricIngress */
         if (standard_metadata.parser_error != error.NoError) {
             meta.fabric.drop_reason = DROP_PARSER_ERROR;
             mark_to_drop(standard_metadata);
         } else {
+            lengths.apply(hdr.base.vlan, hdr.base.ipv4, hdr.base.ipv6, hdr.base.udp,
+                          meta.fabric, standard_metadata);
+        }
+        if (meta.fabric.drop_reason == DROP_NONE) {
             acks.apply(hdr.base.udp, hdr.mcast, meta.fabric, standard_metadata);
             if (meta.fabric.drop_reason == DROP_NONE && !meta.fabric.ack_absorbed) {
                 forwarding.apply(hdr.base.ethernet, hdr.base.ipv4, hdr.base.ipv6,
@@ -130,8 +136,8 @@ control FabricIngress(inout fabric_agg_headers_t hdr,
 }
 
 control FabricEgress(inout fabric_agg_headers_t hdr,
-                        inout fabric_agg_metadata_t meta,
-                        inout standard_metadata_t standard_metadata) {
+                     inout fabric_agg_metadata_t meta,
+                     inout standard_metadata_t standard_metadata) {
     AggregationEgress() aggregation;
     FabricEgressQueues() queues;
 
