@@ -23,7 +23,7 @@ many of them on a simulation (:func:`run_ring`) and a real host drives one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +31,7 @@ import numpy as np
 from netweft.transport.completion_queue import Completion, Opcode
 from netweft.transport.endpoint import Endpoint, Mode
 from netweft.transport.errors import InvalidArgumentError, TransportError
+from netweft.transport.simulation import Simulation
 
 
 @dataclass(frozen=True)
@@ -176,19 +177,23 @@ def ring_allreduce(array: np.ndarray, group: RingGroup, timeout: float | None = 
     return job.result
 
 
-def run_ring(jobs: Sequence[RingAllreduce], step: Callable[[], bool]) -> None:
-    """Drive several workers' ring all-reduces that share one thread (a simulation):
-    hand each its completions, and call ``step()`` (one simulation event; False when
-    nothing is left to happen) while none arrives."""
-    while not all(job.done for job in jobs):
-        progressed = False
-        for job in jobs:
-            if job.done:
+def run_ring(jobs: Sequence[RingAllreduce], sim: Simulation) -> None:
+    """Drive several workers' ring all-reduces on one simulation: run its events one at a
+    time and hand each worker the completions of its endpoint as soon as there are any
+    (only endpoints whose engine did something are polled)."""
+    by_address = {tuple(job.group.endpoint.address): job for job in jobs}
+    pending = [job for job in jobs if not job.done]
+    sim.active.update(by_address)
+    while pending:
+        active, sim.active = sim.active, set()
+        for address in active:
+            job = by_address.get(address)
+            if job is None or job.done:
                 continue
             for completion in job.group.endpoint.cq.poll(256):
                 if job.owns(completion):
                     job.on_completion(completion)
-                    progressed = True
-        if not progressed and not all(job.done for job in jobs) and not step():
+        pending = [job for job in pending if not job.done]
+        if pending and not sim.active and not sim.loop.step():
             raise TransportError("ring all-reduce stalled: the simulation has nothing left "
                                  "to run")

@@ -185,6 +185,7 @@ class SimulatedNic:
         deadline = engine.next_deadline()
         if deadline is not None and deadline <= now:
             engine.on_time(now)
+            self.sim.active.add(self.address)
         while True:
             if self.path.busy_until_ns > now:
                 self._service_pending = True
@@ -200,6 +201,7 @@ class SimulatedNic:
         """Put one engine output packet on this NIC's egress path."""
         data, dst_ip, dst_port, src_port, ecn = out
         self.counters["pkts_out"] += 1
+        self.counters["bytes_out"] += len(data)  # UDP payload bytes
         self.entropy_seen[src_port] += 1
         checksum = csum16(data)
         _, arrivals = self.path.transmit(now, data, src_port)
@@ -239,7 +241,9 @@ class SimulatedNic:
             self._backlog.append((data, src_ip, src_port, ecn))
             return
         self.counters["pkts_in"] += 1
+        self.counters["bytes_in"] += len(data)
         self.engine.input(data, src_ip, src_port, self.sim.loop.now_ns, ecn)
+        self.sim.active.add(self.address)
         self.kick()
 
 
@@ -266,6 +270,10 @@ class Simulation:
         self._all: list[SimulatedNic] = []
         # unroutable, queue_drops, checksum_drops, out_of_order, trims, ce_marks
         self.counters: Counter = Counter()
+        # addresses of the endpoints whose engines took input or ran timers since the caller
+        # last cleared it: the ones that may have new completions (drivers of many endpoints
+        # poll only those)
+        self.active: set[tuple[str, int]] = set()
 
     @property
     def now(self) -> float:
@@ -349,6 +357,14 @@ class Simulation:
             raise InvalidArgumentError(f"stall: need at >= 0 and duration > 0, got {at!r}, "
                                        f"{duration!r}")
         self.loop.call_at(max(self.loop.now_ns, int(at * 1e9)), nic.stall, int(duration * 1e9))
+
+    def nic_counters(self, endpoint: Endpoint) -> Counter:
+        """One endpoint's NIC counters: pkts_out, bytes_out, pkts_in, bytes_in (UDP payload
+        bytes, as the engine sends and receives them)."""
+        nic = self._nics.get(tuple(endpoint.address))
+        if nic is None:
+            raise InvalidArgumentError("nic_counters: the endpoint is not on this simulation")
+        return Counter(nic.counters)
 
     def path_counters(self) -> Counter:
         """Impairment counters summed over every endpoint's egress path."""

@@ -19,7 +19,7 @@ def ring_sum(n: int, length: int, impairments: Impairments | None = None, seed: 
     arrays = [rng.normal(0, 1, length).astype(np.float32) for _ in range(n)]
     jobs = [RingAllreduce(a, RingGroup(ep, r, addresses)) for r, (a, ep) in
             enumerate(zip(arrays, eps, strict=True))]
-    run_ring(jobs, sim.loop.step)
+    run_ring(jobs, sim)
     return sim, arrays, [job.result for job in jobs]
 
 
