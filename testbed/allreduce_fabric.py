@@ -21,10 +21,11 @@ of Ethernet, IPv4 and UDP headers per packet.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from netweft.testbed.aggregation_controller import EVENTS as AGG_EVENTS
 from netweft.transport.aggregation_codec import FrameTemplate
 from netweft.transport.aggregation_layer import AGG_LANES, AGG_UDP_PORT
 from netweft.transport.aggregation_sim import AggregationNetwork
@@ -158,6 +159,7 @@ class AllreduceRun:
     rx_bytes_per_host: float
     correct: bool
     retransmits: int = 0
+    switch_events: dict[str, int] = field(default_factory=dict)  # aggregation events, summed
 
 
 def _arrays(n: int, nbytes: int, seed: int) -> list[np.ndarray]:
@@ -180,11 +182,14 @@ def run_in_network(spec: FabricSpec, nbytes: int, seed: int = 1,
                          <= wk.quantizer.error_bound(wk.exponents, exact))
                   for wk in workers.values())
     hosts = [net.hosts[name].counters for name in workers]
+    events = {name: sum(sw.counter_read("MyIngress.aggregation.events", i)[0]
+                        for sw in net.switches.values())
+              for i, name in enumerate(AGG_EVENTS)}
     return AllreduceRun("in-network", spec.workers, spec.topology, nbytes,
                         max(times.values()) / 1e9,
                         float(np.mean([c["tx_bytes"] for c in hosts])),
                         float(np.mean([c["rx_bytes"] for c in hosts])), correct,
-                        sum(wk.stats["retransmits"] for wk in workers.values()))
+                        sum(wk.stats["retransmits"] for wk in workers.values()), events)
 
 
 def ring_path_delay_ns(spec: FabricSpec, rank: int) -> int:

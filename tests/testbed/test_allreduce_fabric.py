@@ -1,0 +1,59 @@
+"""In-network all-reduce on the embedded switch running p4/aggregation.p4, in virtual time:
+results within the quantization bound with loss, duplication and reordering injected on
+every link, on one switch and on a leaf-spine; the ring baseline on the same sizes; the
+bytes each host link carries."""
+
+from __future__ import annotations
+
+import pytest
+
+from netweft.testbed.allreduce_fabric import FabricSpec, run_in_network, run_ring
+from netweft.transport.aggregation_layer import PACKET_LEN
+from netweft.transport.impairments import Impairments
+
+FRAME = 14 + 20 + 8 + PACKET_LEN  # 314 bytes
+
+
+def test_clean_star_bytes_per_host_link_are_one_array_plus_headers():
+    spec = FabricSpec(workers=4, topology="star", window=8)
+    run = run_in_network(spec, 64 * 1024)
+    assert run.correct and run.retransmits == 0
+    chunks = 64 * 1024 // 4 // 64
+    assert run.tx_bytes_per_host == run.rx_bytes_per_host == (chunks + 8) * FRAME
+    ring = run_ring(spec, 64 * 1024)
+    assert ring.correct
+    # ring: 2 (n - 1) / n of the array each way, plus headers
+    assert ring.tx_bytes_per_host > 1.5 * 64 * 1024
+
+
+@pytest.mark.parametrize("impairments", [
+    Impairments(loss=0.05),
+    Impairments(duplicate=0.1),
+    Impairments(reorder=0.2, reorder_delay_ns=20_000),
+    Impairments(loss=0.03, duplicate=0.05, reorder=0.1, reorder_delay_ns=300_000,
+                corrupt=0.01, jitter_ns=2_000),
+], ids=["loss", "duplication", "reordering", "mix"])
+def test_faults_on_every_link_star(impairments):
+    spec = FabricSpec(workers=4, topology="star", window=16, timeout_ns=100_000)
+    run = run_in_network(spec, 24 * 1024, seed=7, impairments=impairments)
+    assert run.correct
+    if impairments.loss:
+        assert run.retransmits > 0
+
+
+def test_faults_leaf_spine_eight_workers():
+    spec = FabricSpec(workers=8, topology="leaf-spine", window=8, timeout_ns=200_000)
+    imp = Impairments(loss=0.02, duplicate=0.05, reorder=0.1, reorder_delay_ns=500_000)
+    run = run_in_network(spec, 16 * 1024, seed=3, impairments=imp)
+    assert run.correct and run.retransmits > 0
+    assert run.switch_events["resent"] > 0  # a lost result answered from the shadow pool
+    assert run.switch_events["duplicate"] + run.switch_events["stale"] > 0
+
+
+def test_stale_copies_are_dropped_by_the_switch():
+    # duplicates delayed by far more than a round: the switch must drop them as stale
+    spec = FabricSpec(workers=3, topology="star", window=4, timeout_ns=50_000)
+    imp = Impairments(duplicate=0.2, reorder=0.2, reorder_delay_ns=400_000)
+    run = run_in_network(spec, 8 * 1024, seed=5, impairments=imp)
+    assert run.correct
+    assert run.switch_events["stale"] > 0
