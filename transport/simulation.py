@@ -13,6 +13,12 @@ engine's own deadlines. :meth:`Simulation.stall` models a host that does not
 run an endpoint's I/O thread for a while (CPU starvation): its arrivals wait,
 as in a socket buffer, and its timers run late.
 
+With a ``fabric`` (:class:`FabricSpec`), endpoints are the fabric's hosts in
+the order they are made, and packets cross output-queued switches with ECN
+marking and trimming (:mod:`netweft.transport.fabric`) instead of the
+per-receiver downlink queue; the endpoint's link is then the host's uplink into
+its ToR.
+
 The same seed and the same calls give the same run, event for event.
 """
 
@@ -27,6 +33,7 @@ from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
 from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
 from netweft.transport.event_loop import EventLoop, Timer
+from netweft.transport.fabric import Fabric, FabricSpec
 from netweft.transport.impairments import (
     ECN_CE,
     Arrival,
@@ -35,6 +42,7 @@ from netweft.transport.impairments import (
     Link,
     Path,
 )
+from netweft.transport.switch_port import FabricPacket
 
 DEFAULT_PORT = 4793
 SIM_MTU = 4096  # UDP payload bytes per packet unless an endpoint asks otherwise
@@ -43,8 +51,10 @@ SIM_MTU = 4096  # UDP payload bytes per packet unless an endpoint asks otherwise
 class SimulatedNic:
     """One engine on the simulated network: the :class:`EnginePort` of a simulated endpoint."""
 
-    def __init__(self, sim: Simulation, ip: str, port: int, path: Path, cfg: Any) -> None:
+    def __init__(self, sim: Simulation, ip: str, port: int, path: Path, cfg: Any,
+                 host: int = -1) -> None:
         self.sim = sim
+        self.host = host  # index on the simulation's fabric, -1 without one
         self.downlink = DownlinkQueue(path.link)
         self.address = (ip, port)
         self.ip_int = ip_to_int(ip)
@@ -59,6 +69,7 @@ class SimulatedNic:
         self._timer_at: int | None = None
         self.stalled_until_ns = 0
         self._backlog: list[tuple[bytes, int, int, int]] = []
+        self.watcher: Any = None  # called after the engine took input (see Simulation.watch)
 
     # ---- EnginePort: work requests go straight to the engine, then the NIC runs ----
     def max_payload(self) -> int:
@@ -203,12 +214,26 @@ class SimulatedNic:
         self.counters["pkts_out"] += 1
         self.counters["bytes_out"] += len(data)  # UDP payload bytes
         self.entropy_seen[src_port] += 1
+        if self.sim.fabric is not None:
+            self._transmit_fabric(now, data, dst_ip, dst_port, src_port, ecn)
+            return
         checksum = csum16(data)
         _, arrivals = self.path.transmit(now, data, src_port)
         for arrival in arrivals:
             self.sim.loop.call_at(arrival.at_ns, self.sim._deliver, arrival, checksum,
                                   (dst_ip, dst_port), self.ip_int, src_port,
                                   self.counters["pkts_out"], ecn)
+
+    def _transmit_fabric(self, now: int, data: bytes, dst_ip: int, dst_port: int,
+                         src_port: int, ecn: int) -> None:
+        """Send one packet up this host's link into its ToR."""
+        sim = self.sim
+        dst_host = sim._hosts.get((dst_ip, dst_port), -1)
+        _, arrivals = self.path.transmit(now, data, src_port)
+        for arrival in arrivals:
+            pkt = FabricPacket(arrival.data, self.host, dst_host, self.ip_int, src_port, ecn,
+                               now)
+            sim.loop.call_at(arrival.at_ns, sim.fabric.inject, pkt)
 
     def _arm_timer(self) -> None:
         """Keep exactly one loop timer at the engine's next deadline."""
@@ -245,6 +270,8 @@ class SimulatedNic:
         self.engine.input(data, src_ip, src_port, self.sim.loop.now_ns, ecn)
         self.sim.active.add(self.address)
         self.kick()
+        if self.watcher is not None:
+            self.watcher()
 
 
 class Simulation:
@@ -256,14 +283,26 @@ class Simulation:
     """
 
     def __init__(self, seed: int = 0, impairments: Impairments | None = None,
-                 link: Link | None = None, mtu: int = SIM_MTU, **engine_settings: int | str) -> None:
+                 link: Link | None = None, mtu: int = SIM_MTU, *,
+                 fabric: FabricSpec | None = None, trace_ports: tuple[str, ...] = (),
+                 **engine_settings: int | str) -> None:
         if not isinstance(seed, int):
             raise InvalidArgumentError(f"seed must be an int, got {seed!r}")
         self.seed = seed
         self.rng = random.Random(seed)
         self.loop = EventLoop()
         self.impairments = impairments or Impairments()
+        if fabric is not None and (self.impairments.corrupt or self.impairments.junk):
+            raise InvalidArgumentError("a fabric carries no UDP checksum model: corrupt and junk "
+                                       "impairments need the fabric-less simulation")
+        if link is None and fabric is not None:
+            link = Link(rate_bps=fabric.rate_bps, delay_ns=fabric.link_delay_ns)
         self.link = link or Link()
+        self.fabric: Fabric | None = None
+        if fabric is not None:
+            self.fabric = Fabric(fabric, self.loop, self._from_fabric, trace_ports)
+        self._hosts: dict[tuple[int, int], int] = {}
+        self._host_nics: list[SimulatedNic] = []
         self.mtu = mtu
         self.engine_settings = engine_settings
         self._nics: dict[tuple[str, int], SimulatedNic] = {}
@@ -299,10 +338,42 @@ class Simulation:
         cfg = make_config(local_ip=ip_to_int(ip), local_port=port, **settings)
         path = Path(link or self.link, impairments or self.impairments,
                     random.Random(self.rng.getrandbits(64)))
-        nic = SimulatedNic(self, ip, port, path, cfg)
+        host = -1
+        if self.fabric is not None:
+            host = len(self._host_nics)
+            if host >= self.fabric.spec.hosts:
+                raise InvalidArgumentError(f"the fabric has {self.fabric.spec.hosts} hosts, all "
+                                           "taken; build a larger FabricSpec")
+        nic = SimulatedNic(self, ip, port, path, cfg, host)
+        if self.fabric is not None:
+            self._hosts[(nic.ip_int, port)] = host
+            self._host_nics.append(nic)
         self._nics[(ip, port)] = nic
         self._all.append(nic)
         return Endpoint(nic)
+
+    def _from_fabric(self, pkt: FabricPacket) -> None:
+        """A packet reached its host's NIC through the fabric."""
+        nic = self._host_nics[pkt.dst_host]
+        if nic.closed:
+            self.counters["unroutable"] += 1
+            return
+        nic.receive(pkt.data, pkt.src_ip, pkt.entropy, pkt.ecn)
+
+    def watch(self, endpoint: Endpoint, callback: Any) -> None:
+        """Call ``callback()`` each time ``endpoint``'s engine has taken a packet in (when a
+        completion may have become ready): studies time completions to the event."""
+        nic = self._nics.get(tuple(endpoint.address))
+        if nic is None:
+            raise InvalidArgumentError("watch: the endpoint is not on this simulation")
+        nic.watcher = callback
+
+    def host_of(self, endpoint: Endpoint) -> int:
+        """``endpoint``'s host index on the fabric."""
+        nic = self._nics.get(tuple(endpoint.address))
+        if nic is None or nic.host < 0:
+            raise InvalidArgumentError("host_of: the endpoint is not a host of this fabric")
+        return nic.host
 
     def _deliver(self, arrival: Arrival, checksum: int, dst: tuple[int, int], src_ip: int,
                  src_port: int, seq: int, ecn: int = 0) -> None:
