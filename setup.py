@@ -21,6 +21,7 @@ FOLDERS = {"p4": "netweft.p4", "emulation": "netweft.emulation", "testbed": "net
 PACKAGE_DATA = {
     "netweft.p4": ["*.p4"],
     "netweft.p4.include": ["*.p4"],
+    "netweft.p4.tna": ["*.p4"],
     "netweft.p4.compiler.arch": ["*.p4"],
     "netweft.nic_offload.include": ["*.h"],
     "netweft.nic_offload.src": ["*.c", "*.h"],
