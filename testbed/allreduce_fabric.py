@@ -60,14 +60,18 @@ def host_ip(w: int) -> str:
 
 @dataclass
 class FabricSpec:
-    """Shape of a run: workers, topology, link rate and per-link delay, slots per job."""
+    """Shape of a run: workers, topology, host link rate and per-link delay, slots per job.
+
+    Leaf-spine uplinks run at ``uplink_rate_bps``; by default the fabric is non-blocking:
+    each leaf's two uplinks together carry what its hosts' links do."""
 
     workers: int = 4
     topology: str = "star"
     rate_bps: float = 10e9
     link_delay_ns: int = 1_000
-    window: int = 128
+    window: int = 32
     timeout_ns: int = 500_000
+    uplink_rate_bps: float | None = None
 
     def __post_init__(self) -> None:
         if self.topology not in TOPOLOGIES:
@@ -78,7 +82,14 @@ class FabricSpec:
 
     @property
     def link(self) -> Link:
+        """A host link."""
         return Link(rate_bps=self.rate_bps, delay_ns=self.link_delay_ns, queue_pkts=1 << 20)
+
+    @property
+    def uplink(self) -> Link:
+        """A leaf-spine link."""
+        rate = self.uplink_rate_bps or self.rate_bps * max(1, (self.workers + 1) // 2) / 2
+        return Link(rate_bps=rate, delay_ns=self.link_delay_ns, queue_pkts=1 << 20)
 
 
 def _configure_job(switch, job_id: int, size: int, workers: list[tuple[int, int]],
@@ -132,7 +143,8 @@ def aggregation_fabric(spec: FabricSpec, seed: int = 1, job_id: int = 1,
         net.link(f"h{w + 1}", 0, f"leaf{leaf_of[w] + 1}", local_port[w], spec.link, impairments)
     for i in range(2):
         for s in range(2):
-            net.link(f"leaf{i + 1}", uplink + s, f"spine{s + 1}", i + 1, spec.link, impairments)
+            net.link(f"leaf{i + 1}", uplink + s, f"spine{s + 1}", i + 1, spec.uplink,
+                     impairments)
     spine_mac = "02:00:00:00:02:01"
     for i, leaf in enumerate(leaves):
         _route(leaf, SERVICE_IP, spine_mac, uplink)
@@ -160,6 +172,7 @@ class AllreduceRun:
     correct: bool
     retransmits: int = 0
     switch_events: dict[str, int] = field(default_factory=dict)  # aggregation events, summed
+    max_switch_link_bytes: float = 0.0  # busiest switch-to-switch link direction (leaf-spine)
 
 
 def _arrays(n: int, nbytes: int, seed: int) -> list[np.ndarray]:
@@ -185,11 +198,14 @@ def run_in_network(spec: FabricSpec, nbytes: int, seed: int = 1,
     events = {name: sum(sw.counter_read("MyIngress.aggregation.events", i)[0]
                         for sw in net.switches.values())
               for i, name in enumerate(AGG_EVENTS)}
+    fabric = [b for (node, port), b in net.link_bytes.items()
+              if node in net.switches and net.peer_of(node, port) in net.switches]
     return AllreduceRun("in-network", spec.workers, spec.topology, nbytes,
                         max(times.values()) / 1e9,
                         float(np.mean([c["tx_bytes"] for c in hosts])),
                         float(np.mean([c["rx_bytes"] for c in hosts])), correct,
-                        sum(wk.stats["retransmits"] for wk in workers.values()), events)
+                        sum(wk.stats["retransmits"] for wk in workers.values()), events,
+                        float(max(fabric, default=0)))
 
 
 def ring_path_delay_ns(spec: FabricSpec, rank: int) -> int:

@@ -126,3 +126,50 @@ def plot_sweep(rows: Sequence, path: Path, spray: bool = False) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_allreduce(rows: Sequence[Mapping], path: Path) -> Path:
+    """In-network vs ring all-reduce: completion time and bytes per host link against buffer
+    size, one panel pair per topology; projected in-network points drawn hollow."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    topologies = sorted({r["topology"] for r in rows}, key=lambda t: t != "star")
+    fig, axes = plt.subplots(2, len(topologies), figsize=(5.2 * len(topologies), 7), dpi=100,
+                             squeeze=False)
+    for col, topology in enumerate(topologies):
+        t_ax, b_ax = axes[0][col], axes[1][col]
+        for n in sorted({r["workers"] for r in rows if r["topology"] == topology}):
+            pts = sorted((r for r in rows if r["topology"] == topology and r["workers"] == n),
+                         key=lambda r: r["size"])
+            mib = [r["size"] / (1 << 20) for r in pts]
+            line = t_ax.plot(mib, [r["ring_ms"] for r in pts], "--s", markersize=4,
+                             label=f"ring, {n} workers")[0]
+            t_ax.plot(mib, [r["in_network_ms"] for r in pts], "-", color=line.get_color(),
+                      label=f"in-network, {n} workers")
+            for r, x in zip(pts, mib, strict=True):
+                t_ax.plot([x], [r["in_network_ms"]], "o", markersize=4, color=line.get_color(),
+                          fillstyle="full" if r["in_network_source"] == "switch" else "none")
+            b_ax.plot(mib, [r["bytes_ratio"] for r in pts], "-o", markersize=4,
+                      color=line.get_color(), label=f"{n} workers")
+            b_ax.axhline(2 * (n - 1) / n, color=line.get_color(), lw=0.8, ls=":")
+        t_ax.set_xscale("log")
+        t_ax.set_yscale("log")
+        t_ax.set_title(f"{topology}: completion time (virtual)", fontsize=9)
+        t_ax.set_xlabel("buffer per worker (MiB)", fontsize=8)
+        t_ax.set_ylabel("ms", fontsize=8)
+        t_ax.grid(True, which="both", alpha=0.3)
+        t_ax.legend(fontsize=7)
+        b_ax.set_xscale("log")
+        b_ax.set_title(f"{topology}: ring / in-network bytes per host link "
+                       "(dotted: 2(n-1)/n)", fontsize=9)
+        b_ax.set_xlabel("buffer per worker (MiB)", fontsize=8)
+        b_ax.set_ylabel("ratio", fontsize=8)
+        b_ax.grid(True, which="both", alpha=0.3)
+        b_ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

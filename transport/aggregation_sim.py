@@ -62,8 +62,14 @@ class AggregationNetwork:
         self._links: dict[tuple[str, int], tuple[str, int, Path]] = {}  # (node, port) ->
         self._switch_timers: dict[str, Any] = {}
         self.counters: Counter = Counter()  # fcs_drops, malformed, unconnected
+        self.link_bytes: Counter = Counter()  # (node, port) -> bytes sent out of that port
 
     # ---- building ----
+    def peer_of(self, node: str, port: int) -> str | None:
+        """The node at the other end of ``node``'s ``port``, or None if unconnected."""
+        hop = self._links.get((node, port))
+        return hop[0] if hop else None
+
     def add_switch(self, name: str, switch: FrameSwitch) -> None:
         """Add a switch (its ports are wired by :meth:`link`)."""
         self.switches[name] = switch
@@ -91,6 +97,7 @@ class AggregationNetwork:
             self.counters["unconnected"] += 1
             return
         dst, dst_port, path = hop
+        self.link_bytes[(node, port)] += len(frame)
         if node in self.hosts:
             self.hosts[node].counters["tx_bytes"] += len(frame)
             self.hosts[node].counters["tx_frames"] += 1

@@ -1,0 +1,39 @@
+"""``netweft bench allreduce``: a small sweep end to end (switch points and a projected one)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from netweft.testbed.bench_allreduce import FRAME, in_network_frames
+from netweft.testbed.cli import main
+
+
+def test_small_sweep_writes_table_json_csv_and_plot(tmp_path, capsys):
+    assert main(["bench", "allreduce", "--workers", "4", "--topology", "star",
+                 "--size", "16k", "--size", "32k", "--size", "64k", "--switch-max", "32k",
+                 "--window", "8", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "ring/in-net" in out and "star n=4: ring/in-network time" in out
+    rows = json.loads((tmp_path / "allreduce.json").read_text())["rows"]
+    assert [r["in_network_source"] for r in rows] == ["switch", "switch", "fit"]
+    for r in rows:
+        # the measured points obey the packet rule the projection uses
+        assert r["in_network_tx_bytes"] == in_network_frames(r["size"], 8) * FRAME
+        # the ring moves 2 (n-1)/n of the buffer per host link, more than in-network's 1
+        assert r["ring_tx_bytes"] > 1.5 * r["size"]
+        assert r["bytes_ratio"] > 1.0 and r["in_network_ms"] > 0 and r["ring_ms"] > 0
+    assert (tmp_path / "allreduce.csv").read_text().startswith("topology,workers,size,")
+    assert (tmp_path / "allreduce.png").stat().st_size > 1000
+
+
+def test_bad_options_are_refused(capsys):
+    for argv in (["--workers", "1"], ["--size", "0"], ["--topology", "ring"],
+                 ["--window", "0"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["bench", "allreduce", *argv])
+        assert exc.value.code == 2
+        assert "error: argument" in capsys.readouterr().err
+    assert main(["bench", "allreduce", "--size", "1m", "--switch-max", "64k"]) != 0
+    assert "--switch-max" in capsys.readouterr().err
