@@ -159,7 +159,7 @@ def server_endpoint(req: dict[str, Any], local_ip: str) -> Any:
 
     settings = {"window_pkts": req["window_pkts"], **req.get("engine", {})}
     return udp_endpoint((local_ip, 0), mtu=req["mtu"], loss=req["loss"], tx=req["tx"],
-                        gro=req.get("gro", True), **settings)
+                        gro=req.get("gro", True), io=req.get("io", "thread"), **settings)
 
 
 def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
@@ -305,7 +305,7 @@ class NetweftSession:
     def open(cls, ctl: _Control, host: str, msg_size: int, *, mtu: int, loss: float = 0.0,
              slots: int = 8, tx: str = "ports", window_pkts: int = 4096,
              bind: str | None = None, engine: dict[str, int] | None = None,
-             gro: bool = True, reliability: str = "sr") -> NetweftSession:
+             gro: bool = True, reliability: str = "sr", io: str = "thread") -> NetweftSession:
         import numpy as np
 
         from netweft.transport import RemoteKey, udp_endpoint
@@ -316,13 +316,13 @@ class NetweftSession:
             raise PerfError("set the packet size with --mtu (the path MTU), not --engine mtu=")
         settings = {"window_pkts": window_pkts, **engine}  # --engine window_pkts=N wins
         ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
-                          gro=gro, **settings)
+                          gro=gro, io=io, **settings)
         try:
             src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
             mr = ep.register(src)
             ctl.send({"op": "netweft", "mtu": payload, "loss": loss, "tx": tx,
                       "window_pkts": window_pkts, "buffer": msg_size * slots,
-                      "client": list(ep.address), "engine": engine, "gro": gro})
+                      "client": list(ep.address), "engine": engine, "gro": gro, "io": io})
             reply = ctl.expect("rkey")
             remote = RemoteKey(reply["rkey"], reply["length"])
             peer = ep.connect((host, reply["port"]))
@@ -346,11 +346,11 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
                 window_pkts: int = 4096, name: str = "netweft",
                 bind: str | None = None, engine: dict[str, int] | None = None,
-                gro: bool = True, reliability: str = "sr") -> PerfResult:
+                gro: bool = True, reliability: str = "sr", io: str = "thread") -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
     s = NetweftSession.open(ctl, host, msg_size, mtu=mtu, loss=loss, slots=slots, tx=tx,
                             window_pkts=window_pkts, bind=bind, engine=engine, gro=gro,
-                            reliability=reliability)
+                            reliability=reliability, io=io)
     try:
         ep, peer, mr, remote = s.ep, s.peer, s.mr, s.remote
         cpu0 = _cpu_seconds()
@@ -396,7 +396,7 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
                window_pkts: int = 4096, bind: str | None = None,
                engine: dict[str, int] | None = None, rounds: int = 3,
-               reliability: str = "sr") -> list[PerfResult]:
+               reliability: str = "sr", io: str = "thread") -> list[PerfResult]:
     """Run the requested tests against the server at ``host`` and return their results.
 
     Each test gets ``duration`` seconds in total, split over ``rounds`` rounds
@@ -417,13 +417,13 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
         tests.append(("netweft", lambda: run_netweft(
             ctl, host, slice_s, msg_size, mtu=mtu, depth=depth, tx=tx,
             window_pkts=window_pkts, bind=bind, engine=engine, gro=gro,
-            reliability=reliability)))
+            reliability=reliability, io=io)))
         if loss:
             name = f"netweft {loss:.0%} loss*"
             tests.append((name, lambda: run_netweft(
                 ctl, host, slice_s, msg_size, mtu=mtu, loss=loss, depth=depth, tx=tx,
                 window_pkts=window_pkts, name=name, bind=bind, engine=engine, gro=gro,
-                reliability=reliability)))
+                reliability=reliability, io=io)))
     if proto in ("tcp", "both"):
         tests.append(("tcp", lambda: run_tcp(ctl, host, slice_s, msg_size)))
     totals: dict[str, PerfResult] = {}
@@ -515,12 +515,17 @@ MODE_DEFAULTS = {  # mode: (seconds per test, message size)
 
 def _client_main(args: argparse.Namespace) -> int:
     default_time, default_size = MODE_DEFAULTS[args.mode]
+    if len(args.io) > 1 and args.mode != "latency":
+        print(f"netweft perf client: --io takes one mode with --mode {args.mode} (a list, "
+              "side by side, is for --mode latency)", file=sys.stderr)
+        return 2
     args.time = args.time or default_time
     args.msg_size = args.msg_size or default_size
     if args.mode == "latency":
         from netweft.testbed.perf_latency import latency_main
 
         return latency_main(args)
+    args.io = args.io[0]
     if args.mode in ("sweep", "spray"):
         from netweft.testbed.perf_sweep import sweep_main
 
@@ -535,13 +540,13 @@ def _client_main(args: argparse.Namespace) -> int:
                              mtu=args.mtu, depth=args.depth, tx=args.tx,
                              window_pkts=args.window, bind=args.bind,
                              engine=dict(args.engine), rounds=args.rounds,
-                             reliability=str(args.reliability))
+                             reliability=str(args.reliability), io=args.io)
     except (PerfError, TransportError) as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
     header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test in "
               f"{args.rounds} interleaved rounds, "
-              f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}, "
+              f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}, io={args.io}, "
               f"{args.depth} writes in flight, window {args.window}, "
               f"reliability {args.reliability}"
               + "".join(f", {k}={v}" for k, v in args.engine))
@@ -589,6 +594,11 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
                    help="netweft writes in flight, >= 1 (default 8)")
     p.add_argument("--tx", choices=("ports", "socket", "raw"), default="ports",
                    help="netweft transmit mode (ports: per-packet entropy source ports)")
+    p.add_argument("--io", type=opt.io_modes, default=("thread",),
+                   help="netweft I/O mode at both ends: thread (default; the I/O thread moves "
+                        "every packet), inline (posts send and waits receive in the "
+                        "application's thread), busy (inline plus busy polling); latency "
+                        "mode takes a list (thread,inline,busy) and runs each side by side")
     p.add_argument("--window", type=opt.window, default=4096,
                    help="netweft window in packets, a power of two from 64 to 4096 (default "
                         "4096: room to keep sending while a loss is repaired)")

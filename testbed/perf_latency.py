@@ -36,6 +36,7 @@ from netweft.testbed.perf import (
     _cpu_seconds,
     server_endpoint,
 )
+from netweft.transport.errors import CompletionTimeout
 
 WARMUP = 20  # round trips dropped at the start of each round (caches, ARP, PDC setup)
 _ECHO_BUFFERS = 16  # receive buffers the echo server keeps posted
@@ -137,20 +138,25 @@ def serve_netweft_echo(ctl: _Control, req: dict[str, Any], local_ip: str) -> Non
         ctl.send({"port": ep.address[1]})
         cpu0 = _cpu_seconds()
         verified = True
-        fd = ep.fileno()
+        peers: dict[int, Any] = {}
         while True:
-            ready, _, _ = select.select([fd, ctl.sock], [], [])
-            for c in ep.cq.poll(64):
+            # Waiting in cq.wait (not select on ep.fileno()) lets the inline and busy I/O
+            # modes receive in this thread; the control socket is looked at when idle.
+            try:
+                ready = [ep.cq.wait(timeout=0.05)] + ep.cq.poll(64)
+            except CompletionTimeout:
+                if select.select([ctl.sock], [], [], 0)[0]:
+                    break
+                continue
+            for c in ready:
                 if c.opcode.name == "RECV":
                     verified &= c.ok and c.nbytes == size
-                    ep.peer(c.peer).send(pool, offset=c.context * size, length=size,
-                                         context=c.context)
+                    peer = peers.get(c.peer) or peers.setdefault(c.peer, ep.peer(c.peer))
+                    peer.send(pool, offset=c.context * size, length=size, context=c.context)
                 elif c.ok:  # our reply left: the buffer takes the next request
                     ep.post_recv(pool, offset=c.context * size, length=size, context=c.context)
                 else:
                     verified = False
-            if ctl.sock in ready:
-                break
         if ctl.recv() is None:
             return
         ctl.send({"cpu_s": _cpu_seconds() - cpu0, "verified": verified, "stats": ep.stats()})
@@ -283,7 +289,8 @@ def ping_netweft_write(ctl: _Control, host: str, duration: float, msg_size: int,
 def ping_netweft_send(ctl: _Control, host: str, duration: float, msg_size: int,
                       result: LatencyResult, *, mtu: int, tx: str = "ports",
                       window_pkts: int = 4096, bind: str | None = None,
-                      engine: dict[str, int] | None = None, **_: Any) -> None:
+                      engine: dict[str, int] | None = None, io: str = "thread",
+                      **_: Any) -> None:
     """netweft send answered by a send: post to the reply's receive completion."""
     import numpy as np
 
@@ -293,11 +300,12 @@ def ping_netweft_send(ctl: _Control, host: str, duration: float, msg_size: int,
     payload = mtu - IP_UDP_HEADERS
     engine = engine or {}
     settings = {"window_pkts": window_pkts, **engine}
-    ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, tx=tx, **settings)
+    ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, tx=tx, io=io,
+                      **settings)
     try:
         ctl.send({"op": "netweft_echo", "mtu": payload, "tx": tx, "loss": 0.0,
                   "window_pkts": window_pkts, "msg_size": msg_size, "engine": engine,
-                  "client": list(ep.address)})
+                  "client": list(ep.address), "io": io})
         port = ctl.expect("port")["port"]
         peer = ep.connect((host, port))
         msg = ep.register(np.frombuffer(bytes(range(256)) * (msg_size // 256 + 1),
@@ -336,18 +344,24 @@ TESTS = {"netweft write": ping_netweft_write, "netweft send/recv": ping_netweft_
 
 
 def run_latency(ctl: _Control, host: str, *, duration: float, rounds: int, msg_size: int,
-                proto: str, **options: Any) -> list[LatencyResult]:
-    """Every ping-pong test of ``proto`` for ``duration`` s in ``rounds`` interleaved rounds."""
-    names = [n for n in TESTS
-             if proto == "both" or (proto == "netweft") == n.startswith("netweft")]
-    results = {n: LatencyResult(n) for n in names}
+                proto: str, io: tuple[str, ...] = ("thread",),
+                **options: Any) -> list[LatencyResult]:
+    """Every ping-pong test of ``proto`` for ``duration`` s in ``rounds`` interleaved rounds;
+    the netweft tests once per I/O mode in ``io`` (named ``... [mode]`` when several)."""
+    plan: list[tuple[str, Any, str | None]] = []
+    for n, run in TESTS.items():
+        if n.startswith("netweft"):
+            if proto in ("netweft", "both"):
+                plan += [(n if len(io) == 1 else f"{n} [{m}]", run, m) for m in io]
+        elif proto in ("tcp", "both"):
+            plan.append((n, run, None))
+    results = {name: LatencyResult(name) for name, _, _ in plan}
     for _ in range(rounds):
-        for n in names:
-            run = TESTS[n]
-            if n.startswith("netweft"):
-                run(ctl, host, duration / rounds, msg_size, results[n], **options)
+        for name, run, mode in plan:
+            if mode is None:
+                run(ctl, host, duration / rounds, msg_size, results[name])
             else:
-                run(ctl, host, duration / rounds, msg_size, results[n])
+                run(ctl, host, duration / rounds, msg_size, results[name], io=mode, **options)
     return list(results.values())
 
 
@@ -365,10 +379,10 @@ def latency_ratios(results: list[LatencyResult]) -> dict[str, float]:
 def format_latency(results: list[LatencyResult], header: str) -> str:
     """The latency table and its ratios."""
     lines = [header,
-             f"{'test':<18} {'round trips':>11} {'p50 us':>9} {'p99 us':>9} {'p99.9 us':>9} "
+             f"{'test':<26} {'round trips':>11} {'p50 us':>9} {'p99 us':>9} {'p99.9 us':>9} "
              f"{'mean us':>9} {'CPU us/rt':>9} {'lost':>5}"]
     for r in results:
-        lines.append(f"{r.name:<18} {len(r.samples_ns):>11} {r.percentile_us(50):>9.1f} "
+        lines.append(f"{r.name:<26} {len(r.samples_ns):>11} {r.percentile_us(50):>9.1f} "
                      f"{r.percentile_us(99):>9.1f} {r.percentile_us(99.9):>9.1f} "
                      f"{r.mean_us:>9.1f} {r.cpu_us_per_round_trip:>9.1f} {r.lost:>5}")
     for name, value in latency_ratios(results).items():
@@ -378,7 +392,7 @@ def format_latency(results: list[LatencyResult], header: str) -> str:
 
 def _netweft_options(args: Any) -> dict[str, Any]:
     return {"mtu": args.mtu, "tx": args.tx, "window_pkts": args.window, "bind": args.bind,
-            "engine": dict(args.engine)}
+            "engine": dict(args.engine), "io": args.io}  # io: a tuple of modes
 
 
 def latency_main(args: Any) -> int:
@@ -401,7 +415,7 @@ def latency_main(args: Any) -> int:
         return 1
     header = (f"netweft perf latency: client -> {args.host}, ping-pong of {args.msg_size}-byte "
               f"messages, one in flight, {args.time:g} s per test in {args.rounds} interleaved "
-              f"rounds, path MTU {args.mtu}, tx={args.tx}"
+              f"rounds, path MTU {args.mtu}, tx={args.tx}, io={','.join(args.io)}"
               + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_latency(results, header), flush=True)
     if args.json:

@@ -108,6 +108,19 @@ def json_file(text: str) -> str:
     return str(path)
 
 
+IO_MODES = ("thread", "inline", "busy")
+
+
+def io_modes(text: str) -> tuple[str, ...]:
+    """One or more netweft I/O modes, comma-separated."""
+    modes = tuple(m.strip() for m in text.split(","))
+    for m in modes:
+        if m not in IO_MODES:
+            raise argparse.ArgumentTypeError(f"unknown I/O mode {m!r}; choose from "
+                                             f"{', '.join(IO_MODES)}")
+    return modes
+
+
 output_file = json_file  # any file written once the run is over (a plot, ...)
 seconds = float_above("time", 0.0)
 path_mtu = int_range("mtu", MTU_MIN, MTU_MAX)

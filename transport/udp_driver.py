@@ -35,6 +35,12 @@ from netweft.transport.errors import EndpointClosedError, EngineError, InvalidAr
 from netweft.transport.socket_loss import attach_loss
 
 TX_MODES = {"socket": 0, "ports": 1, "raw": 2}
+# How the application's threads meet the I/O thread (see io_driver.h, and the
+# README's "Choosing an I/O mode"): "thread" hands every post and completion
+# over to it; "inline" sends from the posting thread and receives in the waiting
+# one; "busy" is inline plus busy polling (thread and waiter spin for busy_poll_us).
+IO_MODES = {"thread": 0, "inline": lib.NW_IO_INLINE,
+            "busy": lib.NW_IO_INLINE | lib.NW_IO_BUSY_POLL}
 _WAIT_SLICE_NS = 200_000_000  # a forever-wait wakes this often so Ctrl-C works
 _CLOSE_DRAIN_S = 0.05  # how long close() lets queued packets (CTRL CLOSEs) leave
 
@@ -43,14 +49,19 @@ class UdpNic:
     """The :class:`EnginePort` of an endpoint on a real UDP socket."""
 
     def __init__(self, bind: tuple[str, int], *, tx: str = "ports", gso: bool = True,
-                 gro: bool = True, batch: int = 64, loss: float = 0.0,
-                 **engine_settings: int) -> None:
+                 gro: bool = True, batch: int = 64, loss: float = 0.0, io: str = "thread",
+                 busy_poll_us: int = 50, **engine_settings: int) -> None:
         for name in ("local_ip", "local_port"):
             if name in engine_settings:
                 raise InvalidArgumentError(f"{name} comes from the bind address; "
                                            "pass bind=(ip, port) instead")
         if tx not in TX_MODES:
             raise InvalidArgumentError(f"tx must be one of {', '.join(TX_MODES)}, got {tx!r}")
+        if io not in IO_MODES:
+            raise InvalidArgumentError(f"io must be one of {', '.join(IO_MODES)}, got {io!r}")
+        if not isinstance(busy_poll_us, int) or not 1 <= busy_poll_us <= 1_000_000:
+            raise InvalidArgumentError(f"busy_poll_us must be an int in 1..1000000, "
+                                       f"got {busy_poll_us!r}")
         ip, port = bind
         ip_int = ip_to_int(ip)
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -74,6 +85,8 @@ class UdpNic:
             iocfg.tx_mode = TX_MODES[tx]
             iocfg.flags = (lib.NW_IO_GSO if gso else 0) | (lib.NW_IO_GRO if gro and not loss
                                                             else 0)
+            iocfg.flags |= IO_MODES[io]
+            iocfg.busy_poll_us = busy_poll_us
             iocfg.batch = batch
             iocfg.local_ip = ip_int
             err = ffi.new("int32_t *")
@@ -82,7 +95,7 @@ class UdpNic:
                 errno = ffi.errno
                 lib.nw_engine_free(engine)
                 raise EngineError(err[0], f"cannot start the I/O driver on {ip}:{self.address[1]}"
-                                          f" (tx={tx}): {strerror(err[0], errno)}")
+                                          f" (tx={tx}, io={io}): {strerror(err[0], errno)}")
             self._io = io
         except BaseException:
             self._sock.close()
@@ -235,8 +248,11 @@ def udp_endpoint(bind: tuple[str, int] = ("127.0.0.1", 0), **options: Any) -> En
 
     Options: ``tx`` ("ports": one socket per entropy value so the source port
     varies per packet; "socket": send from the bound socket; "raw": raw IPv4),
-    ``gso``/``gro``, ``batch``, ``loss`` (receive-side injected loss
-    probability), and any engine setting (``mtu``, ``window_pkts``,
+    ``io`` ("thread", the default: the I/O thread moves every packet;
+    "inline": posts send from the caller's thread and waits receive in the
+    waiter's, for one message in flight; "busy": inline plus busy polling for
+    ``busy_poll_us``), ``gso``/``gro``, ``batch``, ``loss`` (receive-side
+    injected loss probability), and any engine setting (``mtu``, ``window_pkts``,
     ``entropy_base``, ``dst_port``...).
     """
     return Endpoint(UdpNic(bind, **options))

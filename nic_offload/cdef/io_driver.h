@@ -5,6 +5,8 @@
 
 #define NW_IO_GSO ...
 #define NW_IO_GRO ...
+#define NW_IO_INLINE ...
+#define NW_IO_BUSY_POLL ...
 
 typedef struct {
     int32_t rx_fd;
@@ -15,12 +17,14 @@ typedef struct {
     uint32_t sndbuf;
     uint32_t rx_drop_ppm;
     uint64_t rx_drop_seed;
+    uint32_t busy_poll_us;
 } nw_io_config_t;
 
 typedef struct {
     uint64_t loops, recv_calls, send_calls, recv_pkts, send_pkts;
     uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
     uint64_t injected_drops;
+    uint64_t inline_steps, busy_polls;
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

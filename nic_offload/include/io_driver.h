@@ -45,6 +45,15 @@
 
 #define NW_IO_GSO 0x1 /* coalesce same-destination, same-size packets with UDP_SEGMENT */
 #define NW_IO_GRO 0x2 /* enable UDP_GRO on rx_fd and split coalesced receives */
+/* Latency: posts transmit from the caller's thread, and nw_io_wait_cq receives
+ * and runs the engine in the waiting thread, so that one message in flight
+ * costs no hand-off to or from the driver's thread (which keeps the timers
+ * and serves whoever does not wait). */
+#define NW_IO_INLINE 0x4
+/* Latency: the driver's thread, and nw_io_wait_cq, spin for busy_poll_us
+ * after the last activity before they sleep (costs a core while traffic flows). */
+#define NW_IO_BUSY_POLL 0x8
+#define NW_IO_FLAGS_ALL (NW_IO_GSO | NW_IO_GRO | NW_IO_INLINE | NW_IO_BUSY_POLL)
 
 typedef struct {
     int32_t rx_fd;      /* bound UDP socket (caller-owned) */
@@ -56,6 +65,7 @@ typedef struct {
     uint32_t rx_drop_ppm; /* loss injection: drop each received datagram (after GRO splitting)
                              with this probability in parts per million (default 0) */
     uint64_t rx_drop_seed; /* seed of the loss injection's random generator */
+    uint32_t busy_poll_us; /* NW_IO_BUSY_POLL: spin this long, 1..1000000 (0 = 50) */
 } nw_io_config_t;
 
 /* Driver counters, on top of the engine's nw_stats_t. */
@@ -63,6 +73,8 @@ typedef struct {
     uint64_t loops, recv_calls, send_calls, recv_pkts, send_pkts;
     uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
     uint64_t injected_drops; /* datagrams dropped by rx_drop_ppm */
+    uint64_t inline_steps;   /* passes run by application threads (NW_IO_INLINE) */
+    uint64_t busy_polls;     /* passes the thread spun instead of sleeping */
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

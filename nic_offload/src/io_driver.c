@@ -1,10 +1,21 @@
 /* I/O driver: one pthread runs an engine over UDP sockets.
  *
- * Loop: recvmmsg (split UDP GRO super-packets) -> nw_input; timers ->
- * nw_on_time; nw_output into a batch -> sendmmsg (runs of equal-size packets
- * to one destination go out as one UDP GSO message); completions -> eventfd.
- * The engine lock is held while the engine runs, never during a system call
- * that may block. */
+ * A pass (io_step): recvmmsg (split UDP GRO super-packets) -> nw_input;
+ * timers -> nw_on_time; nw_output into a batch -> sendmmsg (runs of
+ * equal-size packets to one destination go out as one UDP GSO message);
+ * completions -> eventfd. The engine lock (mu) is held while the engine runs,
+ * never during a system call that may block; the drive lock (drive_mu) is
+ * held by whichever thread runs a pass, since the batches are shared.
+ *
+ * Passes run on the driver's thread, and with NW_IO_INLINE also on the
+ * application's: a post transmits at once, and nw_io_wait_cq receives on the
+ * rx socket itself, so one message in flight costs no thread hand-off. The
+ * thread then sleeps on a timerfd that inline passes re-arm when they add an
+ * earlier deadline; it still polls the rx socket (whichever thread takes the
+ * drive lock first receives: measured here, that beat parking the thread's
+ * poll while an application thread waits).
+ * NW_IO_BUSY_POLL spins (thread and waiter) for busy_poll_us after the last
+ * activity before sleeping. */
 #define _GNU_SOURCE
 #include "io_driver.h"
 
@@ -16,8 +27,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,8 +53,14 @@ struct nw_io {
     nw_engine_t *e;
     nw_io_config_t cfg;
     pthread_t thread;
-    pthread_mutex_t mu;
-    int wake_fd, cq_fd, raw_fd;
+    pthread_mutex_t mu;       /* the engine */
+    pthread_mutex_t drive_mu; /* the batches below: held for a whole pass */
+    int wake_fd, cq_fd, raw_fd, timer_fd;
+    uint64_t armed;           /* NW_IO_INLINE: deadline the sleeping thread's timerfd holds
+                                 (UINT64_MAX: none); under mu */
+    atomic_int spinning;      /* the thread busy-polls: a kick needs no eventfd write */
+    atomic_int kicked;        /* a kick came while it spun */
+    uint64_t busy_ns;
     int *port_fds;
     uint32_t nports;
     volatile int stop;
@@ -488,62 +507,157 @@ static void signal_completions(nw_io_t *io)
     }
 }
 
+/* Re-arms the sleeping thread's timerfd if the engine's next deadline moved
+ * earlier (an inline pass posted new work). Caller holds mu. */
+static void rearm_timer(nw_io_t *io)
+{
+    uint64_t d = nw_next_deadline(io->e);
+    if (io->timer_fd < 0 || d >= io->armed)
+        return;
+    struct itimerspec its = {0};
+    uint64_t at = d ? d : 1; /* 0 would disarm */
+    its.it_value.tv_sec = (time_t)(at / 1000000000ull);
+    its.it_value.tv_nsec = (long)(at % 1000000000ull);
+    if (timerfd_settime(io->timer_fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+        io->last_errno = errno;
+    io->armed = d;
+}
+
+#define STEP_RX 0x1     /* receive before running the engine */
+#define STEP_INLINE 0x2 /* run by an application thread, not the driver's */
+#define STEP_WAITER 0x4 /* ... by the waiter that will poll the CQ itself */
+
+/* One pass: receive, timers, output, transmit. Caller holds drive_mu.
+ * Returns 1 if there is more to do at once; *nrx_out counts receive batches. */
+static int io_step(nw_io_t *io, uint32_t how, int *nrx_out)
+{
+    uint32_t off = io->cfg.tx_mode == NW_IO_TX_RAW ? IO_IP_UDP_HDR : 0;
+    pthread_mutex_lock(&io->mu);
+    uint64_t now = mono_ns();
+    /* Read what is waiting before running timers: after the thread was
+     * descheduled, ACKs sitting in the socket would otherwise arrive only
+     * after their RTO fired (a spurious retransmission). */
+    int nrx = 0;
+    for (uint32_t k = 0; (how & STEP_RX) && k < IO_RX_DRAIN_BATCHES; k++) {
+        int n = io_receive(io, now);
+        nrx += n;
+        if (n < (int)io->cfg.batch)
+            break;
+    }
+    if (nw_next_deadline(io->e) <= now)
+        nw_on_time(io->e, now);
+    uint32_t count = 0;
+    while (count < io->cfg.batch) {
+        uint8_t *slot = io->tx_buf + (size_t)count * io->tx_stride;
+        int32_t n = nw_output(io->e, slot + off, io->mtu, &io->tx_dst[count], now);
+        if (n <= 0)
+            break;
+        io->tx_len[count++] = (uint32_t)n;
+    }
+    if (!(how & STEP_WAITER))
+        signal_completions(io);
+    if (how & STEP_INLINE) {
+        io->st.inline_steps++;
+        rearm_timer(io);
+    }
+    int more = nw_has_output(io->e);
+    pthread_mutex_unlock(&io->mu);
+    if (count)
+        io_transmit(io, count);
+    if (nrx_out)
+        *nrx_out = nrx;
+    return nrx > 0 || count == io->cfg.batch || (more && count > 0);
+}
+
+static void to_timespec(uint64_t ns, struct timespec *ts)
+{
+    ts->tv_sec = (time_t)(ns / 1000000000ull);
+    ts->tv_nsec = (long)(ns % 1000000000ull);
+}
+
+/* Sleeps until a packet, a kick or the engine's next deadline. */
+static void io_sleep(nw_io_t *io)
+{
+    int inl = (io->cfg.flags & NW_IO_INLINE) != 0;
+    pthread_mutex_lock(&io->mu);
+    uint64_t deadline = nw_next_deadline(io->e);
+    if (inl) {
+        io->armed = UINT64_MAX;
+        if (deadline != UINT64_MAX)
+            rearm_timer(io);
+        else {
+            struct itimerspec off = {0};
+            timerfd_settime(io->timer_fd, 0, &off, NULL);
+        }
+    }
+    pthread_mutex_unlock(&io->mu);
+    struct pollfd pf[3] = {{.fd = io->wake_fd, .events = POLLIN},
+                           {.fd = io->cfg.rx_fd, .events = POLLIN},
+                           {.fd = io->timer_fd, .events = POLLIN}};
+    struct timespec ts, *tsp = NULL;
+    nfds_t nfd = 2;
+    if (inl) {
+        nfd = 3;
+    } else if (deadline != UINT64_MAX) {
+        uint64_t now = mono_ns();
+        to_timespec(deadline > now ? deadline - now : 0, &ts);
+        tsp = &ts;
+    }
+    int r = ppoll(pf, nfd, tsp, NULL);
+    if (r > 0 && (pf[0].revents & POLLIN)) {
+        uint64_t v;
+        if (read(io->wake_fd, &v, sizeof(v)) < 0)
+            io->last_errno = errno;
+        io->st.wakeups++;
+    }
+    if (r > 0 && inl && (pf[2].revents & POLLIN)) {
+        uint64_t v;
+        if (read(io->timer_fd, &v, sizeof(v)) < 0)
+            io->last_errno = errno;
+    }
+    pthread_mutex_lock(&io->mu);
+    io->armed = UINT64_MAX; /* awake: it will compute the deadline again */
+    pthread_mutex_unlock(&io->mu);
+}
+
 static void *io_thread(void *arg)
 {
     nw_io_t *io = arg;
-    uint32_t off = io->cfg.tx_mode == NW_IO_TX_RAW ? IO_IP_UDP_HDR : 0;
+    uint64_t last_active = 0;
     while (!io->stop) {
         io->st.loops++;
-        pthread_mutex_lock(&io->mu);
-        uint64_t now = mono_ns();
-        /* Read what is waiting before running timers: after the thread was
-         * descheduled, ACKs sitting in the socket would otherwise arrive only
-         * after their RTO fired (a spurious retransmission). */
-        int nrx = 0;
-        for (uint32_t k = 0; k < IO_RX_DRAIN_BATCHES; k++) {
-            int n = io_receive(io, now);
-            nrx += n;
-            if (n < (int)io->cfg.batch)
-                break;
-        }
-        if (nw_next_deadline(io->e) <= now)
-            nw_on_time(io->e, now);
-        uint32_t count = 0;
-        while (count < io->cfg.batch) {
-            uint8_t *slot = io->tx_buf + (size_t)count * io->tx_stride;
-            int32_t n = nw_output(io->e, slot + off, io->mtu, &io->tx_dst[count], now);
-            if (n <= 0)
-                break;
-            io->tx_len[count++] = (uint32_t)n;
-        }
-        signal_completions(io);
-        uint64_t deadline = nw_next_deadline(io->e);
-        int more = nw_has_output(io->e);
-        pthread_mutex_unlock(&io->mu);
-        if (count)
-            io_transmit(io, count);
-        if (nrx > 0 || count == io->cfg.batch || (more && count > 0))
+        pthread_mutex_lock(&io->drive_mu);
+        int busy = io_step(io, STEP_RX, NULL);
+        pthread_mutex_unlock(&io->drive_mu);
+        if (busy) {
+            last_active = io->busy_ns ? mono_ns() : 0;
             continue;
-        /* Idle: sleep until a packet, a kick or the next deadline. */
-        struct pollfd pf[2] = {{.fd = io->cfg.rx_fd, .events = POLLIN},
-                               {.fd = io->wake_fd, .events = POLLIN}};
-        struct timespec ts, *tsp = NULL;
-        if (deadline != UINT64_MAX) {
-            uint64_t now2 = mono_ns();
-            uint64_t wait = deadline > now2 ? deadline - now2 : 0;
-            ts.tv_sec = (time_t)(wait / 1000000000ull);
-            ts.tv_nsec = (long)(wait % 1000000000ull);
-            tsp = &ts;
         }
-        int r = ppoll(pf, 2, tsp, NULL);
-        if (r > 0 && (pf[1].revents & POLLIN)) {
-            uint64_t v;
-            if (read(io->wake_fd, &v, sizeof(v)) < 0)
-                io->last_errno = errno;
-            io->st.wakeups++;
+        if (io->busy_ns && mono_ns() - last_active < io->busy_ns) {
+            atomic_store(&io->spinning, 1);
+            io->st.busy_polls++;
+            continue;
         }
+        atomic_store(&io->spinning, 0);
+        if (atomic_exchange(&io->kicked, 0))
+            continue; /* kicked while spinning (no eventfd write): go round */
+        io_sleep(io);
     }
     return NULL;
+}
+
+/* A post's inline pass: send what the engine has now, from the caller's
+ * thread, unless a pass is already running (then that one is kicked). */
+static void inline_transmit(nw_io_t *io)
+{
+    if (pthread_mutex_trylock(&io->drive_mu) != 0) {
+        nw_io_kick(io);
+        return;
+    }
+    int more = io_step(io, STEP_INLINE, NULL);
+    pthread_mutex_unlock(&io->drive_mu);
+    if (more)
+        nw_io_kick(io); /* a full batch: the thread sends the rest */
 }
 
 /* ------------------------------------------------------------- lifecycle */
@@ -555,6 +669,8 @@ static void io_free(nw_io_t *io)
         close(io->wake_fd);
     if (io->cq_fd >= 0)
         close(io->cq_fd);
+    if (io->timer_fd >= 0)
+        close(io->timer_fd);
     free(io->rx_buf);
     free(io->rx_msg);
     free(io->rx_iov);
@@ -569,6 +685,7 @@ static void io_free(nw_io_t *io)
     free(io->tx_addr);
     free(io->tx_ctl);
     pthread_mutex_destroy(&io->mu);
+    pthread_mutex_destroy(&io->drive_mu);
     free(io);
 }
 
@@ -579,7 +696,8 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
         err = &dummy;
     *err = NW_EINVAL;
     if (!e || !cfg || cfg->rx_fd < 0 || cfg->batch == 0 || cfg->batch > 1024 ||
-        cfg->tx_mode > NW_IO_TX_RAW || cfg->rx_drop_ppm > 1000000)
+        cfg->tx_mode > NW_IO_TX_RAW || cfg->rx_drop_ppm > 1000000 ||
+        (cfg->flags & ~(uint32_t)NW_IO_FLAGS_ALL) || cfg->busy_poll_us > 1000000)
         return NULL;
     nw_io_t *io = calloc(1, sizeof(*io));
     if (!io) {
@@ -588,10 +706,15 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
     }
     io->e = e;
     io->cfg = *cfg;
-    io->raw_fd = io->wake_fd = io->cq_fd = -1;
+    io->raw_fd = io->wake_fd = io->cq_fd = io->timer_fd = -1;
+    io->armed = UINT64_MAX;
+    io->busy_ns = (cfg->flags & NW_IO_BUSY_POLL)
+                      ? (uint64_t)(cfg->busy_poll_us ? cfg->busy_poll_us : 50) * 1000u
+                      : 0;
     io->mtu = e->cfg.mtu;
     io->drop_rng = cfg->rx_drop_seed ? cfg->rx_drop_seed : 0x9e3779b97f4a7c15ull;
     pthread_mutex_init(&io->mu, NULL);
+    pthread_mutex_init(&io->drive_mu, NULL);
     uint32_t b = cfg->batch;
     io->tx_stride = e->cfg.mtu + (cfg->tx_mode == NW_IO_TX_RAW ? IO_IP_UDP_HDR : 0);
     io->rx_buf = malloc((size_t)b * IO_RX_BUF);
@@ -616,7 +739,12 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
     }
     io->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     io->cq_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    int32_t r = (io->wake_fd < 0 || io->cq_fd < 0) ? NW_ESYS : open_sockets(io);
+    if (cfg->flags & NW_IO_INLINE)
+        io->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    int32_t r = (io->wake_fd < 0 || io->cq_fd < 0 ||
+                 ((cfg->flags & NW_IO_INLINE) && io->timer_fd < 0))
+                    ? NW_ESYS
+                    : open_sockets(io);
     if (r != NW_OK) {
         io->last_errno = errno;
         *err = r;
@@ -636,6 +764,9 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
 
 void nw_io_kick(nw_io_t *io)
 {
+    atomic_store(&io->kicked, 1);
+    if (atomic_load(&io->spinning))
+        return; /* it polls anyway, and looks at kicked before it sleeps */
     uint64_t one = 1;
     if (write(io->wake_fd, &one, sizeof(one)) < 0)
         io->last_errno = errno;
@@ -688,9 +819,18 @@ void nw_io_unlock(nw_io_t *io)
         int32_t r_ = (expr);              \
         pthread_mutex_unlock(&(io)->mu);  \
         if (r_ == NW_OK)                  \
-            nw_io_kick(io);               \
+            send_now(io);                 \
         return r_;                        \
     } while (0)
+
+/* After a post: transmit from this thread (NW_IO_INLINE) or wake the driver's. */
+static void send_now(nw_io_t *io)
+{
+    if (io->cfg.flags & NW_IO_INLINE)
+        inline_transmit(io);
+    else
+        nw_io_kick(io);
+}
 
 int32_t nw_io_mr_register(nw_io_t *io, void *base, uint64_t len, uint32_t access,
                           uint32_t *rkey_out)
@@ -746,31 +886,69 @@ int32_t nw_io_poll_cq(nw_io_t *io, nw_completion_t *out, uint32_t max)
         if (read(io->cq_fd, &v, sizeof(v)) < 0)
             io->last_errno = errno;
         io->cq_signalled = 0;
+    } else {
+        signal_completions(io); /* an inline waiter's pass left some behind */
     }
     pthread_mutex_unlock(&io->mu);
     return n;
 }
 
+/* Completions may be waiting: a hint read without the lock (busy polling). */
+static int cq_nonempty(nw_io_t *io)
+{
+    return __atomic_load_n(&io->e->cq.count, __ATOMIC_RELAXED) != 0;
+}
+
+/* The waiter's own pass (NW_IO_INLINE): receive and run the engine here
+ * instead of waiting for the driver's thread to do it and signal. */
+static void waiter_step(nw_io_t *io, int block)
+{
+    if (block)
+        pthread_mutex_lock(&io->drive_mu);
+    else if (pthread_mutex_trylock(&io->drive_mu) != 0)
+        return;
+    int more = io_step(io, STEP_RX | STEP_INLINE | STEP_WAITER, NULL);
+    pthread_mutex_unlock(&io->drive_mu);
+    if (more)
+        nw_io_kick(io); /* a full batch: the thread carries on */
+}
+
 int32_t nw_io_wait_cq(nw_io_t *io, nw_completion_t *out, uint32_t max, int64_t timeout_ns)
 {
-    uint64_t end = timeout_ns < 0 ? UINT64_MAX : mono_ns() + (uint64_t)timeout_ns;
+    int inl = (io->cfg.flags & NW_IO_INLINE) != 0;
+    uint64_t start = mono_ns();
+    uint64_t end = timeout_ns < 0 ? UINT64_MAX : start + (uint64_t)timeout_ns;
+    uint64_t spin_end = io->busy_ns ? start + io->busy_ns : 0;
+    int32_t n = 0;
+    int rx_ready = 0;
     for (;;) {
-        int32_t n = nw_io_poll_cq(io, out, max);
-        if (n != 0)
-            return n;
+        if (!io->busy_ns || cq_nonempty(io)) {
+            n = nw_io_poll_cq(io, out, max);
+            if (n != 0)
+                break;
+        }
+        if (inl) {
+            waiter_step(io, rx_ready);
+            rx_ready = 0;
+            if (cq_nonempty(io))
+                continue;
+        }
         uint64_t now = mono_ns();
         if (now >= end)
-            return 0;
-        struct pollfd pf = {.fd = io->cq_fd, .events = POLLIN};
+            break;
+        if (now < spin_end)
+            continue; /* busy polling */
+        struct pollfd pf[2] = {{.fd = io->cq_fd, .events = POLLIN},
+                               {.fd = io->cfg.rx_fd, .events = POLLIN}};
         struct timespec ts, *tsp = NULL;
         if (end != UINT64_MAX) {
-            uint64_t wait = end - now;
-            ts.tv_sec = (time_t)(wait / 1000000000ull);
-            ts.tv_nsec = (long)(wait % 1000000000ull);
+            to_timespec(end - now, &ts);
             tsp = &ts;
         }
-        ppoll(&pf, 1, tsp, NULL);
+        int r = ppoll(pf, inl ? 2 : 1, tsp, NULL);
+        rx_ready = r > 0 && inl && (pf[1].revents & POLLIN);
     }
+    return n;
 }
 
 void nw_io_stats_get(nw_io_t *io, nw_stats_t *engine_out, nw_io_stats_t *io_out)

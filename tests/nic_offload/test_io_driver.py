@@ -80,7 +80,8 @@ def hosts(request):
 @pytest.mark.parametrize(
     "tx,flags",
     [("socket", 0), ("socket", lib.NW_IO_GSO | lib.NW_IO_GRO), ("ports", lib.NW_IO_GSO),
-     ("raw", 0)],
+     ("raw", 0), ("ports", lib.NW_IO_GSO | lib.NW_IO_INLINE),
+     ("ports", lib.NW_IO_GSO | lib.NW_IO_INLINE | lib.NW_IO_BUSY_POLL)],
 )
 def test_write_then_read_back_over_loopback(hosts, tx, flags):
     a = hosts("127.0.77.1", tx, flags, entropy_burst=8)
@@ -103,8 +104,9 @@ def test_write_then_read_back_over_loopback(hosts, tx, flags):
     assert st.placed_bytes == size and io_st.recv_pkts > 0
 
 
-def test_injected_loss_is_recovered_with_gro_on(hosts):
-    flags = lib.NW_IO_GSO | lib.NW_IO_GRO
+@pytest.mark.parametrize("mode", [0, lib.NW_IO_INLINE, lib.NW_IO_INLINE | lib.NW_IO_BUSY_POLL])
+def test_injected_loss_is_recovered_with_gro_on(hosts, mode):
+    flags = lib.NW_IO_GSO | lib.NW_IO_GRO | mode
     a = hosts("127.0.77.1", "socket", flags, drop_ppm=20_000)
     b = hosts("127.0.77.2", "socket", flags, drop_ppm=20_000)
     size = 16 << 20
@@ -229,3 +231,48 @@ def test_peer_close_reaches_the_remote_over_sockets(hosts):
         select.select([], [], [], 0.01)
     assert st.pdc_closed == 1
     assert bytes(ffi.buffer(dst, len(data))) == data
+
+
+@pytest.mark.parametrize("busy", [0, lib.NW_IO_BUSY_POLL])
+def test_inline_mode_sends_from_the_caller_and_the_thread_keeps_the_timers(hosts, busy):
+    """NW_IO_INLINE: a post leaves from the posting thread; with nobody waiting, the
+    driver's thread still fires the retransmission timeout that post armed."""
+    a = hosts("127.0.77.1", "socket", lib.NW_IO_INLINE | busy, rto_init_ns=2_000_000)
+    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)  # a peer that never answers
+    sink.bind(("127.0.77.3", 4793))
+    sink.settimeout(10)
+    try:
+        peer = ffi.new("uint32_t *")
+        assert lib.nw_io_peer_add(a.io, ip("127.0.77.3"), 0, lib.NW_MODE_RUD, peer) == 0
+        payload = b"x" * 100
+        a.keep.append(payload)  # resent until teardown stops the I/O thread
+        st, io_st = ffi.new("nw_stats_t *"), ffi.new("nw_io_stats_t *")
+        loops = -1
+        while loops != io_st.loops:  # the thread sleeps (else the post would kick it)
+            loops = io_st.loops
+            select.select([], [], [], 0.05)
+            lib.nw_io_stats_get(a.io, st, io_st)
+        assert lib.nw_io_post_send(a.io, peer[0], 1, payload, len(payload)) == 0
+        lib.nw_io_stats_get(a.io, st, io_st)
+        assert io_st.inline_steps >= 1 and io_st.send_pkts == 1  # sent before the call returned
+        first, _ = sink.recvfrom(2048)
+        again, _ = sink.recvfrom(2048)  # only the thread's timer can send this one
+    finally:
+        sink.close()
+    parsed = ffi.new("nw_wire_pkt_t *")
+    assert lib.nw_wire_parse(again, len(again), parsed) > 0
+    assert parsed.pds.flags & lib.NW_PDS_F_RETX
+    lib.nw_io_stats_get(a.io, st, io_st)
+    assert st.rto_fired >= 1
+
+
+def test_bad_io_flags_are_refused():
+    cfg = ffi.new("nw_io_config_t *")
+    lib.nw_io_config_default(cfg)
+    cfg.rx_fd = 0
+    cfg.flags = 0x100
+    engine_cfg = ffi.new("nw_config_t *")
+    lib.nw_config_default(engine_cfg)
+    engine = ffi.gc(lib.nw_engine_new(engine_cfg), lib.nw_engine_free)
+    err = ffi.new("int32_t *")
+    assert lib.nw_io_start(engine, cfg, err) == ffi.NULL and err[0] == lib.NW_EINVAL

@@ -43,6 +43,8 @@ def test_sweep_table_puts_netweft_beside_tcp():
     (["--plot", "/tmp/x.png"], "give --mode latency, sweep or spray"),
     (["--mode", "sweep", "--depths", "0"], "depths must be >= 1"),
     (["--mode", "sweep", "--sizes", "4k,lots"], "not a size"),
+    (["--io", "warp"], "unknown I/O mode 'warp'"),
+    (["--io", "thread,busy"], "--io takes one mode with --mode goodput"),
 ])
 def test_mode_options_are_checked(argv, message):
     res = subprocess.run([*PERF, "client", "127.0.0.1", "--control-port", "1", *argv],

@@ -17,6 +17,8 @@ import pytest
 from netweft.transport import EndpointClosedError, InvalidArgumentError, udp_endpoint
 
 SCRIPT = Path(__file__).with_name("udp_peer_script.py")
+# Every I/O mode goes through the exactly-once and injected-loss tests below.
+IO_MODES = ["thread", "inline", "busy"]
 
 
 def _loopback_ips() -> tuple[str, str]:
@@ -26,11 +28,11 @@ def _loopback_ips() -> tuple[str, str]:
     return f"{base}.1", f"{base}.2"
 
 
-@pytest.fixture
-def loop_pair():
+@pytest.fixture(params=IO_MODES)
+def loop_pair(request):
     ip_a, ip_b = _loopback_ips()
-    a = udp_endpoint((ip_a, 0), mtu=8972)
-    b = udp_endpoint((ip_b, 0), mtu=8972)
+    a = udp_endpoint((ip_a, 0), mtu=8972, io=request.param)
+    b = udp_endpoint((ip_b, 0), mtu=8972, io=request.param)
     yield a, b
     a.close()
     b.close()
@@ -71,19 +73,21 @@ def test_loopback_other_transmit_modes(tx):
         _exercise(a, b, (1 << 20) + 3)
 
 
-def test_loopback_with_injected_loss_still_delivers_every_byte():
+@pytest.mark.parametrize("io", IO_MODES)
+def test_loopback_with_injected_loss_still_delivers_every_byte(io):
     ip_a, ip_b = _loopback_ips()
-    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05) as a, \
-            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05) as b:
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io) as b:
         _exercise(a, b, 2 << 20)
         assert a.stats()["retransmits"] > 0
 
 
-def test_loopback_coded_writes_under_injected_loss():
+@pytest.mark.parametrize("io", IO_MODES)
+def test_loopback_coded_writes_under_injected_loss(io):
     """ec:8,2 over real sockets: parity leaves, losses are decoded, every byte arrives."""
     ip_a, ip_b = _loopback_ips()
-    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05) as a, \
-            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05) as b:
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io) as b:
         size = 2 << 20
         data = np.random.default_rng(7).integers(0, 256, size, dtype=np.uint8)
         src, dst_buf = a.register(data), np.zeros(size, dtype=np.uint8)
@@ -106,6 +110,10 @@ def test_udp_misuse_is_reported_clearly(loop_pair):
         udp_endpoint(("192.0.2.123", 0))
     with pytest.raises(InvalidArgumentError, match="tx must be"):
         udp_endpoint(("127.0.0.1", 0), tx="carrier-pigeon")
+    with pytest.raises(InvalidArgumentError, match="io must be one of thread, inline, busy"):
+        udp_endpoint(("127.0.0.1", 0), io="telepathy")
+    with pytest.raises(InvalidArgumentError, match="busy_poll_us"):
+        udp_endpoint(("127.0.0.1", 0), io="busy", busy_poll_us=0)
     a.close()
     with pytest.raises(EndpointClosedError):
         a.connect(b.address)
@@ -192,10 +200,11 @@ def test_hostile_datagrams_are_counted_dropped_and_harmless(loop_pair):
     assert after["drop_truncated"] > before["drop_truncated"]
 
 
-def test_rod_order_and_uud_loss_reports_on_real_sockets():
+@pytest.mark.parametrize("io", IO_MODES)
+def test_rod_order_and_uud_loss_reports_on_real_sockets(io):
     ip_a, ip_b = _loopback_ips()
-    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05) as a, \
-            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05) as b:
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io) as b:
         b.connect(a.address, mode="rod")
         b.connect(a.address, mode="uud")
         mp = a.max_payload
