@@ -119,11 +119,16 @@ control FabricComputeChecksum(inout fabric_headers_t hdr, inout fabric_metadata_
     }
 }
 
+/* HeadersDeparser's order, inline (applying it would copy hdr.base per packet). */
 control FabricDeparser(packet_out packet, in fabric_headers_t hdr) {
-    HeadersDeparser() base;
-
     apply {
-        base.apply(packet, hdr.base);
+        packet.emit(hdr.base.ethernet);
+        packet.emit(hdr.base.vlan);
+        packet.emit(hdr.base.ipv4);
+        packet.emit(hdr.base.ipv4_options);
+        packet.emit(hdr.base.ipv6);
+        packet.emit(hdr.base.udp);
+        packet.emit(hdr.base.tcp);
         packet.emit(hdr.pds);
         packet.emit(hdr.keep);
         packet.emit(hdr.mcast);

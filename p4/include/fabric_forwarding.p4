@@ -652,10 +652,17 @@ control FabricChecksums(inout headers_t base,
                         inout uet_trim_keep_t keep,
                         inout nw_mcast_t mcast,
                         inout fabric_metadata_t fm) {
-    Ipv4ChecksumUpdate() ipv4_checksum;
-
     apply {
-        ipv4_checksum.apply(base);
+        /* Ipv4ChecksumUpdate's computation, inline: applying that control would copy
+         * the whole headers struct in and out for every packet. */
+        update_checksum(
+            base.ipv4.isValid(),
+            { base.ipv4.version, base.ipv4.ihl, base.ipv4.dscp, base.ipv4.ecn,
+              base.ipv4.totalLen, base.ipv4.identification, base.ipv4.flags,
+              base.ipv4.fragOffset, base.ipv4.ttl, base.ipv4.protocol,
+              base.ipv4.srcAddr, base.ipv4.dstAddr, base.ipv4_options.options },
+            base.ipv4.hdrChecksum,
+            HashAlgorithm.csum16);
         update_checksum(
             fm.udp_checksum_update && fm.trimmed && base.ipv4.isValid(),
             { base.ipv4.srcAddr, base.ipv4.dstAddr, 8w0, base.ipv4.protocol, base.udp.length,
