@@ -234,7 +234,122 @@ def test_fabric_aggregation_is_the_two_programs_side_by_side():
         assert composed[key] == obj, key
 
 
+# p4/fabric.p4, read off its source (include/fabric_forwarding.p4): tables as
+# (name, [(key, width, match)], [actions], default, size); actions as (name,
+# [(param, width)]); counters as (name, unit, size); registers as (name, width,
+# size); each list in the order the controls declare them.
+_FABRIC_TABLES = [
+    ("FabricIngress.acks.ack_groups", [("mcast.group", 16, "EXACT")],
+     ["aggregate_acks", "pass_acks"], "pass_acks", 64),
+    ("FabricIngress.forwarding.ipv4_routes", [("ipv4.dstAddr", 32, "LPM")],
+     ["route_to_port", "route_to_group", "route_to_multicast", "drop"], "drop", 4096),
+    ("FabricIngress.forwarding.ipv6_routes", [("ipv6.dstAddr", 128, "LPM")],
+     ["route_to_port", "route_to_group", "route_to_multicast", "drop"], "drop", 4096),
+    ("FabricIngress.forwarding.ecmp_groups", [("fm.group_id", 16, "EXACT")],
+     ["set_members", "no_members"], "no_members", 1024),
+    ("FabricIngress.trim.trim_config", [("standard_metadata.egress_spec", 9, "EXACT")],
+     ["set_trim", "no_trim"], "no_trim", 512),
+    ("FabricEgress.queues.neighbors", [("standard_metadata.egress_port", 9, "EXACT")],
+     ["set_neighbor", "keep_macs"], "keep_macs", 512),
+    ("FabricEgress.queues.mcast_host_copies", [("standard_metadata.egress_rid", 16, "EXACT"),
+                                               ("standard_metadata.egress_port", 9, "EXACT")],
+     ["deliver_to_host", "keep_group_address"], "keep_group_address", 4096),
+    ("FabricEgress.queues.ecn_config", [("standard_metadata.egress_port", 9, "EXACT")],
+     ["set_ecn_threshold", "no_ecn"], "no_ecn", 512),
+]
+_FABRIC_ACTIONS = [
+    ("FabricIngress.acks.aggregate_acks", [("expected", 32)]),
+    ("FabricIngress.acks.pass_acks", []),
+    ("FabricIngress.forwarding.drop", []),
+    ("FabricIngress.forwarding.route_to_port", [("port", 9)]),
+    ("FabricIngress.forwarding.route_to_group", [("group_id", 16), ("mode", 3)]),
+    ("FabricIngress.forwarding.route_to_multicast", [("mcast_grp", 16)]),
+    ("FabricIngress.forwarding.set_members", [("size", 16)] + [(f"port{i}", 9) for i in range(8)]),
+    ("FabricIngress.forwarding.no_members", []),
+    ("FabricIngress.forwarding.hash_ipv4_flow", []),
+    ("FabricIngress.forwarding.hash_ipv6_flow", []),
+    ("FabricIngress.forwarding.hash_entropy", []),
+    ("FabricIngress.forwarding.pick_random", []),
+    ("FabricIngress.forwarding.pick_round_robin", []),
+    ("FabricIngress.forwarding.port_load", []),            # directional parameters only
+    ("FabricIngress.forwarding.pick_adaptive_start", []),
+    ("FabricIngress.trim.set_trim", [("threshold", 19), ("priority", 3), ("dscp", 6)]),
+    ("FabricIngress.trim.no_trim", []),
+    ("FabricEgress.queues.set_neighbor", [("dmac", 48), ("smac", 48)]),
+    ("FabricEgress.queues.keep_macs", []),
+    ("FabricEgress.queues.deliver_to_host", [("dst", 32)]),
+    ("FabricEgress.queues.keep_group_address", []),
+    ("FabricEgress.queues.set_ecn_threshold", [("threshold", 19)]),
+    ("FabricEgress.queues.no_ecn", []),
+]
+_FABRIC_COUNTERS = [
+    ("FabricIngress.drops", "PACKETS", 8),
+    ("FabricIngress.acks.acks_absorbed", "PACKETS", 64),
+    ("FabricIngress.acks.acks_forwarded", "PACKETS", 64),
+    ("FabricIngress.acks.acks_stale", "PACKETS", 64),
+    ("FabricIngress.trim.trimmed", "BOTH", 512),
+    ("FabricEgress.queues.tx_port", "BOTH", 512),
+    ("FabricEgress.queues.ecn_marked", "BOTH", 512),
+    ("FabricEgress.queues.mcast_pruned", "PACKETS", 512),
+]
+_FABRIC_REGISTERS = [
+    ("port_qdepth", 19, 512),
+    ("port_arrivals", 19, 512),
+    ("FabricIngress.acks.ack_seq", 32, 16384),
+    ("FabricIngress.acks.ack_receivers", 32, 16384),
+    ("FabricIngress.forwarding.rr_cursor", 16, 1024),
+]
+
+
+def _alias(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+def _fabric_expected() -> p4info_pb2.P4Info:
+    want = p4info_pb2.P4Info()
+    want.pkg_info.arch = "v1model"
+    action_ids = {n: hashed_id(ACTION, n) for n, _ in _FABRIC_ACTIONS}
+    for name, keys, actions, default, size in _FABRIC_TABLES:
+        control = name.rsplit(".", 1)[0] + "."
+        t = want.tables.add()
+        t.preamble.id, t.preamble.name, t.preamble.alias = hashed_id(TABLE, name), name, _alias(name)
+        for i, (key, width, match) in enumerate(keys, 1):
+            m = t.match_fields.add()
+            m.id, m.name, m.bitwidth = i, key, width
+            m.match_type = p4info_pb2.MatchField.MatchType.Value(match)
+        for a in actions:
+            t.action_refs.add().id = action_ids[control + a]
+        t.initial_default_action.action_id = action_ids[control + default]
+        t.size = size
+    for name, params in _FABRIC_ACTIONS:
+        a = want.actions.add()
+        a.preamble.id, a.preamble.name, a.preamble.alias = action_ids[name], name, _alias(name)
+        for i, (param, width) in enumerate(params, 1):
+            p = a.params.add()
+            p.id, p.name, p.bitwidth = i, param, width
+    for name, unit, size in _FABRIC_COUNTERS:
+        c = want.counters.add()
+        c.preamble.id, c.preamble.name, c.preamble.alias = hashed_id(COUNTER, name), name, \
+            _alias(name)
+        c.spec.unit = p4info_pb2.CounterSpec.Unit.Value(unit)
+        c.size = size
+    for name, width, size in _FABRIC_REGISTERS:
+        r = want.registers.add()
+        r.preamble.id, r.preamble.name, r.preamble.alias = hashed_id(REGISTER, name), name, \
+            _alias(name)
+        r.type_spec.bitstring.bit.bitwidth = width
+        r.size = size
+    want.type_info.SetInParent()
+    return want
+
+
+def test_fabric():
+    got = build_p4info(compile_p4(program("fabric")))
+    assert got == _fabric_expected(), text_format.MessageToString(got)
+
+
 def test_every_program_in_p4_has_an_expectation_here():
     shipped = sorted(p.stem for p in program("basic_forward").parent.glob("*.p4"))
-    covered = ["aggregation", "basic_forward", "ecmp_spray", "fabric_aggregation"]  # the tests above
+    covered = ["aggregation", "basic_forward", "ecmp_spray", "fabric",
+               "fabric_aggregation"]  # the tests above
     assert shipped == covered, "write the expected P4Info of each new program in p4/ here"
