@@ -24,7 +24,7 @@ typedef struct {
     uint64_t loops, recv_calls, send_calls, recv_pkts, send_pkts;
     uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
     uint64_t injected_drops;
-    uint64_t inline_steps, busy_polls;
+    uint64_t inline_steps, busy_polls, kicks_elided;
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

@@ -75,6 +75,7 @@ typedef struct {
     uint64_t injected_drops; /* datagrams dropped by rx_drop_ppm */
     uint64_t inline_steps;   /* passes run by application threads (NW_IO_INLINE) */
     uint64_t busy_polls;     /* passes the thread spun instead of sleeping */
+    uint64_t kicks_elided;   /* kicks that found the thread awake (no eventfd write) */
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

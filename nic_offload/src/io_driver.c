@@ -58,8 +58,8 @@ struct nw_io {
     int wake_fd, cq_fd, raw_fd, timer_fd;
     uint64_t armed;           /* NW_IO_INLINE: deadline the sleeping thread's timerfd holds
                                  (UINT64_MAX: none); under mu */
-    atomic_int spinning;      /* the thread busy-polls: a kick needs no eventfd write */
-    atomic_int kicked;        /* a kick came while it spun */
+    atomic_int awake;         /* the thread runs or spins: a kick needs no eventfd write */
+    atomic_int kicked;        /* a kick came while it was awake */
     uint64_t busy_ns;
     int *port_fds;
     uint32_t nports;
@@ -624,6 +624,7 @@ static void *io_thread(void *arg)
 {
     nw_io_t *io = arg;
     uint64_t last_active = 0;
+    atomic_store(&io->awake, 1);
     while (!io->stop) {
         io->st.loops++;
         pthread_mutex_lock(&io->drive_mu);
@@ -634,14 +635,18 @@ static void *io_thread(void *arg)
             continue;
         }
         if (io->busy_ns && mono_ns() - last_active < io->busy_ns) {
-            atomic_store(&io->spinning, 1);
             io->st.busy_polls++;
             continue;
         }
-        atomic_store(&io->spinning, 0);
-        if (atomic_exchange(&io->kicked, 0))
-            continue; /* kicked while spinning (no eventfd write): go round */
+        /* A kick while awake sets only `kicked` (no eventfd write, no syscall for
+         * posts that find the thread at work): look at it after saying we sleep. */
+        atomic_store(&io->awake, 0);
+        if (atomic_exchange(&io->kicked, 0)) {
+            atomic_store(&io->awake, 1);
+            continue;
+        }
         io_sleep(io);
+        atomic_store(&io->awake, 1);
     }
     return NULL;
 }
@@ -765,8 +770,10 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
 void nw_io_kick(nw_io_t *io)
 {
     atomic_store(&io->kicked, 1);
-    if (atomic_load(&io->spinning))
-        return; /* it polls anyway, and looks at kicked before it sleeps */
+    if (atomic_load(&io->awake)) {
+        __atomic_fetch_add(&io->st.kicks_elided, 1, __ATOMIC_RELAXED); /* it looks at kicked before it sleeps */
+        return;
+    }
     uint64_t one = 1;
     if (write(io->wake_fd, &one, sizeof(one)) < 0)
         io->last_errno = errno;
