@@ -346,8 +346,13 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
                 window_pkts: int = 4096, name: str = "netweft",
                 bind: str | None = None, engine: dict[str, int] | None = None,
-                gro: bool = True, reliability: str = "sr", io: str = "thread") -> PerfResult:
-    """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight."""
+                gro: bool = True, reliability: str = "sr", io: str = "thread",
+                post: str = "batch") -> PerfResult:
+    """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight;
+    ``post`` "batch" refills the depth with one ``write_many`` and reaps with
+    ``poll_batch``, "single" posts and reaps one :class:`Completion` at a time."""
+    if post not in ("batch", "single"):
+        raise PerfError(f"post must be batch or single, got {post!r}")
     s = NetweftSession.open(ctl, host, msg_size, mtu=mtu, loss=loss, slots=slots, tx=tx,
                             window_pkts=window_pkts, bind=bind, engine=engine, gro=gro,
                             reliability=reliability, io=io)
@@ -356,20 +361,12 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         cpu0 = _cpu_seconds()
         t0 = time.monotonic()
         end = t0 + duration
-        inflight, posted, done, failed = 0, 0, 0, 0
-        while True:
-            while inflight < depth and time.monotonic() < end:
-                peer.write(mr, remote, remote_offset=(posted % slots) * msg_size)
-                posted += 1
-                inflight += 1
-            if inflight == 0:
-                break
-            for c in ep.cq.poll(depth) or [ep.cq.wait(timeout=30.0)]:
-                inflight -= 1
-                if c.ok:
-                    done += 1
-                else:
-                    failed += 1
+        if post == "batch":
+            posted, done, failed = _write_batched(ep, peer, mr, remote, end, depth, slots,
+                                                  msg_size)
+        else:
+            posted, done, failed = _write_each(ep, peer, mr, remote, end, depth, slots,
+                                               msg_size)
         elapsed = time.monotonic() - t0
         cpu = _cpu_seconds() - cpu0
         fin = s.finish(done)
@@ -380,6 +377,50 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         raise PerfError(f"{failed} of {posted} netweft writes failed")
     return PerfResult(name, "netweft", done * msg_size, elapsed, done, cpu + fin["cpu_s"],
                       loss=loss, verified=fin["verified"], extra=engine_counters(stats, fin))
+
+
+def _write_each(ep: Any, peer: Any, mr: Any, remote: Any, end: float, depth: int, slots: int,
+                msg_size: int) -> tuple[int, int, int]:
+    inflight, posted, done, failed = 0, 0, 0, 0
+    while True:
+        while inflight < depth and time.monotonic() < end:
+            peer.write(mr, remote, remote_offset=(posted % slots) * msg_size)
+            posted += 1
+            inflight += 1
+        if inflight == 0:
+            return posted, done, failed
+        for c in ep.cq.poll(depth) or [ep.cq.wait(timeout=30.0)]:
+            inflight -= 1
+            if c.ok:
+                done += 1
+            else:
+                failed += 1
+
+
+def _write_batched(ep: Any, peer: Any, mr: Any, remote: Any, end: float, depth: int,
+                   slots: int, msg_size: int) -> tuple[int, int, int]:
+    import numpy as np
+
+    inflight, posted, done, failed = 0, 0, 0, 0
+    while True:
+        want = depth - inflight
+        if want and time.monotonic() < end:
+            offsets = (np.arange(posted, posted + want, dtype=np.uint64) % slots) * msg_size
+            n = len(peer.write_many(mr, remote, offsets, length=msg_size))
+            posted += n
+            inflight += n
+        if inflight == 0:
+            return posted, done, failed
+        batch = ep.cq.poll_batch(depth)
+        if not len(batch):
+            c = ep.cq.wait(timeout=30.0)
+            batch = np.array([c.status])
+        else:
+            batch = batch["status"]
+        inflight -= len(batch)
+        ok = int(np.count_nonzero(batch == 0))
+        done += ok
+        failed += len(batch) - ok
 
 
 def engine_counters(stats: dict[str, int], fin: dict[str, Any]) -> dict[str, int]:
@@ -396,7 +437,8 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
                mtu: int = 9000, depth: int = 8, tx: str = "ports",
                window_pkts: int = 4096, bind: str | None = None,
                engine: dict[str, int] | None = None, rounds: int = 3,
-               reliability: str = "sr", io: str = "thread") -> list[PerfResult]:
+               reliability: str = "sr", io: str = "thread",
+               post: str = "batch") -> list[PerfResult]:
     """Run the requested tests against the server at ``host`` and return their results.
 
     Each test gets ``duration`` seconds in total, split over ``rounds`` rounds
@@ -417,13 +459,13 @@ def run_client(host: str, *, control_port: int = CONTROL_PORT, proto: str = "bot
         tests.append(("netweft", lambda: run_netweft(
             ctl, host, slice_s, msg_size, mtu=mtu, depth=depth, tx=tx,
             window_pkts=window_pkts, bind=bind, engine=engine, gro=gro,
-            reliability=reliability, io=io)))
+            reliability=reliability, io=io, post=post)))
         if loss:
             name = f"netweft {loss:.0%} loss*"
             tests.append((name, lambda: run_netweft(
                 ctl, host, slice_s, msg_size, mtu=mtu, loss=loss, depth=depth, tx=tx,
                 window_pkts=window_pkts, name=name, bind=bind, engine=engine, gro=gro,
-                reliability=reliability, io=io)))
+                reliability=reliability, io=io, post=post)))
     if proto in ("tcp", "both"):
         tests.append(("tcp", lambda: run_tcp(ctl, host, slice_s, msg_size)))
     totals: dict[str, PerfResult] = {}
@@ -540,14 +582,15 @@ def _client_main(args: argparse.Namespace) -> int:
                              mtu=args.mtu, depth=args.depth, tx=args.tx,
                              window_pkts=args.window, bind=args.bind,
                              engine=dict(args.engine), rounds=args.rounds,
-                             reliability=str(args.reliability), io=args.io)
+                             reliability=str(args.reliability), io=args.io,
+                             post=args.post)
     except (PerfError, TransportError) as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
     header = (f"netweft perf: client -> {args.host}, {args.time:g} s per test in "
               f"{args.rounds} interleaved rounds, "
               f"{args.msg_size}-byte messages, path MTU {args.mtu}, tx={args.tx}, io={args.io}, "
-              f"{args.depth} writes in flight, window {args.window}, "
+              f"{args.depth} writes in flight ({args.post} posts), window {args.window}, "
               f"reliability {args.reliability}"
               + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_report(results, header), flush=True)
@@ -599,6 +642,10 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
                         "every packet), inline (posts send and waits receive in the "
                         "application's thread), busy (inline plus busy polling); latency "
                         "mode takes a list (thread,inline,busy) and runs each side by side")
+    p.add_argument("--post", choices=("batch", "single"), default="batch",
+                   help="how the netweft client posts and reaps writes: batch (default; "
+                        "peer.write_many refills the depth in one call, cq.poll_batch reaps) "
+                        "or single (peer.write and a Completion object per message)")
     p.add_argument("--window", type=opt.window, default=4096,
                    help="netweft window in packets, a power of two from 64 to 4096 (default "
                         "4096: room to keep sending while a loss is repaired)")

@@ -153,14 +153,16 @@ def sweep_main(args: Any) -> int:
             rows = run_sweep(ctl, args.host, duration=args.time, sizes=sizes, depths=depths,
                              bursts=bursts, proto=args.proto, engine=dict(args.engine),
                              mtu=args.mtu, tx=args.tx, window_pkts=args.window, bind=args.bind,
-                             reliability=str(args.reliability), io=args.io)
+                             reliability=str(args.reliability), io=args.io,
+                             post=args.post)
         finally:
             ctl.close()
     except (PerfError, TransportError, OSError) as exc:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
     header = (f"netweft perf {args.mode}: client -> {args.host}, {args.time:g} s per run, "
-              f"path MTU {args.mtu}, tx={args.tx}, io={args.io}, window {args.window}"
+              f"path MTU {args.mtu}, tx={args.tx}, io={args.io}, {args.post} posts, "
+              f"window {args.window}"
               + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_sweep(rows, header), flush=True)
     if args.json:

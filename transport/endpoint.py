@@ -34,7 +34,12 @@ import itertools
 from typing import Any
 
 from netweft.nic_offload import ffi, lib
-from netweft.transport.completion_queue import Completion, CompletionQueue, Opcode
+from netweft.transport.completion_queue import (
+    Completion,
+    CompletionQueue,
+    Opcode,
+    completions_to_array,
+)
 from netweft.transport.engine_handle import strerror
 from netweft.transport.engine_port import EnginePort
 from netweft.transport.errors import (
@@ -156,6 +161,19 @@ class Peer:
         return self.endpoint._post_rma(Opcode.WRITE, self, local, remote, remote_offset,
                                        local_offset, length, wr_id, context)
 
+    def write_many(self, local: MemoryRegion, remote: RemoteKey | MemoryRegion,
+                   remote_offsets: Any, *, length: int, local_offsets: Any = None,
+                   context: Any = None) -> Any:
+        """RMA-write ``len(remote_offsets)`` messages of ``length`` bytes in one call:
+        message i from ``local`` at ``local_offsets[i]`` (default 0) to ``remote`` at
+        ``remote_offsets[i]``. On real sockets they are posted under one lock with one
+        wake-up of the I/O thread, which is what small messages at depth need.
+        Every range is checked before anything is posted. Returns the ids of the
+        writes posted (a numpy uint64 array, in order): all of them, or the first
+        ones if the engine's queue filled up (none posted raises QueueFullError)."""
+        return self.endpoint._post_writes(self, local, remote, remote_offsets, local_offsets,
+                                          length, context)
+
     def read(self, local: MemoryRegion, remote: RemoteKey | MemoryRegion, *,
              remote_offset: int = 0, local_offset: int = 0, length: int | None = None,
              wr_id: int | None = None, context: Any = None) -> int:
@@ -186,7 +204,7 @@ class Endpoint:
         self._peers: dict[tuple[str, int, Mode], Peer] = {}
         self._adaptive: dict[int, tuple[Peer, float, int]] = {}  # wr_id -> (peer, posted, size)
         self.cq = CompletionQueue(self._fetch, port.progress, port.clock, lambda: self._closed,
-                                  lambda wr_id: wr_id in self._inflight)
+                                  lambda wr_id: wr_id in self._inflight, self._fetch_batch)
 
     # ---- state ----
     @property
@@ -357,6 +375,56 @@ class Endpoint:
             raise
         return wr_id
 
+    def _post_writes(self, peer: Peer, local: MemoryRegion, remote: RemoteKey | MemoryRegion,
+                     remote_offsets: Any, local_offsets: Any, length: int,
+                     context: Any) -> Any:
+        import numpy as np
+
+        self._check_peer(peer)
+        region = self._own_region(local, "the local buffer of an RMA write")
+        if isinstance(remote, MemoryRegion):
+            remote = remote.remote()
+        if not isinstance(remote, RemoteKey):
+            raise InvalidArgumentError(f"remote must be a RemoteKey (region.remote()), "
+                                       f"got {type(remote).__name__}")
+        roffs = _offsets("remote_offsets", remote_offsets)
+        n = len(roffs)
+        loffs = (np.zeros(n, dtype=np.uint64) if local_offsets is None
+                 else _offsets("local_offsets", local_offsets))
+        if len(loffs) != n:
+            raise InvalidArgumentError(f"local_offsets has {len(loffs)} entries, "
+                                       f"remote_offsets {n}")
+        if n == 0:
+            return np.zeros(0, dtype=np.uint64)
+        region.check(int(loffs.max()), length)
+        remote.check(int(roffs.max()), length)
+        if peer._policy is not None:  # adaptive coding decides and times message by message
+            return np.array([self._post_rma(Opcode.WRITE, peer, region, remote, int(ro),
+                                            int(lo), length, None, context)
+                             for ro, lo in zip(roffs, loffs, strict=True)], dtype=np.uint64)
+        wr_ids = np.array([self._next_id(None) for _ in range(n)], dtype=np.uint64)
+        entry = (Opcode.WRITE, region, None, context)
+        for w in wr_ids.tolist():
+            self._inflight[w] = entry
+        base = ffi.cast("uint8_t *", region._keepalive)
+        try:
+            post_writes = getattr(self._port, "post_writes", None)
+            if post_writes is not None:
+                posted = post_writes(peer.handle, wr_ids, base, loffs, length, remote.rkey,
+                                     roffs)
+            else:  # a driver without a batched post: one at a time, same result
+                for w, lo, ro in zip(wr_ids.tolist(), loffs.tolist(), roffs.tolist(),
+                                     strict=True):
+                    self._port.post_write(peer.handle, w, base + lo, length, remote.rkey, ro)
+                posted = n
+        except BaseException:
+            for w in wr_ids.tolist():
+                del self._inflight[w]
+            raise
+        for w in wr_ids[posted:].tolist():  # refused (queue full): never posted
+            del self._inflight[w]
+        return wr_ids[:posted]
+
     def _post_send(self, peer: Peer, data: Any, offset: int, length: int | None,
                    wr_id: int | None, context: Any) -> int:
         self._check_peer(peer)
@@ -426,6 +494,21 @@ class Endpoint:
         peer._policy.observe_message(size, self._port.clock() - posted)
 
     # ---- completions ----
+    def _fetch_batch(self, max_entries: int) -> Any:
+        """Up to ``max_entries`` completions as a numpy record array (no objects made)."""
+        poll_array = getattr(self._port, "poll_cq_array", None)
+        raw = (poll_array(max_entries) if poll_array is not None
+               else completions_to_array(self._port.poll_cq(max_entries)))
+        inflight, adaptive = self._inflight, self._adaptive
+        wr_ids = raw["wr_id"].tolist()
+        if adaptive:
+            for w, status in zip(wr_ids, raw["status"].tolist(), strict=True):
+                if w in adaptive:
+                    self._observe(w, status)
+        for w in wr_ids:
+            inflight.pop(w, None)
+        return raw
+
     def _fetch(self, max_entries: int) -> list[Completion]:
         out = []
         for raw in self._port.poll_cq(max_entries):
@@ -487,3 +570,19 @@ class Endpoint:
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
         return f"<Endpoint {self.address[0]}:{self.address[1]} {state}>"
+
+
+def _offsets(what: str, values: Any) -> Any:
+    """A sequence of byte offsets as a contiguous uint64 array, checked >= 0."""
+    import numpy as np
+
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{what} must be a sequence of ints") from None
+    if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
+        raise InvalidArgumentError(f"{what} must be a flat sequence of ints, got {arr.dtype} "
+                                   f"with shape {arr.shape}")
+    if arr.size and arr.min() < 0:
+        raise InvalidArgumentError(f"{what} must be >= 0")
+    return np.ascontiguousarray(arr, dtype=np.uint64)

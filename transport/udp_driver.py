@@ -20,6 +20,7 @@ import weakref
 from typing import Any
 
 from netweft.nic_offload import ffi, lib
+from netweft.transport.completion_queue import completions_to_array
 from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import (
     _RawCompletion,
@@ -164,6 +165,34 @@ class UdpNic:
                    roffset: int) -> None:
         raise_for(lib.nw_io_post_write(self._live(), peer, wr_id, local, length, rkey, roffset),
                   "post RMA write")
+
+    def post_writes(self, peer: int, wr_ids: Any, local: Any, local_offsets: Any, length: int,
+                    rkey: int, roffsets: Any) -> int:
+        """Post len(wr_ids) writes under one lock and one wake-up; returns how many."""
+        n = raise_for(lib.nw_io_post_writes(
+            self._live(), peer, len(wr_ids), ffi.from_buffer("uint64_t[]", wr_ids), local,
+            ffi.from_buffer("uint64_t[]", local_offsets), length, rkey,
+            ffi.from_buffer("uint64_t[]", roffsets)), "post RMA writes")
+        return n
+
+    def poll_cq_array(self, max_entries: int) -> Any:
+        """Completions as a numpy record array (one copy of the C array, no objects)."""
+        import numpy as np
+
+        from netweft.transport.completion_queue import completion_dtype
+
+        out = []
+        if self._ready:  # completions a blocking wait already collected come first
+            take, self._ready = self._ready[:max_entries], self._ready[max_entries:]
+            out.append(completions_to_array(take))
+            max_entries -= len(take)
+        if max_entries and self._io is not None:
+            n = lib.nw_io_poll_cq(self._io, self._cq, min(max_entries, 256))
+            out.append(np.frombuffer(ffi.buffer(self._cq, n * ffi.sizeof("nw_completion_t")),
+                                     dtype=completion_dtype()).copy())
+        if not out:
+            return np.zeros(0, dtype=completion_dtype())
+        return out[0] if len(out) == 1 else np.concatenate(out)
 
     def post_read(self, peer: int, wr_id: int, local: Any, length: int, rkey: int,
                   roffset: int) -> None:

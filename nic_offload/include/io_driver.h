@@ -107,6 +107,12 @@ int32_t nw_io_peer_add(nw_io_t *io, uint32_t ip, uint16_t port, uint8_t mode,
 int32_t nw_io_peer_close(nw_io_t *io, uint32_t peer);
 int32_t nw_io_post_write(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *local,
                          uint64_t len, uint32_t rkey, uint64_t roffset);
+/* n RMA writes of len bytes each, from local + local_offsets[i] to roffsets[i] of
+ * rkey, under one lock and one wake-up; returns how many were posted (stops at
+ * the first refusal), or that refusal's NW_E* code if none was. */
+int32_t nw_io_post_writes(nw_io_t *io, uint32_t peer, uint32_t n, const uint64_t *wr_ids,
+                          const uint8_t *local, const uint64_t *local_offsets, uint64_t len,
+                          uint32_t rkey, const uint64_t *roffsets);
 int32_t nw_io_post_read(nw_io_t *io, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
                         uint32_t rkey, uint64_t roffset);
 int32_t nw_io_post_send(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void *buf,

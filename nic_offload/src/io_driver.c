@@ -867,6 +867,27 @@ int32_t nw_io_post_write(nw_io_t *io, uint32_t peer, uint64_t wr_id, const void 
     LOCKED_KICK(io, nw_post_write(io->e, peer, wr_id, local, len, rkey, roffset));
 }
 
+int32_t nw_io_post_writes(nw_io_t *io, uint32_t peer, uint32_t n, const uint64_t *wr_ids,
+                          const uint8_t *local, const uint64_t *local_offsets, uint64_t len,
+                          uint32_t rkey, const uint64_t *roffsets)
+{
+    if (!wr_ids || !local || !local_offsets || !roffsets)
+        return NW_EINVAL;
+    int32_t r = NW_OK;
+    uint32_t i = 0;
+    pthread_mutex_lock(&io->mu);
+    for (; i < n; i++) {
+        r = nw_post_write(io->e, peer, wr_ids[i], local + local_offsets[i], len, rkey,
+                          roffsets[i]);
+        if (r != NW_OK)
+            break;
+    }
+    pthread_mutex_unlock(&io->mu);
+    if (i > 0)
+        send_now(io);
+    return i > 0 ? (int32_t)i : r;
+}
+
 int32_t nw_io_post_read(nw_io_t *io, uint32_t peer, uint64_t wr_id, void *local, uint64_t len,
                         uint32_t rkey, uint64_t roffset)
 {
