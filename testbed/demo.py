@@ -14,8 +14,13 @@ byte. Meanwhile the demo samples that queue's occupancy through leaf2's control
 channel. It prints a table, the queue's summary and the switches' counters, and
 writes the raw numbers (JSON), a plot of the round-trip times, a plot of the
 queue's occupancy over time, the switches' logs and counters, and a pcap of
-leaf2's port to h2 into the output folder. Each new capability extends this
-experiment.
+leaf2's port to h2 into the output folder. Then (unless ``--no-fabric``) it runs
+the fabric program's experiments of ``netweft bench fabric`` on a second
+leaf-spine running ``p4/fabric.p4``, configured by the fabric controller:
+spraying with colliding flow hashes in five modes, ECN marking and trimming in
+an incast, and multicast against unicast fan-out with and without ACK
+aggregation (tables, ``fabric/fabric.json`` and plots in ``fabric/``). Each new
+capability extends this experiment.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from pathlib import Path
 
 from netweft.emulation.network import Network, NetworkError
 from netweft.emulation.switch_control import ControlError, send_command
-from netweft.testbed.arg_types import int_in
+from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.cli import CommandError
 from netweft.testbed.plots import plot_queue_occupancy, plot_rtt_cdf
 from netweft.testbed.topology import Topology, TopologyError, load_topology
@@ -246,9 +251,11 @@ def _main(args: argparse.Namespace) -> int:
     except OSError as err:
         raise CommandError(f"cannot create the output folder {out_dir}: {err.strerror}; "
                            "choose another with --out") from None
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr, flush=True)
+
     try:
-        results = run_demo(out_dir, args.count, args.size, args.rma_bytes,
-                           log=lambda msg: print(msg, file=sys.stderr, flush=True))
+        results = run_demo(out_dir, args.count, args.size, args.rma_bytes, log=log)
     except (NetworkError, TopologyError, RuntimeError, OSError) as err:
         raise CommandError(f"{err} (the network was removed; details in {out_dir}/)") from None
     print(format_results(results))
@@ -256,6 +263,22 @@ def _main(args: argparse.Namespace) -> int:
           f"logs and counters (logs/) and a capture of leaf2's port to h2 in {out_dir}/")
     ok = all(f["intact"] == f["sent"] for f in results["flows"].values())
     ok = ok and results["rma_write"]["intact"]
+    if not args.no_fabric:
+        from netweft.testbed.bench_fabric import format_fabric, run_fabric_experiments
+        from netweft.testbed.fabric.installer import InstallError
+        from netweft.testbed.fabric.p4runtime_session import SessionError
+
+        fabric_dir = out_dir / "fabric"
+        try:
+            fabric = run_fabric_experiments(fabric_dir, seconds=args.fabric_seconds, log=log)
+        except (NetworkError, InstallError, SessionError, RuntimeError, OSError) as err:
+            raise CommandError(f"fabric experiments: {err} (the network was removed; details "
+                               f"in {fabric_dir}/)") from None
+        print()
+        print(format_fabric(fabric))
+        print(f"fabric experiments: raw numbers (fabric.json), plots (spray.png, "
+              f"marks_queue.png, multicast.png) and leaf2's pcaps in {fabric_dir}/")
+        ok = ok and all(r["intact"] for r in fabric["multicast"]["runs"])
     return 0 if ok else 1
 
 
@@ -271,4 +294,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"bytes h1 writes into h2 with netweft's transport, 1 to {MAX_RMA_BYTES} "
                         f"(default {RMA_BYTES})")
     p.add_argument("--out", type=Path, help="output folder (default results/demo-<time>)")
+    p.add_argument("--no-fabric", action="store_true",
+                   help="skip the fabric program's experiments (netweft bench fabric)")
+    p.add_argument("--fabric-seconds", type=float_in(0.5, 60), default=2.0,
+                   help="seconds per spray mode and incast run in the fabric experiments "
+                        "(default 2)")
     p.set_defaults(func=_main)

@@ -173,3 +173,90 @@ def plot_allreduce(rows: Sequence[Mapping], path: Path) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_spray(rows: Sequence[Mapping], path: Path, title: str) -> Path:
+    """Per spray mode: aggregate goodput against the offer, each spine's share of the
+    packets, and the share of datagrams the receivers got out of order."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    modes = [r["mode"] for r in rows]
+    xs = range(len(rows))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(12, 3.8), dpi=100)
+    ax1.bar(xs, [r["goodput_mbit"] for r in rows], color="tab:blue", label="goodput")
+    ax1.plot(xs, [r["offered_mbit"] for r in rows], "k_", markersize=30, label="offered")
+    ax1.set_ylabel("Mbit/s (UDP payload)")
+    ax1.set_title("aggregate goodput")
+    ax1.legend(loc="lower right")
+    share = [100 * r["spine1_share"] for r in rows]
+    ax2.bar(xs, share, color="tab:orange", label="spine1")
+    ax2.bar(xs, [100 - s for s in share], bottom=share, color="tab:green", label="spine2")
+    ax2.set_ylabel("% of packets")
+    ax2.set_title("per-spine load")
+    ax2.legend(loc="lower right")
+    ax3.bar(xs, [100 * r["reordered_fraction"] for r in rows], color="tab:red")
+    ax3.set_ylabel("% of datagrams")
+    ax3.set_title("received out of order")
+    for ax in (ax1, ax2, ax3):
+        ax.set_xticks(list(xs), modes, rotation=30, ha="right")
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_queue_runs(runs: Mapping[str, Sequence[tuple[float, int]]], path: Path, title: str,
+                    lines: Mapping[str, int]) -> Path:
+    """Several runs' queue occupancy (packets) over time, with labelled thresholds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
+    for label, samples in runs.items():
+        if samples:
+            t0 = samples[0][0]
+            ax.step([t - t0 for t, _ in samples], [d for _, d in samples], where="post",
+                    label=label)
+    for (label, value), style in zip(lines.items(), ("--", ":", "-."), strict=False):
+        ax.axhline(value, color="gray", linestyle=style, label=f"{label} ({value})")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue occupancy (packets)")
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper right", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def plot_multicast(runs: Sequence[Mapping], path: Path, title: str) -> Path:
+    """Per run: completion time, bytes the sender sent and ACKs it processed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [r["label"] for r in runs]
+    xs = range(len(runs))
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8), dpi=100)
+    for ax, key, scale, name, color in (
+            (axes[0], "seconds", 1, "completion time (s)", "tab:blue"),
+            (axes[1], "bytes", 1e-6, "sender bytes (MB)", "tab:orange"),
+            (axes[2], "acks", 1, "ACKs at the sender", "tab:green")):
+        ax.bar(xs, [r[key] * scale for r in runs], color=color)
+        ax.set_title(name)
+        ax.set_xticks(list(xs), labels, rotation=20, ha="right")
+        ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

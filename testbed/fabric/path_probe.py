@@ -1,0 +1,53 @@
+"""Where a switch would send a frame, asked of an in-process replica of it.
+
+The replica is a :class:`~netweft.emulation.switch.SoftSwitch` running the same
+program behind a P4Runtime :class:`~netweft.emulation.p4runtime.device.Device`,
+given the same writes the controller installs; the frame goes through
+``process`` (no sockets, no clock). The experiments use it to pick flows whose
+flow hashes collide on a real switch, with the program's own hash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from p4.v1 import p4runtime_pb2
+
+from netweft.emulation.p4runtime.device import Device
+from netweft.emulation.switch import SoftSwitch
+from netweft.p4.compiler import compile_p4
+from netweft.p4.compiler.p4info import build_p4info
+from netweft.testbed.fabric.entity_encoder import EntityEncoder
+from netweft.testbed.fabric.installer import InstallError, binding_for
+from netweft.testbed.fabric.plan import SwitchPlan
+from netweft.testbed.fabric.settings import FabricSettings
+
+
+class SwitchReplica:
+    """One switch's program with one switch's plan installed, in this process."""
+
+    def __init__(self, program: Path, plan: SwitchPlan, settings: FabricSettings) -> None:
+        compiled = compile_p4(str(program))
+        p4info = build_p4info(compiled)
+
+        def no_loader(_config: bytes):
+            raise ValueError("the replica loads its program directly")
+
+        self.device = Device(no_loader, device_id=0)
+        self.device.install(p4info, b"", switch=SoftSwitch(compiled))
+        encoder = EntityEncoder(p4info)
+        binding = binding_for(encoder, plan.switch)
+        updates = []
+        for write in binding.writes(plan, settings, encoder.has_table):
+            kind = (p4runtime_pb2.Update.MODIFY if getattr(write, "default", False)
+                    else p4runtime_pb2.Update.INSERT)
+            update = p4runtime_pb2.Update(type=kind)
+            update.entity.CopyFrom(encoder.entity(write))
+            updates.append(update)
+        errors = [e for e in self.device.write(updates) if e is not None]
+        if errors:
+            raise InstallError(f"replica of {plan.switch}: {errors[0]}")
+
+    def ports(self, in_port: int, frame: bytes) -> list[int]:
+        """The ports ``frame`` arriving on ``in_port`` leaves by (empty: dropped)."""
+        return [port for port, _ in self.device.process(in_port, frame)]
