@@ -23,7 +23,8 @@ _EXPORTS = {
     "UnregisteredMemoryError": "errors",
     "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
     "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
-    "allreduce": "allreduce", "SwitchGroup": "aggregation_udp", "RingGroup": "ring_allreduce",
+    "allreduce": "collectives", "SwitchGroup": "aggregation_udp", "RingGroup": "ring_allreduce",
+    "broadcast": "collectives", "MulticastGroup": "broadcast_udp",
 }
 
 __all__ = sorted(_EXPORTS)
