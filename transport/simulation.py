@@ -167,7 +167,7 @@ class SimulatedNic:
         """Run the NIC (timers, then transmissions) at the current virtual time."""
         if not self._service_pending and not self.closed:
             self._service_pending = True
-            self.sim.loop.call_later(0, self._service)
+            self.sim.loop.post(self.sim.loop.now_ns, self._service, None)
 
     def stall(self, duration_ns: int) -> None:
         """From now on, for ``duration_ns``, the host does not run this NIC's engine."""
@@ -185,7 +185,7 @@ class SimulatedNic:
             self.receive(data, src_ip, src_port, ecn)
         self.kick()
 
-    def _service(self) -> None:
+    def _service(self, _: Any = None) -> None:
         self._service_pending = False
         if self.closed:
             return
@@ -193,14 +193,15 @@ class SimulatedNic:
         now = loop.now_ns
         if now < self.stalled_until_ns:
             return  # _wake runs the engine when the stall ends
-        deadline = engine.next_deadline()
-        if deadline is not None and deadline <= now:
+        # The armed timer is the engine's deadline as of its last run (the engine sets
+        # deadlines only when it runs, and every run ends in _arm_timer).
+        if self._timer_at is not None and self._timer_at <= now:
             engine.on_time(now)
             self.sim.active.add(self.address)
         while True:
             if self.path.busy_until_ns > now:
                 self._service_pending = True
-                loop.call_at(self.path.busy_until_ns, self._service)
+                loop.post(self.path.busy_until_ns, self._service, None)
                 break
             out = engine.output(now)
             if out is None:
@@ -233,7 +234,7 @@ class SimulatedNic:
         for arrival in arrivals:
             pkt = FabricPacket(arrival.data, self.host, dst_host, self.ip_int, src_port, ecn,
                                now)
-            sim.loop.call_at(arrival.at_ns, sim.fabric.inject, pkt)
+            sim.loop.post(arrival.at_ns, sim.fabric.inject, pkt)
 
     def _arm_timer(self) -> None:
         """Keep exactly one loop timer at the engine's next deadline."""
@@ -253,7 +254,6 @@ class SimulatedNic:
         self._timer = self.sim.loop.call_at(deadline, self._on_timer)
 
     def _on_timer(self) -> None:
-        self._timer, self._timer_at = None, None
         self._service_pending = True
         self._service()
 

@@ -169,7 +169,7 @@ class OutputPort:
                 self.counters.priority_dropped += 1
         if not self._dequeue_pending:
             self._dequeue_pending = True
-            self.loop.call_at(self.busy_until, self._dequeue)
+            self.loop.post(max(self.busy_until, now), self._dequeue, None)
 
     def _prio_append(self, pkt: FabricPacket) -> bool:
         if self.prio_bytes + pkt.wire > self.priority_bytes:
@@ -178,7 +178,7 @@ class OutputPort:
         self.prio_bytes += pkt.wire
         return True
 
-    def _dequeue(self) -> None:
+    def _dequeue(self, _: None) -> None:
         now = self.loop.now_ns
         if self.prio_q:
             pkt = self.prio_q.popleft()
@@ -192,7 +192,7 @@ class OutputPort:
             self._record(now)
             self._start(pkt, now, queued)
         if self.prio_q or self.data_q:
-            self.loop.call_at(self.busy_until, self._dequeue)
+            self.loop.post(self.busy_until, self._dequeue, None)
         else:
             self._dequeue_pending = False
 
@@ -211,7 +211,7 @@ class OutputPort:
         c.busy_ns += ser
         if pkt.is_data and not pkt.trimmed:
             c.data_bytes += pkt.wire
-        self.loop.call_at(now + ser + self.delay_ns, self.deliver, pkt)
+        self.loop.post(now + ser + self.delay_ns, self.deliver, pkt)
 
     def _account(self, now: int) -> None:
         self.counters.queue_area += self.data_bytes * (now - self._last_change)

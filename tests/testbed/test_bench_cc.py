@@ -1,0 +1,100 @@
+"""Congestion-control studies in the simulator and ``netweft bench cc``: the qualitative
+claims on small seeded incasts, and the command end to end in its quick mode."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from netweft.testbed.cc_studies import (
+    SCHEMES,
+    engine_mtu,
+    incast_flows,
+    incast_spec,
+    jain,
+    permutation_flows,
+    run_flows,
+    summarise,
+)
+from netweft.testbed.cli import main
+
+KIB = 1 << 10
+
+
+def _incast(scheme: str, **kw):
+    spec = replace(incast_spec(8), trim=False)  # tail drop: what credits must avoid
+    return summarise(run_flows("t", spec, incast_flows(8, 256 * KIB), scheme, seed=3, **kw))
+
+
+def test_credits_prevent_the_drops_of_an_8_to_1_incast_and_share_fairly():
+    none = _incast("none")
+    # Speculative credit sized so that eight first windows fit the buffer (1 BDP).
+    rccc = _incast("rccc", engine_settings={"cc_spec_bytes": 2 * engine_mtu()})
+    assert none["drops"] > 0 and none["rtos"] > 0
+    assert rccc["drops"] == 0 and rccc["retransmits"] == 0 and rccc["finished"] == 8
+    assert rccc["jain"] >= 0.95
+    assert rccc["jain"] > none["jain"]
+
+
+def test_with_trimming_credits_keep_the_receiver_busy_and_fair():
+    spec = incast_spec(8)
+    s = summarise(run_flows("t", spec, incast_flows(8, 256 * KIB), "rccc", seed=3))
+    assert s["drops"] == 0 and s["trim_drops"] == 0 and s["finished"] == 8
+    assert s["rx_utilization"] >= 0.9 and s["jain"] >= 0.95
+    assert s["peak_queue_kb"] * 1e3 <= spec.buffer_bytes
+
+
+def test_runs_are_deterministic_and_seeded():
+    spec = incast_spec(4)
+    flows = incast_flows(4, 128 * KIB)
+    a, b = (run_flows("t", spec, flows, "nscc", seed=7) for _ in range(2))
+    assert a.fct_ns == b.fct_ns and a.switch == b.switch and a.events == b.events
+
+
+def test_permutation_sprays_over_every_uplink():
+    from netweft.transport.fabric import FabricSpec
+
+    flows = permutation_flows(8, 64 * KIB, 1, 4)
+    assert sorted(f.dst for f in flows) == list(range(8))
+    assert all(f.src // 4 != f.dst // 4 for f in flows)
+    r = run_flows("p", FabricSpec.leaf_spine(2, 4), flows, "none", seed=1)
+    assert r.finished == 8
+    assert r.switch["forwarded"] > 0
+
+
+def test_jain_index():
+    assert jain([1.0, 1.0, 1.0]) == pytest.approx(1.0)
+    assert jain([1.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)
+
+
+def test_bench_cc_quick_runs_end_to_end(tmp_path, capsys):
+    assert main(["bench", "cc", "--quick", "--scenario", "all", "--schemes", "none,rccc",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "== incast 8->1" in out and "== permutation 8 hosts, spray" in out
+    assert "== mixed 8 hosts" in out and "htsim rccc" in out
+    data = json.loads((tmp_path / "cc.json").read_text())
+    names = [s["name"] for s in data["scenarios"]]
+    assert names == ["incast 8->1", "permutation 8 hosts, spray", "permutation 8 hosts, hash",
+                     "mixed 8 hosts"]
+    for scenario in data["scenarios"]:
+        assert [s["scheme"] for s in scenario["summaries"]] == ["none", "rccc"]
+        assert all(s["finished"] == s["flows"] for s in scenario["summaries"])
+        assert (tmp_path / scenario["plot"].split("/")[-1]).stat().st_size > 1000
+
+
+def test_bench_cc_refuses_bad_options(capsys):
+    for argv in (["--schemes", "tcp"], ["-n", "0"], ["--size", "0"], ["--budget", "0"],
+                 ["--scenario", "ring"]):
+        with pytest.raises(SystemExit) as exc:
+            main(["bench", "cc", *argv])
+        assert exc.value.code == 2
+        assert "error: argument" in capsys.readouterr().err
+
+
+def test_every_scheme_is_a_mode_of_this_engine():
+    from netweft.testbed.cc_studies import available_schemes
+
+    assert available_schemes() == dict.fromkeys(SCHEMES, True)
