@@ -19,8 +19,11 @@ the fabric program's experiments of ``netweft bench fabric`` on a second
 leaf-spine running ``p4/fabric.p4``, configured by the fabric controller:
 spraying with colliding flow hashes in five modes, ECN marking and trimming in
 an incast, and multicast against unicast fan-out with and without ACK
-aggregation (tables, ``fabric/fabric.json`` and plots in ``fabric/``). Each new
-capability extends this experiment.
+aggregation (tables, ``fabric/fabric.json`` and plots in ``fabric/``). Then
+(unless ``--no-allreduce``) four hosts on a switch process running
+``p4/aggregation.p4`` all-reduce 256 KiB each, in the switch and by ring over
+netweft's transport (:mod:`netweft.testbed.allreduce_testbed`; table and
+``allreduce/allreduce.json``). Each new capability extends this experiment.
 """
 
 from __future__ import annotations
@@ -279,6 +282,24 @@ def _main(args: argparse.Namespace) -> int:
         print(f"fabric experiments: raw numbers (fabric.json), plots (spray.png, "
               f"marks_queue.png, multicast.png) and leaf2's pcaps in {fabric_dir}/")
         ok = ok and all(r["intact"] for r in fabric["multicast"]["runs"])
+    if not args.no_allreduce:
+        from netweft.testbed.aggregation_controller import AggregationConfigError
+        from netweft.testbed.allreduce_testbed import format_emulated, run_emulated_allreduce
+        from netweft.testbed.fabric.p4runtime_session import SessionError
+
+        allreduce_dir = out_dir / "allreduce"
+        try:
+            rows = run_emulated_allreduce(4, [256 * 1024], log=log, out_dir=allreduce_dir)
+        except (NetworkError, AggregationConfigError, SessionError, RuntimeError,
+                OSError) as err:
+            raise CommandError(f"all-reduce: {err} (the network was removed; details in "
+                               f"{allreduce_dir}/)") from None
+        print()
+        print(format_emulated(rows, 4))
+        (allreduce_dir / "allreduce.json").write_text(json.dumps(rows, indent=1))
+        print(f"all-reduce: raw numbers (allreduce.json) and the switch's log in "
+              f"{allreduce_dir}/; `netweft bench allreduce` runs the full comparison")
+        ok = ok and all(r["in-network"]["agree"] and r["ring"]["agree"] for r in rows)
     return 0 if ok else 1
 
 
@@ -296,6 +317,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="output folder (default results/demo-<time>)")
     p.add_argument("--no-fabric", action="store_true",
                    help="skip the fabric program's experiments (netweft bench fabric)")
+    p.add_argument("--no-allreduce", action="store_true",
+                   help="skip the all-reduce comparison (in-network vs ring, 4 hosts)")
     p.add_argument("--fabric-seconds", type=float_in(0.5, 60), default=2.0,
                    help="seconds per spray mode and incast run in the fabric experiments "
                         "(default 2)")

@@ -87,3 +87,18 @@ def test_three_hosts_sum_through_the_switch_process_with_loss(tmp_path):
         assert events["result"] > 0 and events["resent"] + events["duplicate"] > 0
     finally:
         net.stop()
+
+
+@pytest.mark.netns
+@pytest.mark.slow
+def test_emulated_comparison_in_network_and_ring(tmp_path):
+    from netweft.testbed.allreduce_testbed import format_emulated, run_emulated_allreduce
+
+    (row,) = run_emulated_allreduce(3, [32 * 1024], out_dir=tmp_path)
+    assert row["in-network"]["agree"] and row["ring"]["agree"]
+    # every host link carried at least the buffer once each way, in-network (plus headers)
+    assert row["in-network"]["tx_bytes"] >= 32 * 1024 and row["in-network"]["rx_bytes"] >= 32 * 1024
+    # the ring moves 2 (n - 1) / n of the buffer per host link
+    assert row["ring"]["tx_bytes"] >= 4 / 3 * 32 * 1024
+    assert row["switch_events"]["result"] >= 32 * 1024 // 4 // 64
+    assert "ring/in-net" in format_emulated([row], 3)

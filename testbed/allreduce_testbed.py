@@ -1,0 +1,186 @@
+"""Emulated all-reduce: in-network and ring on hosts in namespaces and a switch process.
+
+``n`` hosts in network namespaces hang off one netweft switch process running
+``p4/aggregation.p4`` (its IPv4 routes from a runtime file, the aggregation job
+over P4Runtime with :class:`~netweft.testbed.aggregation_controller.
+AggregationController`). Every host runs one worker process that does, for each
+buffer size, an in-network all-reduce (:class:`~netweft.transport.
+aggregation_udp.SwitchGroup`, the kernel's UDP) and then a ring all-reduce
+(:class:`~netweft.transport.ring_allreduce.RingGroup` over netweft's transport on
+UDP, through the same switch, which forwards it by IPv4). The parent starts every
+phase on all hosts at once (a line on each worker's stdin) and each worker
+reports its time and the bytes its ``eth0`` sent and received during the phase
+(the kernel's interface counters: everything on the host link). Real sockets,
+real clocks, a switch written in Python: the times are an emulator's, the bytes
+per link are what hardware would carry. A 4 KiB round of both warms the switch
+process and the hosts up first; it is not reported.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from netweft.emulation.network import Network
+from netweft.p4.programs import program
+
+SERVICE, SERVICE_MAC = "10.0.1.254", "02:00:00:00:00:fe"
+AGG_PORT, RING_PORT = 45000, 4793
+WINDOW = 32
+
+WORKER = r"""
+import json, sys, time
+import numpy as np
+from netweft.transport import RingGroup, SwitchGroup, allreduce, udp_endpoint
+
+def link_bytes():
+    base = "/sys/class/net/eth0/statistics/"
+    return [int(open(base + n).read()) for n in ("tx_bytes", "rx_bytes")]
+
+w, n, sizes = int(sys.argv[1]), int(sys.argv[2]), [int(s) for s in sys.argv[3].split(",")]
+ips = sys.argv[4].split(",")
+group = SwitchGroup("{service}", 1, w, n, bind=(ips[w], {agg_port}), window={window},
+                    timeout=0.2)
+ep = udp_endpoint((ips[w], {ring_port}), mtu=8972)
+ring = RingGroup(ep, w, [(ip, {ring_port}) for ip in ips])
+print("ready", flush=True)
+for size in [4096] + sizes:  # the first size warms the switch process and the hosts up
+    array = np.random.default_rng(w + size).normal(0, 1, max(1, size // 4)).astype(np.float32)
+    row = {{"size": size}}
+    for method, grp in (("in-network", group), ("ring", ring)):
+        sys.stdin.readline()  # the parent starts the phase on every host at once
+        before = link_bytes()
+        t0 = time.monotonic()
+        result = allreduce(array, grp, timeout=300)
+        row[method] = {{"seconds": time.monotonic() - t0,
+                        "tx_bytes": link_bytes()[0] - before[0],
+                        "rx_bytes": link_bytes()[1] - before[1],
+                        "checksum": float(np.float64(result.astype(np.float64).sum()))}}
+        print("done", flush=True)
+    print(json.dumps(row), flush=True)
+group.close()
+ep.close()
+"""
+
+
+def _runtime(path: Path, hosts: list) -> Path:
+    entries = []
+    for port, h in enumerate(hosts, start=1):
+        entries.append({"table": "MyIngress.ipv4_routes",
+                        "match": {"hdr.base.ipv4.dstAddr": [h.ip_address, 32]},
+                        "action_name": "MyIngress.forward",
+                        "action_params": {"dmac": h.mac, "port": port}})
+    path.write_text(json.dumps({"target": "netweft-embedded", "table_entries": entries}))
+    return path
+
+
+def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
+                           out_dir: Path | None = None) -> list[dict]:
+    """One row per size: for each method the slowest worker's seconds, the mean bytes per
+    host link each way, and whether every worker got the same sum."""
+    from netweft.testbed.aggregation_controller import (
+        AggregationController,
+        AggregationJob,
+        JobWorker,
+    )
+
+    with tempfile.TemporaryDirectory(prefix="nw-allreduce-") as tmp:
+        folder = Path(out_dir or tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        net = Network()
+        hosts = [net.add_host(f"h{w + 1}", f"10.0.1.{w + 1}/24", f"02:00:00:00:01:{w + 1:02x}")
+                 for w in range(workers)]
+        grpc = f"unix:{tmp}/s1.grpc"
+        s1 = net.add_switch("s1", program("aggregation"), grpc_address=grpc,
+                            runtime=_runtime(Path(tmp) / "s1-runtime.json", hosts),
+                            log_file=folder / "s1.log")
+        for h in hosts:
+            net.add_link(h, s1, mtu=9000)
+        procs: list[subprocess.Popen] = []
+        try:
+            log(f"all-reduce: starting {workers} hosts and a switch process (aggregation.p4)")
+            net.start()
+            for h in hosts:  # the service address is the switch's: no ARP for it
+                h.cmd("ip", "neigh", "replace", SERVICE, "lladdr", SERVICE_MAC, "dev", "eth0",
+                      "nud", "permanent")
+            job = AggregationJob(job_id=1, service_address=SERVICE, base=0, size=WINDOW,
+                                 workers=[JobWorker(w, port=w + 1, mac=h.mac,
+                                                    address=h.ip_address, udp_port=AGG_PORT)
+                                          for w, h in enumerate(hosts)])
+            with AggregationController.connect("s1", grpc) as ctl:
+                ctl.add_job(job)
+                script = WORKER.format(service=SERVICE, agg_port=AGG_PORT, ring_port=RING_PORT,
+                                       window=WINDOW)
+                ips = ",".join(h.ip_address for h in hosts)
+                procs = [h.popen(sys.executable, "-c", script, str(w), str(workers),
+                                 ",".join(map(str, sizes)), ips, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         for w, h in enumerate(hosts)]
+                for p in procs:
+                    _expect(p, "ready")
+                rows = []
+                for size in [4096, *sizes]:
+                    for method in ("in-network", "ring"):
+                        log(f"all-reduce: {method}, {workers} workers, {size} bytes each")
+                        for p in procs:
+                            p.stdin.write("go\n")
+                            p.stdin.flush()
+                        for p in procs:
+                            _expect(p, "done")
+                    reports = [json.loads(_line(p)) for p in procs]
+                    rows.append(_summarise(size, reports))
+                rows = rows[1:]  # the warm-up
+                events = ctl.events()
+            for p in procs:
+                p.wait(timeout=30)
+            rows[-1]["switch_events"] = events
+            return rows
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+            net.stop()
+
+
+def _line(proc: subprocess.Popen) -> str:
+    line = proc.stdout.readline()
+    if not line:
+        err = proc.stderr.read() if proc.poll() is not None else ""
+        raise RuntimeError(f"an all-reduce worker stopped: {err.strip()[-400:]}")
+    return line.strip()
+
+
+def _expect(proc: subprocess.Popen, word: str) -> None:
+    got = _line(proc)
+    if got != word:
+        raise RuntimeError(f"an all-reduce worker said {got!r}, expected {word!r}")
+
+
+def _summarise(size: int, reports: list[dict]) -> dict:
+    row: dict = {"size": size}
+    for method in ("in-network", "ring"):
+        per = [r[method] for r in reports]
+        sums = {round(p["checksum"], 3) for p in per}
+        row[method] = {"seconds": max(p["seconds"] for p in per),
+                       "tx_bytes": sum(p["tx_bytes"] for p in per) / len(per),
+                       "rx_bytes": sum(p["rx_bytes"] for p in per) / len(per),
+                       "agree": len(sums) == 1}
+    row["speedup"] = row["ring"]["seconds"] / row["in-network"]["seconds"]
+    row["bytes_ratio"] = row["ring"]["tx_bytes"] / row["in-network"]["tx_bytes"]
+    return row
+
+
+def format_emulated(rows: list[dict], workers: int) -> str:
+    lines = [f"emulated all-reduce, {workers} hosts on one switch process (aggregation.p4), "
+             "real sockets and clocks:",
+             f"{'size':>8} | {'in-net s':>9} {'ring s':>8} {'ring/in-net':>11} | "
+             f"{'in-net B/link':>13} {'ring B/link':>12} {'ring/in-net':>11} | agree"]
+    for r in rows:
+        a, b = r["in-network"], r["ring"]
+        lines.append(f"{r['size']:>8} | {a['seconds']:>9.3f} {b['seconds']:>8.3f} "
+                     f"{r['speedup']:>10.2f}x | {a['tx_bytes']:>13.0f} {b['tx_bytes']:>12.0f} "
+                     f"{r['bytes_ratio']:>10.2f}x | {a['agree'] and b['agree']}")
+    return "\n".join(lines)
