@@ -41,7 +41,7 @@ EXPERIMENTS = ("spray", "marks", "multicast")
 
 
 def run_fabric_experiments(out_dir: Path, experiments: Sequence[str] = EXPERIMENTS,
-                           seconds: float = 3.0, rate_mbit: float = 10.0,
+                           seconds: float = 3.0, rate_mbit: float = 5.0,
                            length: int = 1 << 20,
                            log: Callable[[str], None] = print) -> dict:
     """Start the testbed, run the experiments, write JSON and plots; the raw results."""
@@ -78,6 +78,11 @@ def run_fabric_experiments(out_dir: Path, experiments: Sequence[str] = EXPERIMEN
     return results
 
 
+def plot_names(results: dict) -> str:
+    names = {"spray": "spray.png", "marks": "marks_queue.png", "multicast": "multicast.png"}
+    return "plots (" + ", ".join(v for k, v in names.items() if k in results) + ")"
+
+
 def format_fabric(results: dict) -> str:
     parts = []
     if "spray" in results:
@@ -109,17 +114,17 @@ def _main(args: argparse.Namespace) -> int:
     except (NetworkError, InstallError, SessionError, RuntimeError, OSError) as err:
         raise CommandError(f"{err} (the network was removed; details in {out_dir}/)") from None
     print(format_fabric(results))
-    print(f"raw numbers (fabric.json), plots (spray.png, marks_queue.png, multicast.png) and "
-          f"leaf2's pcaps in {out_dir}/")
+    print(f"raw numbers (fabric.json), {plot_names(results)} and leaf2's pcaps in {out_dir}/")
     return 0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float_in(0.5, 60), default=3.0,
                    help="seconds each spray mode and incast runs, 0.5 to 60 (default 3)")
-    p.add_argument("--rate", type=float_in(1, 100), default=10.0,
+    p.add_argument("--rate", type=float_in(1, 100), default=5.0,
                    help="Mbit/s of the studied links (uplinks, incast port, sender link), "
-                        "1 to 100 (default 10; the emulated switches forward a few kpps)")
+                        "1 to 100 (default 5: the emulated switches forward a few kpps, "
+                        "fewer on a loaded machine)")
     p.add_argument("--length", type=int_in(1, 64 << 20), default=1 << 20,
                    help="bytes of the multicast buffer (default 1 MiB)")
 

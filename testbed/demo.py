@@ -267,7 +267,11 @@ def _main(args: argparse.Namespace) -> int:
     ok = all(f["intact"] == f["sent"] for f in results["flows"].values())
     ok = ok and results["rma_write"]["intact"]
     if not args.no_fabric:
-        from netweft.testbed.bench_fabric import format_fabric, run_fabric_experiments
+        from netweft.testbed.bench_fabric import (
+            format_fabric,
+            plot_names,
+            run_fabric_experiments,
+        )
         from netweft.testbed.fabric.installer import InstallError
         from netweft.testbed.fabric.p4runtime_session import SessionError
 
@@ -279,8 +283,8 @@ def _main(args: argparse.Namespace) -> int:
                                f"in {fabric_dir}/)") from None
         print()
         print(format_fabric(fabric))
-        print(f"fabric experiments: raw numbers (fabric.json), plots (spray.png, "
-              f"marks_queue.png, multicast.png) and leaf2's pcaps in {fabric_dir}/")
+        print(f"fabric experiments: raw numbers (fabric.json), {plot_names(fabric)} and "
+              f"leaf2's pcaps in {fabric_dir}/")
         ok = ok and all(r["intact"] for r in fabric["multicast"]["runs"])
     if not args.no_allreduce:
         from netweft.testbed.aggregation_controller import AggregationConfigError

@@ -38,6 +38,7 @@ class FabricTestbed:
             self.net.switch(name).pcap_dir = out_dir / "pcaps"
         self.graph: FabricGraph = graph_from_network(self.net)
         self.addresses = {s.name: s.grpc_address for s in self.net.switches}
+        self._readers: dict[str, tuple[SwitchSession, EntityEncoder]] = {}
 
     def __enter__(self) -> FabricTestbed:
         self.net.start()
@@ -49,6 +50,9 @@ class FabricTestbed:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        for session, _ in self._readers.values():
+            session.close()
+        self._readers.clear()
         self.net.stop()
 
     def configure(self, settings: FabricSettings) -> list[InstallReport]:
@@ -77,19 +81,21 @@ class FabricTestbed:
 
     def p4_counter(self, switch: str, name: str) -> dict[int, tuple[int, int]]:
         """A P4 counter's non-zero cells (index: packets, bytes), read over P4Runtime."""
-        with SwitchSession(switch, self.addresses[switch], election_id=ELECTION_ID + 1,
-                           role="netweft-bench") as session:
-            encoder = EntityEncoder(session.p4info())
-            counters = {c.preamble.name: c for c in encoder.p4info.counters}
-            counter = counters[resolve_name(name, counters, "counter")]
-            read = p4runtime_pb2.Entity()
-            read.counter_entry.counter_id = counter.preamble.id
-            cells = {}
-            for entity in session.read(read):
-                entry = entity.counter_entry
-                if entry.data.packet_count or entry.data.byte_count:
-                    cells[entry.index.index] = (entry.data.packet_count, entry.data.byte_count)
-            return cells
+        if switch not in self._readers:   # one session per switch: its role's primary
+            session = SwitchSession(switch, self.addresses[switch],
+                                    election_id=ELECTION_ID + 1, role="netweft-bench")
+            self._readers[switch] = (session, EntityEncoder(session.p4info()))
+        session, encoder = self._readers[switch]
+        counters = {c.preamble.name: c for c in encoder.p4info.counters}
+        counter = counters[resolve_name(name, counters, "counter")]
+        read = p4runtime_pb2.Entity()
+        read.counter_entry.counter_id = counter.preamble.id
+        cells = {}
+        for entity in session.read(read):
+            entry = entity.counter_entry
+            if entry.data.packet_count or entry.data.byte_count:
+                cells[entry.index.index] = (entry.data.packet_count, entry.data.byte_count)
+        return cells
 
     def start(self, host: str, *args: str) -> subprocess.Popen:
         """A role of :mod:`netweft.testbed.fabric_hosts` on ``host`` (stdout piped)."""

@@ -57,7 +57,7 @@ def _p4_cells(tb: FabricTestbed) -> tuple[int, int]:
     return marked, trimmed
 
 
-def run_marks(tb: FabricTestbed, seconds: float = 3.0, rate_mbit: float = 10.0,
+def run_marks(tb: FabricTestbed, seconds: float = 3.0, rate_mbit: float = 5.0,
               offered_mbit: float = 6.0, size: int = 1200, ecn: int = 8, trim: int = 32,
               log: Callable[[str], None] = print) -> dict:
     """Both runs on a started testbed whose leaf2 writes pcaps; the raw results."""
@@ -110,14 +110,15 @@ def run_marks(tb: FabricTestbed, seconds: float = 3.0, rate_mbit: float = 10.0,
 def format_marks(result: dict) -> str:
     lines = [f"ECN and trimming: {len(result['senders'])} -> 1 incast at "
              f"{result['offered_mbit']:g} Mbit/s each into a {result['rate_mbit']:g} Mbit/s "
-             f"port ({result['queue']}-packet queue); counted in the capture / switch "
-             "counters / receiver",
+             f"port ({result['queue']}-packet queue); marks and trims counted in the "
+             "capture / switch counters / receiver (CE: of the full datagrams); queued: "
+             "both priority queues",
              f"{'run':<22} {'sent':>6} {'received':>8} {'CE marks':>20} {'trimmed':>20} "
-             f"{'tail drops':>10} {'queue max':>9}"]
+             f"{'tail drops':>10} {'queued max':>10}"]
     for r in result["runs"]:
         c = r["capture"]
         ce = f"{c['ce']}/{r['counter_ecn_marked']}/{r['receiver_ce']}"
         tr = f"{c['trimmed']}/{r['counter_trimmed']}/{r['receiver_trimmed']}"
         lines.append(f"{r['label']:<22} {r['sent']:>6} {r['received']:>8} {ce:>20} {tr:>20} "
-                     f"{r['tail_drops']:>10} {r['queue_max']:>9}")
+                     f"{r['tail_drops']:>10} {r['queue_max']:>10}")
     return "\n".join(lines)

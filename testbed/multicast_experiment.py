@@ -58,7 +58,7 @@ def _run(tb: FabricTestbed, mode: str, length: int, seed: int) -> dict:
             "receivers": got}
 
 
-def run_multicast(tb: FabricTestbed, length: int = 1 << 20, rate_mbit: float = 10.0,
+def run_multicast(tb: FabricTestbed, length: int = 1 << 20, rate_mbit: float = 5.0,
                   log: Callable[[str], None] = print) -> dict:
     tb.control("leaf1", f"set_link 1/in:rate={rate_mbit:g}mbit")
     runs = []

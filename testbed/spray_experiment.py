@@ -52,7 +52,7 @@ def colliding_ports(tb: FabricTestbed) -> dict[int, int]:
                        "would be a bug in the program)")
 
 
-def run_spray(tb: FabricTestbed, seconds: float = 3.0, rate_mbit: float = 10.0,
+def run_spray(tb: FabricTestbed, seconds: float = 3.0, rate_mbit: float = 5.0,
               size: int = 1200, log: Callable[[str], None] = print) -> dict:
     """Run the five modes on a started testbed; the raw results."""
     for port in UPLINKS:

@@ -35,7 +35,7 @@ from netweft.transport.multicast_header import (
 MAX_WINDOW = 256
 MAX_RECEIVERS = 32
 INITIAL_RTO_NS = 200_000_000
-MIN_RTO_NS = 5_000_000
+MIN_RTO_NS = 200_000_000  # Linux TCP's floor: above the queueing a window builds on a slow link
 MAX_RTO_NS = 2_000_000_000
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from dataclasses import dataclass
 
 import grpc
@@ -21,10 +22,15 @@ from p4.config.v1 import p4info_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 MAX_ID = 2**128 - 1
+REUSE_RETRIES = 10
 
 
 class SessionError(RuntimeError):
     """A switch cannot be reached or refuses this controller; the message names it."""
+
+
+class _ElectionIdInUse(SessionError):
+    """The role has a client with this election id (perhaps our own, closing)."""
 
 
 @dataclass(frozen=True)
@@ -50,14 +56,26 @@ class SwitchSession:
         self.name, self.address = name, address
         self.device_id, self.election_id, self.role = device_id, election_id, role
         self.timeout = timeout
-        self.channel = grpc.insecure_channel(address)
+        # A session this controller just closed with the same election id may not be gone
+        # from the switch yet (it answers INVALID_ARGUMENT "already used"): retry briefly.
+        for attempt in range(REUSE_RETRIES + 1):
+            try:
+                self._connect()
+                return
+            except _ElectionIdInUse as err:
+                if attempt == REUSE_RETRIES:
+                    raise SessionError(str(err)) from None
+                time.sleep(0.2)
+
+    def _connect(self) -> None:
+        self.channel = grpc.insecure_channel(self.address)
         self.stub = p4runtime_pb2_grpc.P4RuntimeStub(self.channel)
         self._requests: queue.Queue = queue.Queue()
         self._answers: queue.Queue = queue.Queue()
         self._requests.put(self._arbitration())
         self._stream = self.stub.StreamChannel(iter(self._requests.get, None))
         threading.Thread(target=self._listen, daemon=True,
-                         name=f"p4runtime-{name}").start()
+                         name=f"p4runtime-{self.name}").start()
         try:
             self._await_primary()
         except BaseException:
@@ -90,6 +108,10 @@ class SwitchSession:
                                f"{self.timeout:g} s; is the switch running and serving "
                                "P4Runtime there?") from None
         if isinstance(answer, grpc.RpcError):
+            if (answer.code() == grpc.StatusCode.INVALID_ARGUMENT
+                    and "already used" in (answer.details() or "")):
+                raise _ElectionIdInUse(f"{self.name} ({self.address}): {rpc_text(answer)}; "
+                                       "another client uses this election id in the role")
             hint = ("; is the switch running and serving P4Runtime there?"
                     if answer.code() == grpc.StatusCode.UNAVAILABLE else "")
             raise SessionError(f"{self.name} ({self.address}): {rpc_text(answer)}{hint}")
