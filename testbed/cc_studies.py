@@ -228,10 +228,11 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
             break
         if sim.loop.now_ns >= next_report:
             next_report += step_ns * (10 if sim.loop.now_ns >= 10 * step_ns else 1)
+            next_report = max(next_report, sim.loop.now_ns + 1)
             if progress:
                 progress(f"{scenario}/{scheme}: {done[0]}/{total} flows done at "
-                         f"{sim.loop.now_ns / 1e3:,.0f} us virtual "
-                         f"({time.monotonic() - wall0:.1f} s)")
+                         f"{sim.loop.now_ns / 1e3:,.0f} us virtual, {sim.loop.events_run:,} "
+                         f"events ({time.monotonic() - wall0:.1f} s)")
     wall, cpu = time.monotonic() - wall0, time.process_time() - cpu0
     now = sim.loop.now_ns
     fabric = sim.fabric

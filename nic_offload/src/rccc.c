@@ -117,8 +117,12 @@ void nw_rccc_on_credit(nw_engine_t *e, nw_pdc_t *p, uint32_t wire, uint64_t now)
 void nw_rccc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
     nw_credit_tx_t *t = &p->cc.cr_tx;
-    if (t->req_deadline && t->req_deadline <= now && !nw_rccc_req_due(e, p))
-        t->req_deadline = 0; /* no longer blocked */
+    /* No longer blocked, or nothing left to send (only ACKs awaited): nw_output sends a
+     * CREDIT_REQ only for a PDC with data, so a deadline kept here would stay in the past
+     * and the driver would run its timer again at once, forever. */
+    if (t->req_deadline && t->req_deadline <= now &&
+        (!nw_rccc_req_due(e, p) || !nw_pdc_has_data(e, p)))
+        t->req_deadline = 0;
 }
 
 /* ------------------------------------------------------------ receiver */
