@@ -4,7 +4,8 @@ ACK aggregation in the switches.
 h1 sends ``length`` bytes to h2, h3 and h4 with netweft's reliable multicast
 (:mod:`netweft.transport.reliable_multicast`); h1's link to leaf1 carries
 ``rate`` Mbit/s, the bottleneck a sender's NIC is. Three runs: unicast fan-out
-(the buffer to each receiver over its own window, at once), multicast through
+(the buffer to each receiver at once, the sender's window of 64 datagrams shared
+among the three streams), multicast through
 the fabric's group (fabric.p4 copies each DATA along the group's tree), and
 multicast with the switches aggregating the receivers' ACKs (leaf2 for h3 and
 h4, leaf1 for all three). Each run reports the sender's bytes, datagrams and

@@ -104,8 +104,11 @@ def send_unicast(data: bytes, addresses: Sequence[str], groups: Sequence[int], *
                  bind: str = "0.0.0.0", port: int = MULTICAST_PORT, chunk: int = 1200,
                  window: int = 64, timeout: float = 120.0) -> SendResult:
     """Send ``data`` to each receiver (``addresses[i]``, one receiver of group
-    ``groups[i]``) at once, each over its own window: unicast fan-out."""
-    senders = {g: (MulticastSender(data, g, 1, chunk, window), a)
+    ``groups[i]``) at once: unicast fan-out. ``window`` is shared, each receiver's
+    stream keeping ``window // len(addresses)`` in flight, so that the fan-out puts
+    as much in the network at once as one multicast sender does."""
+    share = max(1, window // max(1, len(addresses)))
+    senders = {g: (MulticastSender(data, g, 1, chunk, share), a)
                for a, g in zip(addresses, groups, strict=True)}
     start = time.monotonic()
     with _socket(bind, port) as sock:

@@ -185,3 +185,36 @@ def test_bad_requests_name_the_switch_and_the_entry(fabric, monkeypatch):
     with pytest.raises(InstallError, match=r"leaf1 \(127.*\) refused 1 update\(s\): table "
                        r"ipv4_routes \[dstAddr=10.9.9.9/32\] -> drop\(\): ALREADY_EXISTS"):
         configure_fabric(graph, addresses)
+
+
+def test_cli_sets_the_pipeline_then_configures_switches_by_address(tmp_path, capsys):
+    """netweft fabric install --topology --switch NAME=HOST:PORT --p4info --device-config:
+    switches that start without a program (as simple_switch_grpc --no-p4) get fabric.p4
+    from the controller, then their entries."""
+    from netweft.emulation.switch_command import load_device_config
+    from netweft.testbed.cli import main
+
+    config, info = tmp_path / "fabric.json", tmp_path / "fabric.p4info.txtpb"
+    assert main(["compile", str(shipped_program("fabric")), "-o", str(config),
+                 "--p4runtime-files", str(info)]) == 0
+    graph = graph_from_topology(load_topology(TOPOLOGY))
+    devices, servers = {}, []
+    try:
+        for name in graph.switches:
+            devices[name] = Device(load_device_config, device_id=0)
+            servers.append(P4RuntimeServer(devices[name], "127.0.0.1:0").start())
+        switches = [f"--switch={name}={server.target}"
+                    for name, server in zip(graph.switches, servers, strict=True)]
+        argv = ["fabric", "install", "--topology", str(TOPOLOGY), "--spray-default", "random"]
+        assert main(argv + switches[:-1]) == 1
+        assert "no P4Runtime address for switch(es) spine2" in capsys.readouterr().err
+        assert main(argv + switches + ["--p4info", str(info)]) == 1
+        assert "give --p4info and --device-config together" in capsys.readouterr().err
+        assert main(argv + switches + ["--p4info", str(info), "--device-config",
+                                       str(config)]) == 0
+        assert "leaf1: fabric: " in capsys.readouterr().out
+        walked = {name: (device, None) for name, device in devices.items()}
+        assert _walk(graph, walked, "h1", "h4", 1234)[-1] == "h4"
+    finally:
+        for server in servers:
+            server.stop(0)
