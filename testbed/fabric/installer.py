@@ -24,6 +24,9 @@ from netweft.testbed.fabric.settings import FabricSettings
 
 Update = p4runtime_pb2.Update
 BATCH = 256
+# Multicast groups from here up belong to aggregation jobs on the same switch
+# (docs/aggregation.md); the installer neither plans nor deletes them.
+AGGREGATION_GROUPS = 0x8000
 
 
 class InstallError(RuntimeError):
@@ -98,6 +101,8 @@ def plan_updates(session: SwitchSession, encoder: EntityEncoder, binding,
     read.packet_replication_engine_entry.multicast_group_entry.multicast_group_id = 0
     for entity in session.read(read):
         group = entity.packet_replication_engine_entry.multicast_group_entry
+        if group.multicast_group_id >= AGGREGATION_GROUPS:
+            continue  # an aggregation job's (testbed/aggregation_controller.py): not ours
         groups[group.multicast_group_id] = group
     out: list[tuple[Update, str]] = []
 

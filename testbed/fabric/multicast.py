@@ -77,6 +77,9 @@ def compute_tree(graph: FabricGraph, group: MulticastGroupSpec) -> dict[str, Mul
                              f"{', '.join(unknown)} (hosts: {', '.join(sorted(graph.hosts))})")
     if not group.members:
         raise MulticastError(f"multicast group {group.group_id} has no members")
+    if not 1 <= group.group_id < 0x8000:
+        raise MulticastError(f"multicast group {group.group_id}: the fabric's group ids are "
+                             "1..32767 (from 32768 up they are aggregation jobs')")
     if group.sender is not None and group.sender not in group.members:
         raise MulticastError(f"multicast group {group.group_id}: the sender {group.sender} "
                              "must be one of its members")

@@ -160,3 +160,59 @@ def test_a_refused_job_leaves_nothing_behind(served):
         assert ctl.session.read(group) == []
         assert ctl.session.read(ctl.encoder.entity(job2.writes()[1])) == []
         assert len(ctl.session.read(row)) == 1
+
+
+def test_fabric_and_aggregation_controllers_share_a_switch():
+    """fabric_aggregation.p4 on a leaf-spine: the fabric controller routes, the
+    aggregation controller adds a job on leaf1, and re-running the fabric controller
+    leaves the job's multicast group (0x8000 and up are the aggregation's) in place."""
+    from pathlib import Path
+
+    from netweft.testbed.fabric.controller import configure_fabric
+    from netweft.testbed.fabric.graph import graph_from_topology
+    from netweft.testbed.topology import load_topology
+
+    topology = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"
+    graph = graph_from_topology(load_topology(topology))
+    program = compile_p4(str(shipped_program("fabric_aggregation")))
+    p4info = build_p4info(program)
+    devices, servers = {}, []
+    try:
+        for name in graph.switches:
+            device = Device(_no_loader, device_id=0)
+            device.install(p4info, b"", switch=SoftSwitch(program))
+            servers.append(P4RuntimeServer(device, "127.0.0.1:0").start())
+            devices[name] = (device, servers[-1].target)
+        addresses = {name: target for name, (_, target) in devices.items()}
+        configure_fabric(graph, addresses)
+        on_leaf1 = graph.hosts_on("leaf1")
+        job = AggregationJob(1, SERVICE, 0, 4, [
+            JobWorker(w, h.port, h.mac, str(h.ip), 40000) for w, h in enumerate(on_leaf1)])
+        leaf1 = devices["leaf1"][0]
+        with AggregationController.connect("leaf1", addresses["leaf1"], role="aggregation") as ctl:
+            ctl.add_job(job)
+            configure_fabric(graph, addresses)  # again, after the job
+            assert [j.job_id for j in ctl.jobs()] == [1]
+            out = []
+            for w in job.workers:
+                out = leaf1.process(w.port, frame(job, w, 0, 3))
+            assert sorted(port for port, _ in out) == sorted(w.port for w in job.workers)
+            assert ctl.events()["result"] == 1
+    finally:
+        for server in servers:
+            server.stop(0)
+
+
+def test_the_fabric_refuses_multicast_groups_in_the_aggregation_range():
+    from pathlib import Path
+
+    from netweft.testbed.fabric.graph import graph_from_topology
+    from netweft.testbed.fabric.multicast import MulticastError, MulticastGroupSpec, compute_tree
+    from netweft.testbed.topology import load_topology
+
+    topology = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"
+    graph = graph_from_topology(load_topology(topology))
+    hosts = sorted(graph.hosts)[:2]
+    assert compute_tree(graph, MulticastGroupSpec(0x7FFF, "239.1.1.1", tuple(hosts), None))
+    with pytest.raises(MulticastError, match="1..32767"):
+        compute_tree(graph, MulticastGroupSpec(FIRST_GROUP, "239.1.1.1", tuple(hosts), None))
