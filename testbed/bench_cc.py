@@ -205,6 +205,8 @@ def plot_scenario(name: str, results: list[StudyResult], path: Path) -> Path:
 # ---- the command --------------------------------------------------------------------------
 
 def run_cc_bench(args: argparse.Namespace) -> int:
+    if args.testbed:
+        return _run_testbed(args)
     avail = available_schemes()
     schemes = args.schemes or list(SCHEMES)
     usable = [s for s in schemes if avail.get(s)]
@@ -259,6 +261,39 @@ def run_cc_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+TESTBED_SCHEMES = ["none", "nscc", "rccc"]
+
+
+def _run_testbed(args: argparse.Namespace) -> int:
+    import os
+
+    from netweft.testbed.cc_testbed import RATE_MBIT, format_testbed_table, run_incast_testbed
+    from netweft.testbed.cli import CommandError
+
+    if os.geteuid() != 0:
+        raise CommandError("--testbed builds network namespaces and needs root; run it as "
+                           "root or leave --testbed out for the simulator")
+    if args.scenario != "incast" or (args.n and args.n != [8]):
+        raise CommandError("--testbed runs the 8->1 incast only; drop --scenario and -n")
+    schemes = args.schemes or TESTBED_SCHEMES
+    size = args.size or 256 * KIB
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"netweft bench cc --testbed: 8 senders -> r1 through s1 (netweft's switch "
+          f"process, fabric.p4) whose port to r1 sends {RATE_MBIT} Mbit/s from a 64-packet "
+          f"queue, ECN at {args.ecn} packets, trimming at {args.trim}; {size:,} bytes per "
+          f"sender; schemes {', '.join(schemes)}; real sockets and clocks", flush=True)
+    results = run_incast_testbed(schemes, size, out, ecn=args.ecn, trim=args.trim)
+    print(format_testbed_table(results, size))
+    print("@sw: fabric.p4's counters on s1's port to r1 (P4Runtime) and the switch "
+          "process's drops; cap: that port's capture (scapy); CE@rx: CE-marked packets the "
+          "receiver's engine saw; trimNACK: trimmed-packet NACKs the senders got")
+    (out / "cc_testbed.json").write_text(json.dumps({"size": size, "results": results},
+                                                    indent=1))
+    print(f"wrote {out / 'cc_testbed.json'}; capture in {out / 'pcaps'}")
+    return 0
+
+
 def register(benches: argparse._SubParsersAction) -> None:
     """Add ``netweft bench cc``."""
     p = benches.add_parser("cc", help="congestion-control schemes side by side in the "
@@ -284,4 +319,12 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="cc-results",
                    help="directory for cc.json and the plots (default cc-results)")
     p.add_argument("--verbose", action="store_true", help="progress every 100 us (virtual)")
+    p.add_argument("--testbed", action="store_true",
+                   help="the 8->1 incast on namespaces through netweft's switch process "
+                        "running fabric.p4 with ECN marking and trimming (root; default "
+                        "schemes none, nscc, rccc, 256 KiB per sender)")
+    p.add_argument("--ecn", type=int_in(1, 64), default=16,
+                   help="--testbed: ECN threshold of the receiver's port, packets (default 16)")
+    p.add_argument("--trim", type=int_in(1, 64), default=48,
+                   help="--testbed: trim threshold of the receiver's port, packets (default 48)")
     p.set_defaults(func=run_cc_bench)

@@ -31,9 +31,10 @@ ELECTION_ID = 10   # above a user's netweft fabric install (default 1)
 class FabricTestbed:
     """A started leaf-spine with fabric.p4 on every switch; ``with`` stops it."""
 
-    def __init__(self, out_dir: Path, pcap_switches: tuple[str, ...] = ()) -> None:
+    def __init__(self, out_dir: Path, pcap_switches: tuple[str, ...] = (),
+                 topology: Path = TOPOLOGY) -> None:
         self.out_dir = out_dir
-        self.net: Network = load_topology(TOPOLOGY).build(out_dir, pcaps=False)
+        self.net: Network = load_topology(topology).build(out_dir, pcaps=False)
         for name in pcap_switches:
             self.net.switch(name).pcap_dir = out_dir / "pcaps"
         self.graph: FabricGraph = graph_from_network(self.net)

@@ -98,3 +98,27 @@ def test_every_scheme_is_a_mode_of_this_engine():
     from netweft.testbed.cc_studies import available_schemes
 
     assert available_schemes() == dict.fromkeys(SCHEMES, True)
+
+
+@pytest.mark.netns
+@pytest.mark.slow
+def test_emulated_8_to_1_incast_marks_and_trims_through_the_switch(tmp_path, capsys):
+    """netweft bench cc --testbed: real engines on sockets, fabric.p4 in a switch process;
+    the network is stopped (namespaces removed) by the testbed's ``with`` block, even on
+    failure."""
+    assert main(["bench", "cc", "--testbed", "--schemes", "none,nscc", "--size", "128k",
+                 "--out", str(tmp_path)]) == 0
+    assert "CE@sw" in capsys.readouterr().out
+    results = {r["scheme"]: r for r in
+               json.loads((tmp_path / "cc_testbed.json").read_text())["results"]}
+    for r in results.values():
+        assert all(f is not None for f in r["fct_s"]), r["errors"]
+        assert r["receiver"]["placed_bytes"] == 8 * 128 * KIB
+        # What the switch counted, its capture shows and the engines saw agree.
+        assert r["capture"]["trimmed"] == r["switch"]["trimmed"]
+        assert r["capture"]["ce"] == r["switch"]["ecn_marked"]
+    none, nscc = results["none"], results["nscc"]
+    assert none["switch"]["trimmed"] > 0 and none["switch"]["ecn_marked"] == 0
+    assert none["senders"]["trim_nacks_in"] > 0           # trims repaired by NACK
+    assert nscc["switch"]["ecn_marked"] > 0                 # NSCC's packets are ECT(0)
+    assert nscc["receiver"]["ce_pkts_in"] > 0 and nscc["senders"]["ecn_echoes_in"] > 0
