@@ -51,8 +51,10 @@ def _socket(address: str, port: int) -> socket.socket:
 
 
 def _run_senders(sock: socket.socket, senders: dict[int, tuple[MulticastSender, str]],
-                 port: int, timeout: float) -> None:
-    """Drive senders (by group id, with their destination) until all are done."""
+                 port: int, timeout: float) -> int:
+    """Drive senders (by group id, with their destination) until all are done; the
+    number of datagrams that were for none of them (dropped)."""
+    foreign = 0
     sel = selectors.DefaultSelector()
     sel.register(sock, selectors.EVENT_READ)
     deadline = time.monotonic() + timeout
@@ -83,9 +85,10 @@ def _run_senders(sock: socket.socket, senders: dict[int, tuple[MulticastSender, 
                     if entry is not None:
                         entry[0].receive(datagram, now)
                     else:
-                        next(iter(senders.values()))[0].stats.malformed += 1
+                        foreign += 1
     finally:
         sel.close()
+    return foreign
 
 
 def send_multicast(data: bytes, group_address: str, group: int, receivers: int, *,
@@ -96,7 +99,8 @@ def send_multicast(data: bytes, group_address: str, group: int, receivers: int, 
     sender = MulticastSender(data, group, receivers, chunk, window, first_seq)
     start = time.monotonic()
     with _socket(bind, port) as sock:
-        _run_senders(sock, {group: (sender, group_address)}, port, timeout)
+        sender.stats.malformed += _run_senders(sock, {group: (sender, group_address)}, port,
+                                               timeout)
     return SendResult(time.monotonic() - start, sender.stats)
 
 
@@ -112,8 +116,8 @@ def send_unicast(data: bytes, addresses: Sequence[str], groups: Sequence[int], *
                for a, g in zip(addresses, groups, strict=True)}
     start = time.monotonic()
     with _socket(bind, port) as sock:
-        _run_senders(sock, senders, port, timeout)
-    total = SenderStats()
+        foreign = _run_senders(sock, senders, port, timeout)
+    total = SenderStats(malformed=foreign)
     for s, _ in senders.values():
         for name in total.__dataclass_fields__:
             setattr(total, name, getattr(total, name) + getattr(s.stats, name))

@@ -115,3 +115,32 @@ def test_malformed_and_foreign_datagrams_are_counted_and_dropped():
         MulticastSender(b"", 1, 1, window=300)
     with pytest.raises(ValueError, match="receivers: 1..32"):
         MulticastSender(b"", 1, 33)
+
+
+def test_udp_driver_over_loopback():
+    """send_unicast and receive_multicast over real sockets (127.0.0.1 to 127.0.0.2, one
+    free port for both, as on a fabric both ends use 4795)."""
+    import socket
+    import threading
+
+    from netweft.transport.multicast_udp import receive_multicast, send_unicast
+
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    probe.bind(("127.0.0.2", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    data = random.Random(5).randbytes(300_000)
+    ready, got = threading.Event(), {}
+
+    def receive() -> None:
+        got["rx"] = receive_multicast(len(data), 9, 0, "127.0.0.1", bind="127.0.0.2",
+                                      port=port, timeout=60, ready=ready.set)
+
+    thread = threading.Thread(target=receive)
+    thread.start()
+    assert ready.wait(30)
+    result = send_unicast(data, ["127.0.0.2"], [9], bind="127.0.0.1", port=port, timeout=60)
+    thread.join(30)
+    assert bytes(got["rx"].data) == data and got["rx"].stats.malformed == 0
+    chunks = -(-len(data) // 1200)
+    assert result.stats.datagrams >= chunks and result.stats.acks >= chunks
