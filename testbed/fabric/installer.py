@@ -63,10 +63,29 @@ def binding_for(encoder: EntityEncoder, switch: str):
                        f"(tables: {names}); run fabric.p4 (or ecmp_spray.p4)")
 
 
+def _canonical(value: bytes) -> bytes:
+    """A bytestring without leading zero bytes: targets may answer full-width values
+    (BMv2's PI does), netweft's server and this controller send the shortest form."""
+    return value.lstrip(b"\0") or b"\0"
+
+
+def _match_key(fm: p4runtime_pb2.FieldMatch) -> tuple:
+    kind = fm.WhichOneof("field_match_type")
+    if kind == "exact":
+        return fm.field_id, kind, _canonical(fm.exact.value)
+    if kind == "lpm":
+        return fm.field_id, kind, _canonical(fm.lpm.value), fm.lpm.prefix_len
+    if kind == "ternary":
+        return fm.field_id, kind, _canonical(fm.ternary.value), _canonical(fm.ternary.mask)
+    if kind == "range":
+        return fm.field_id, kind, _canonical(fm.range.low), _canonical(fm.range.high)
+    if kind == "optional":
+        return fm.field_id, kind, _canonical(fm.optional.value)
+    return fm.field_id, kind, fm.SerializeToString(deterministic=True)
+
+
 def _key(entry: p4runtime_pb2.TableEntry) -> tuple:
-    return (entry.table_id, entry.priority,
-            tuple(sorted((m.field_id, m.SerializeToString(deterministic=True))
-                         for m in entry.match)))
+    return entry.table_id, entry.priority, tuple(sorted(_match_key(m) for m in entry.match))
 
 
 def _action(entry: p4runtime_pb2.TableEntry) -> bytes:
@@ -76,7 +95,7 @@ def _action(entry: p4runtime_pb2.TableEntry) -> bytes:
         params = sorted(action.action.params, key=lambda p: p.param_id)
         del action.action.params[:]
         for p in params:
-            action.action.params.add(param_id=p.param_id, value=p.value.lstrip(b"\0") or b"\0")
+            action.action.params.add(param_id=p.param_id, value=_canonical(p.value))
     return action.SerializeToString(deterministic=True)
 
 

@@ -218,3 +218,25 @@ def test_cli_sets_the_pipeline_then_configures_switches_by_address(tmp_path, cap
     finally:
         for server in servers:
             server.stop(0)
+
+
+def test_entries_read_back_full_width_match_what_the_controller_sends():
+    """BMv2's PI answers reads with full-width bytestrings; netweft's server and the
+    controller use the shortest form: both name the same entry and action."""
+    from p4.v1 import p4runtime_pb2
+
+    from netweft.testbed.fabric.installer import _action, _key
+
+    short, full = p4runtime_pb2.TableEntry(table_id=5), p4runtime_pb2.TableEntry(table_id=5)
+    fm = short.match.add(field_id=1)
+    fm.lpm.value, fm.lpm.prefix_len = b"\x0a\x00\x02\x03", 32
+    short.match.add(field_id=2).exact.value = b"\x01"
+    full.match.add(field_id=2).exact.value = b"\x00\x01"
+    fm = full.match.add(field_id=1)
+    fm.lpm.value, fm.lpm.prefix_len = b"\x0a\x00\x02\x03", 32
+    short.action.action.action_id = full.action.action.action_id = 9
+    short.action.action.params.add(param_id=1, value=b"\x03")
+    full.action.action.params.add(param_id=1, value=b"\x00\x03")
+    assert _key(short) == _key(full) and _action(short) == _action(full)
+    full.action.action.params[0].value = b"\x00\x04"
+    assert _action(short) != _action(full)
