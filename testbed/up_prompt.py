@@ -4,7 +4,8 @@
 ``pingall``, ``iperf h1 h2`` (iperf3), ``links``, ``nodes``, ``dump``,
 ``capture s1-eth1`` (tcpdump to a pcap in the run folder; ``capture stop
 s1-eth1``; ``capture`` lists them), ``sh CMD`` (in the root namespace),
-``exit``. A script for ``--run`` holds one such line per line (``#`` starts a
+``fabric --spray-default adaptive ...`` (the fabric controller's settings, on the
+switches running fabric.p4), ``exit``. A script for ``--run`` holds one such line per line (``#`` starts a
 comment line); every verb reports whether it succeeded, and the run fails if any did not.
 """
 
@@ -41,7 +42,8 @@ class TestbedPrompt(cmd.Cmd):
         self.captures: dict[str, tuple[subprocess.Popen, Path]] = {}
         self.intro = ("netweft testbed: nodes " + " ".join(net.nodes)
                       + ". Verbs: h1 ping h2, pingall, iperf h1 h2, links, nodes, dump, "
-                        "capture s1-eth1, sh CMD, exit (help lists them).")
+                        "capture s1-eth1, fabric --spray-default MODE ..., sh CMD, exit (help lists "
+                        "them).")
 
     # -- plumbing ------------------------------------------------------------------------------
     def say(self, text: str) -> None:
@@ -205,6 +207,41 @@ class TestbedPrompt(cmd.Cmd):
         proc = start_capture(self.net, iface.node.name, iface.name, path)
         self.captures[words[0]] = (proc, path)
         self.say(f"capturing {words[0]} to {path} (capture stop {words[0]} ends it)")
+
+    def do_fabric(self, arg: str) -> None:
+        """fabric [--spray-default MODE] [--spray PREFIX=MODE] [--ecn-threshold ...]
+        [--trim-threshold ...] [--multicast ADDR=H,H,...[/acks=H]]: reconfigure the
+        switches running fabric.p4 with the fabric controller (only what differs is sent)."""
+        import argparse
+        import contextlib
+        import io
+        import shlex
+
+        from netweft.testbed.cli import CommandError
+        from netweft.testbed.fabric.controller import configure_network
+        from netweft.testbed.fabric.graph import FabricGraphError
+        from netweft.testbed.fabric.installer import InstallError
+        from netweft.testbed.fabric.multicast import MulticastError
+        from netweft.testbed.fabric.p4runtime_session import SessionError
+        from netweft.testbed.fabric_command import add_settings_arguments, settings_from
+
+        parser = argparse.ArgumentParser(prog="fabric", add_help=False)
+        add_settings_arguments(parser)
+        errors = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(errors):
+                args = parser.parse_args(shlex.split(arg))
+        except SystemExit:
+            self.fail(f"fabric {arg}", errors.getvalue().strip().splitlines()[-1])
+            return
+        try:
+            reports = configure_network(self.net, settings_from(args), log=self.say)
+        except (CommandError, FabricGraphError, InstallError, MulticastError,
+                SessionError) as exc:   # each names the switch or the setting
+            self.fail(f"fabric {arg}", str(exc))
+            return
+        if not reports:
+            self.fail(f"fabric {arg}", "no switch runs fabric.p4 without entries of its own")
 
     def do_sh(self, arg: str) -> None:
         """sh CMD: run a command in the root namespace."""

@@ -3,6 +3,7 @@ switch processes' Unix-socket servers) and hosts ping across it; cleanup in fina
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from netweft.testbed.fabric.controller import configure_fabric
 from netweft.testbed.fabric.graph import graph_from_network
 from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.topology import load_topology
+from netweft.testbed.up_prompt import TestbedPrompt
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 NETWEFT = [sys.executable, "-m", "netweft.testbed.cli"]
@@ -63,6 +65,16 @@ def test_controller_configures_a_running_leaf_spine_and_hosts_ping(tmp_path):
                                  FabricSettings(default_spray="round_robin",
                                                 ecn=[PortThreshold(10)]))
         assert sum(r.inserted + r.modified + r.deleted for r in again) == 0
+        # the prompt's verb: the same controller, settings as netweft up's options
+        out = io.StringIO()
+        prompt = TestbedPrompt(net, tmp_path / "run", out=out)
+        prompt.onecmd("fabric --spray-default adaptive --multicast 239.1.1.1=h1,h2,h3")
+        assert prompt.failures == [] and "leaf1: fabric: " in out.getvalue()
+        prompt.onecmd("fabric --spray 10.0.0.0/8=sideways")
+        assert "spray mode 'sideways'" in prompt.failures[-1]
+        prompt.onecmd("fabric --multicast 239.1.1.2=h1,h9")
+        assert "no host named h9" in prompt.failures[-1]
+        assert _ping(h1, h3.ip_address)
     finally:
         net.stop()
     assert not [n for n in netns.listnetns() if n.startswith(net.prefix + "-")]
