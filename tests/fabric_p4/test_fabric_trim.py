@@ -126,3 +126,25 @@ def test_ports_without_a_trim_setting_never_trim():
     assert len(out) == 30 and all(len(f) > 1000 for _, _, f in out)
     assert sw.counter_read(TRIM + "trimmed", 2)[0] == 0
     assert sw.counter_read(QUEUES + "tx_port", 2)[0] == 30
+
+
+def test_the_queue_estimate_agrees_with_enq_qdepth_under_random_arrivals():
+    """Trim and ECN thresholds equal, trimmed packets in the same queue (priority 0):
+    ingress's estimate trims exactly the packets whose enq_qdepth egress marks."""
+    import random
+
+    for seed, threshold in ((1, 3), (2, 6), (3, 10)):
+        rng = random.Random(seed)
+        sw = trimming_switch(threshold=threshold, priority=0)
+        sw.table_add(QUEUES + "ecn_config", {"standard_metadata.egress_port": 1},
+                     QUEUES + "set_ecn_threshold", {"threshold": threshold})
+        t, sends = 0, []
+        for k in range(300):
+            t += rng.choice((0, 0, 50_000, 300_000, 900_000, 3_000_000))   # bursts and gaps
+            sends.append((t, HOST_PORT, tagged(k, tos=2, payload=rng.randint(100, 1400))))
+        out = run(sw, sends)
+        assert len(out) == 300 and sw.stats["dropped"] == 0
+        trimmed = {Ether(f)[UDP].sport for _, _, f in out
+                   if bytes(Ether(f)[UDP].payload)[1] & T_FLAG}
+        marked = {Ether(f)[UDP].sport for _, _, f in out if Ether(f)[IP].tos & 3 == 3}
+        assert trimmed == marked and 0 < len(trimmed) < 300
