@@ -259,6 +259,8 @@ uint32_t nw_rccc_target(const nw_engine_t *e, nw_pdc_t *p);
 /* 1 if the sender is blocked on credit and must (re)send a CREDIT_REQ. */
 int nw_rccc_req_due(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_rccc_on_req_sent(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
+/* Arms the timer that repeats a blocked sender's CREDIT_REQ. */
+void nw_rccc_arm_repeat(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 void nw_rccc_on_backlog(nw_engine_t *e, nw_pdc_t *p, uint64_t bytes);
 void nw_rccc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len);
 void nw_rccc_on_ack(nw_engine_t *e, nw_pdc_t *p);

@@ -12,7 +12,8 @@
  *   ECN,    delay <  target  no change
  * Increases accumulate and apply every 8 MTU acknowledged or every base RTT.
  * Quick adapt: after a trim or NACK, or a delay above 4 x target, the window
- * becomes the bytes actually delivered in the last base RTT + target. */
+ * becomes the bytes actually delivered in the last base RTT + target; each
+ * packet declared lost also takes its bytes off the window at once. */
 #ifndef NETWEFT_NSCC_H
 #define NETWEFT_NSCC_H
 
@@ -35,7 +36,7 @@ typedef struct {
     uint64_t avg_delay_ns;  /* EWMA (1/8) of queueing delay samples */
     uint64_t achieved;      /* bytes acknowledged since the quick-adapt period began */
     uint64_t qa_end_ns;     /* end of the quick-adapt period (0 = not started) */
-    uint64_t ignore_bytes;  /* after a quick adapt: ACKs for what was in flight are old news */
+    uint64_t ignore_bytes;  /* after a quick adapt: ECN marks on what was in flight are old news */
     uint8_t trigger_qa;     /* a trim, NACK or extreme delay was seen this period */
 } nw_nscc_t;
 
@@ -50,8 +51,11 @@ void nw_nscc_init(nw_nscc_t *n, uint64_t cwnd_bytes);
 uint32_t nw_nscc_on_ack(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t newly,
                         int delay_valid, uint64_t delay_ns, int ecn, uint64_t in_flight,
                         uint64_t now);
-/* A trim or NACK: the next quick-adapt check cuts the window. */
-void nw_nscc_on_loss(nw_nscc_t *n);
+/* A packet of `bytes` was trimmed, NACKed or declared lost: the window loses
+ * its bytes at once and quick adapt runs now if its period is over (else at
+ * the next check). Returns NW_NSCC_* flags. */
+uint32_t nw_nscc_on_loss(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t bytes,
+                         uint64_t in_flight, uint64_t now);
 /* Clamps the window into [min_bytes, max_bytes] (after the parameters changed). */
 void nw_nscc_clamp(nw_nscc_t *n, const nw_nscc_params_t *pr);
 

@@ -7,7 +7,9 @@
  *  - the sender's demand D = bytes sent on credit + bytes still to send
  *    (unsent data and queued resends); it rides, capped at 4 MiB beyond the
  *    credit received and modulo 2^24, in the credit_target field of every
- *    RUD_CC/ROD_CC request and in CTRL CREDIT_REQ packets;
+ *    RUD_CC/ROD_CC request and in CTRL CREDIT_REQ packets (sent when a blocked
+ *    sender's demand changed, or repeated after max(2 srtt, rto_init / 4)
+ *    without credit, doubling per unanswered repeat);
  *  - the receiver's grant G (cumulative credit) rides in CTRL CREDIT packets
  *    (ctrl_payload, modulo 2^32). The receiver's pacer hands out pull_bytes
  *    at a time, round robin over senders whose demand exceeds their grant, at
@@ -32,7 +34,9 @@ typedef struct {
     uint32_t spec_left;    /* speculative credit still usable */
     uint8_t idle;          /* no backlog and nothing in flight: next backlog is speculative */
     uint8_t credited;      /* some credit has arrived since the episode began */
-    uint64_t req_deadline; /* blocked: repeat the CREDIT_REQ then (0 = not blocked) */
+    uint64_t req_deadline; /* blocked: repeat the CREDIT_REQ then (0 = not armed) */
+    uint8_t req_repeat;    /* the repeat timer fired while blocked */
+    uint8_t req_backoff;   /* CREDIT_REQs sent without an answer (the wait doubles) */
 } nw_credit_tx_t;
 
 typedef struct {

@@ -92,8 +92,9 @@ void nw_cc_on_loss(nw_engine_t *e, nw_pdc_t *p, const nw_tx_slot_t *s)
     nw_cc_t *c = &p->cc;
     if (c->rccc_on)
         nw_rccc_on_backlog(e, p, s->wire_len); /* resent bytes re-enter the credit queue */
-    if (c->nscc_on)
-        nw_nscc_on_loss(&c->nscc);
+    if (c->nscc_on && c->np_sized &&
+        (nw_nscc_on_loss(&c->nscc, &c->np, s->wire_len, c->pipe_bytes, e->now) & NW_NSCC_QA))
+        e->st.quick_adapts++;
 }
 
 /* A fresh RTT sample: the lowest one is the base RTT unless configured. */

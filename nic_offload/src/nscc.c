@@ -22,10 +22,6 @@ void nw_nscc_clamp(nw_nscc_t *n, const nw_nscc_params_t *pr)
         n->cwnd = pr->min_bytes;
 }
 
-void nw_nscc_on_loss(nw_nscc_t *n)
-{
-    n->trigger_qa = 1;
-}
 
 /* Once per base RTT + target: if something triggered it, the window becomes
  * what was delivered in that period. Returns 1 if it cut the window. */
@@ -50,6 +46,17 @@ static int quick_adapt(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t in_fli
     n->achieved = 0;
     n->qa_end_ns = now + pr->base_rtt_ns + pr->target_ns;
     return cut;
+}
+
+uint32_t nw_nscc_on_loss(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t bytes,
+                         uint64_t in_flight, uint64_t now)
+{
+    n->cwnd = n->cwnd > bytes ? n->cwnd - bytes : 0;
+    nw_nscc_clamp(n, pr);
+    n->trigger_qa = 1;
+    if (n->ignore_bytes == 0 && quick_adapt(n, pr, in_flight, now))
+        return NW_NSCC_QA;
+    return 0;
 }
 
 static void fair_increase(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t newly)
@@ -111,8 +118,10 @@ uint32_t nw_nscc_on_ack(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t newly
     if (quick_adapt(n, pr, in_flight, now))
         return NW_NSCC_QA;
     if (n->ignore_bytes) {
+        /* marks on what was in flight at the quick adapt are old news */
         n->ignore_bytes = newly >= n->ignore_bytes ? 0 : n->ignore_bytes - newly;
-        return 0;
+        if (ecn)
+            return 0;
     }
     if (!delay_valid) {
         if (!ecn)

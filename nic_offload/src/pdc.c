@@ -291,7 +291,8 @@ int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
         return 1;
     if (p->failed)
         return 0;
-    int data = p->lost_count > 0 || nw_ec_tx_parity_due(p) || nw_pdc_new_data_open(e, p);
+    int resend = (p->lost_count > 0 || nw_ec_tx_parity_due(p)) && nw_cc_window_open(e, p);
+    int data = resend || nw_pdc_new_data_open(e, p);
     if (!data)
         return 0;
     if (nw_cc_tx_allowed(e, p))

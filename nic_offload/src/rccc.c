@@ -37,10 +37,17 @@ uint32_t nw_rccc_target(const nw_engine_t *e, nw_pdc_t *p)
     return (uint32_t)(d & NW_CREDIT_TARGET_MASK);
 }
 
+/* How long a blocked sender waits for credit before repeating its request:
+ * max(2 srtt, rto_init / 4), doubled per unanswered repeat (at most 2^6). */
 static uint64_t req_interval(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    uint64_t w = 2 * p->srtt;
-    return w < RCCC_REQ_MIN_NS ? RCCC_REQ_MIN_NS : w;
+    uint64_t w = 2 * p->srtt, floor = e->cfg.rto_init_ns / 4;
+    if (w < floor)
+        w = floor;
+    if (w < RCCC_REQ_MIN_NS)
+        w = RCCC_REQ_MIN_NS;
+    uint8_t b = p->cc.cr_tx.req_backoff;
+    return w << (b > 6 ? 6 : b);
 }
 
 int nw_rccc_req_due(const nw_engine_t *e, const nw_pdc_t *p)
@@ -52,13 +59,22 @@ int nw_rccc_req_due(const nw_engine_t *e, const nw_pdc_t *p)
     uint64_t cap = t->granted + NW_CREDIT_TARGET_CAP;
     if (d > cap)
         d = cap;
-    return d != t->announced || (t->req_deadline && t->req_deadline <= e->now);
+    return d != t->announced || t->req_repeat;
 }
 
 void nw_rccc_on_req_sent(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
-    p->cc.cr_tx.req_deadline = now + req_interval(e, p);
+    nw_credit_tx_t *t = &p->cc.cr_tx;
+    if (t->req_repeat && t->req_backoff < UINT8_MAX)
+        t->req_backoff++;
+    t->req_repeat = 0;
+    t->req_deadline = now + req_interval(e, p);
     e->st.credit_reqs_out++;
+}
+
+void nw_rccc_arm_repeat(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
+{
+    p->cc.cr_tx.req_deadline = now + req_interval(e, p);
 }
 
 void nw_rccc_on_backlog(nw_engine_t *e, nw_pdc_t *p, uint64_t bytes)
@@ -96,6 +112,8 @@ void nw_rccc_on_ack(nw_engine_t *e, nw_pdc_t *p)
         t->idle = 1; /* the next backlog starts with speculative credit again */
         t->spec_left = 0;
         t->req_deadline = 0;
+        t->req_repeat = 0;
+        t->req_backoff = 0;
     }
 }
 
@@ -109,6 +127,8 @@ void nw_rccc_on_credit(nw_engine_t *e, nw_pdc_t *p, uint32_t wire, uint64_t now)
     t->granted_wire = wire;
     t->spec_left = 0; /* the first credit cancels the speculative rest */
     t->credited = 1;
+    t->req_repeat = 0;
+    t->req_backoff = 0;
     t->req_deadline = now + req_interval(e, p);
     e->st.credit_bytes_in += delta;
     nw_pdc_activate(e, p);
@@ -117,12 +137,13 @@ void nw_rccc_on_credit(nw_engine_t *e, nw_pdc_t *p, uint32_t wire, uint64_t now)
 void nw_rccc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
     nw_credit_tx_t *t = &p->cc.cr_tx;
-    /* No longer blocked, or nothing left to send (only ACKs awaited): nw_output sends a
-     * CREDIT_REQ only for a PDC with data, so a deadline kept here would stay in the past
-     * and the driver would run its timer again at once, forever. */
-    if (t->req_deadline && t->req_deadline <= now &&
-        (!nw_rccc_req_due(e, p) || !nw_pdc_has_data(e, p)))
-        t->req_deadline = 0;
+    if (!t->req_deadline || t->req_deadline > now)
+        return;
+    t->req_deadline = 0;
+    if (nw_pdc_has_data(e, p) && !nw_rccc_tx_allowed(p)) {
+        t->req_repeat = 1; /* still blocked: ask again (nw_output sends it) */
+        nw_pdc_activate(e, p);
+    }
 }
 
 /* ------------------------------------------------------------ receiver */
