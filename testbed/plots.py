@@ -260,3 +260,62 @@ def plot_multicast(runs: Sequence[Mapping], path: Path, title: str) -> Path:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_time_sequence(events: Sequence, path: Path, title: str) -> Path:
+    """A transport time-sequence plot of one PDC's trace events (``TraceEvent`` records):
+    PSN over time (first sends, resends, losses and trim NACKs marked) above the NSCC
+    window, the credit received and the DCQCN rate over time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t0 = min((e.t_ns for e in events), default=0)
+    psns = [e.psn for e in events if e.event == "sent"]
+    base = min(psns, key=lambda p: (p - psns[0]) & 0xFFFFFFFF) if psns else 0
+
+    def rel(psn: int) -> int:
+        d = (psn - base) & 0xFFFFFFFF
+        return d - (1 << 32) if d >= 1 << 31 else d
+
+    def pts(name: str, pred=lambda e: True) -> tuple[list[float], list[int]]:
+        sel = [e for e in events if e.event == name and pred(e)]
+        return [(e.t_ns - t0) / 1e3 for e in sel], [rel(e.psn) for e in sel]
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), dpi=100, sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 2]})
+    x, y = pts("sent", lambda e: "retx" not in e.flags)
+    top.scatter(x, y, s=4, label="sent", color="tab:blue")
+    x, y = pts("acked")
+    top.step(x, y, where="post", label="cumulative ACK", color="tab:green", linewidth=1)
+    x, y = pts("sent", lambda e: "retx" in e.flags)
+    top.scatter(x, y, s=18, marker="x", label="resent", color="tab:red")
+    x, y = pts("lost")
+    top.scatter(x, y, s=14, marker="v", label="declared lost", color="tab:orange")
+    x, y = pts("trim_nack")
+    top.scatter(x, y, s=14, marker="^", label="trim NACK", color="tab:purple")
+    top.set_ylabel("PSN (from the first)")
+    top.set_title(title)
+    top.grid(True, alpha=0.3)
+    top.legend(loc="upper left", fontsize=8)
+    drawn = False
+    for name, label, scale in (("cwnd", "NSCC window (KB)", 1e3),
+                               ("credit_received", "credit received (KB, cumulative)", 1e3),
+                               ("rate", "DCQCN rate (Gbit/s)", 1e6)):
+        sel = [e for e in events if e.event == name]
+        if sel:
+            bottom.step([(e.t_ns - t0) / 1e3 for e in sel], [e.value / scale for e in sel],
+                        where="post", label=label)
+            drawn = True
+    if not drawn:
+        bottom.text(0.5, 0.5, "no window, credit or rate events (cc_mode none)",
+                    ha="center", va="center", transform=bottom.transAxes)
+    else:
+        bottom.legend(loc="upper left", fontsize=8)
+    bottom.set_xlabel("time (us)")
+    bottom.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

@@ -62,6 +62,7 @@ from netweft.transport.reliability_policy import (
     Reliability,
     parse_reliability,
 )
+from netweft.transport.trace import TraceEvent
 
 
 class Mode(enum.IntEnum):
@@ -542,6 +543,19 @@ class Endpoint:
         """The engine's counters (packets, retransmits, drops by reason, ...)."""
         self._check_open()
         return self._port.stats()
+
+    def trace_start(self, capacity: int = 1 << 16) -> None:
+        """Record the engine's events (packets, losses, trims, credits, window and rate
+        changes) into a ring of ``capacity`` events; the oldest give way when it is full.
+        ``trace_start(0)`` stops. Off by default."""
+        self._check_open()
+        self._port.trace_start(capacity)
+
+    def trace_events(self) -> list[TraceEvent]:
+        """The recorded events, oldest first, removed from the ring
+        (:mod:`netweft.transport.trace`)."""
+        self._check_open()
+        return self._port.trace_drain()
 
     def close(self) -> None:
         """Close every peer (the remotes free their PDCs), then stop the engine; regions are

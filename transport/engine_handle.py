@@ -232,6 +232,12 @@ class EngineHandle:
         lib.nw_stats_get(self.ptr, out)
         return stats_dict(out)
 
+    def trace_start(self, capacity: int) -> None:
+        """Record events into a ring of ``capacity`` events (0 stops tracing)."""
+        if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0:
+            raise InvalidArgumentError(f"trace capacity must be an int >= 0, got {capacity!r}")
+        raise_for(lib.nw_trace_start(self.ptr, capacity), f"trace with capacity {capacity}")
+
 
 class _RawCompletion:
     """A copy of one ``nw_completion_t`` (the C array is reused)."""

@@ -43,6 +43,7 @@ from netweft.transport.impairments import (
     Path,
 )
 from netweft.transport.switch_port import FabricPacket
+from netweft.transport.trace import TraceEvent, drain
 
 DEFAULT_PORT = 4793
 SIM_MTU = 4096  # UDP payload bytes per packet unless an endpoint asks otherwise
@@ -146,6 +147,13 @@ class SimulatedNic:
 
     def stats(self) -> dict[str, int]:
         return self.engine.stats()
+
+    def trace_start(self, capacity: int) -> None:
+        self._check()
+        self.engine.trace_start(capacity)
+
+    def trace_drain(self) -> list[TraceEvent]:
+        return drain(self.engine.ptr, f"{self.address[0]}:{self.address[1]}")
 
     def close(self) -> None:
         """Put what the engine still has to send (e.g. CTRL CLOSEs) on the wire, then stop."""
@@ -436,6 +444,14 @@ class Simulation:
         if nic is None:
             raise InvalidArgumentError("nic_counters: the endpoint is not on this simulation")
         return Counter(nic.counters)
+
+    def downlink(self, endpoint: Endpoint) -> DownlinkQueue:
+        """The queue in front of ``endpoint``'s downlink (``max_depth``, ``drops``,
+        ``trims``, ``ce_marks``)."""
+        nic = self._nics.get(tuple(endpoint.address))
+        if nic is None:
+            raise InvalidArgumentError("downlink: the endpoint is not on this simulation")
+        return nic.downlink
 
     def path_counters(self) -> Counter:
         """Impairment counters summed over every endpoint's egress path."""

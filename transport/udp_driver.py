@@ -34,6 +34,7 @@ from netweft.transport.engine_handle import (
 )
 from netweft.transport.errors import EndpointClosedError, EngineError, InvalidArgumentError
 from netweft.transport.socket_loss import attach_loss
+from netweft.transport.trace import TraceEvent, drain
 
 TX_MODES = {"socket": 0, "ports": 1, "raw": 2}
 # How the application's threads meet the I/O thread (see io_driver.h, and the
@@ -226,6 +227,24 @@ class UdpNic:
 
     def clock(self) -> float:
         return time.monotonic()
+
+    def trace_start(self, capacity: int) -> None:
+        if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0:
+            raise InvalidArgumentError(f"trace capacity must be an int >= 0, got {capacity!r}")
+        io = self._live()
+        lib.nw_io_lock(io)
+        try:
+            raise_for(lib.nw_trace_start(self._engine, capacity), "start the event trace")
+        finally:
+            lib.nw_io_unlock(io)
+
+    def trace_drain(self) -> list[TraceEvent]:
+        io = self._live()
+        lib.nw_io_lock(io)
+        try:
+            return drain(self._engine, f"{self.address[0]}:{self.address[1]}")
+        finally:
+            lib.nw_io_unlock(io)
 
     def stats(self) -> dict[str, int]:
         engine_stats = ffi.new("nw_stats_t *")

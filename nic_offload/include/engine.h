@@ -350,6 +350,44 @@ void nw_on_time(nw_engine_t *e, uint64_t now_ns);
 /* 1 if nw_output has something to send now (packets queued and window open). */
 int32_t nw_has_output(const nw_engine_t *e);
 
+/* ---- event trace (docs/congestion.md, "Event trace") ----
+ * Per-PDC events with the driver's timestamps in a bounded ring; off until
+ * nw_trace_start. `pdc` is the peer handle; `psn` and `value` by type: */
+#define NW_TR_SENT 1         /* psn sent, value = bytes; flags NW_TRF_RETX on a resend */
+#define NW_TR_ACKED 2        /* psn = cumulative ACK (last in-order PSN), value = newly
+                                acknowledged bytes (cumulative and selective) */
+#define NW_TR_LOST 3         /* psn declared lost; flags NW_TRF_FAST (SACK evidence),
+                                NW_TRF_RTO (timeout), neither = NACK (trim) */
+#define NW_TR_TRIMMED_RX 4   /* receiver: a trimmed psn arrived (NACKed at once) */
+#define NW_TR_TRIM_NACK 5    /* sender: a NACK with a trimmed code for psn */
+#define NW_TR_CREDIT_GRANT 6 /* receiver: value = credit granted so far (bytes) */
+#define NW_TR_CREDIT_IN 7    /* sender: value = credit received so far (bytes) */
+#define NW_TR_CREDIT_REQ 8   /* sender: value = demand announced (bytes) */
+#define NW_TR_CWND 9         /* NSCC window changed: value = bytes */
+#define NW_TR_RATE 10        /* DCQCN rate changed: value = kbit/s */
+#define NW_TR_ECN_ECHO 11    /* sender: an ACK echoed a CE mark, psn = its cumulative ACK */
+#define NW_TRF_RETX 0x1
+#define NW_TRF_FAST 0x2
+#define NW_TRF_RTO 0x4
+
+typedef struct {
+    uint64_t t_ns;
+    uint64_t value;
+    uint32_t psn;
+    uint16_t pdc;
+    uint8_t type;   /* NW_TR_* */
+    uint8_t flags;  /* NW_TRF_* */
+} nw_trace_event_t;
+
+/* Starts tracing into a ring of `capacity` events (allocated here; a running
+ * trace is restarted empty); capacity 0 stops and frees it. NW_EINVAL above
+ * 2^24 events, NW_ENOMEM if the ring cannot be allocated. */
+int32_t nw_trace_start(nw_engine_t *e, uint32_t capacity);
+/* Moves up to max events, oldest first, into out; returns how many. */
+int32_t nw_trace_drain(nw_engine_t *e, nw_trace_event_t *out, uint32_t max);
+/* Events overwritten before they were drained (the ring was full). */
+uint64_t nw_trace_lost(const nw_engine_t *e);
+
 /* ---- completions and counters ---- */
 /* Copies up to max completions in completion order; returns how many.
  * The CQ holds max_wrs + max_recvs entries and a work request's slot is only

@@ -13,6 +13,7 @@
 #include "memory_region.h"
 #include "recv_queue.h"
 #include "sack.h"
+#include "trace.h"
 #include "uet_wire.h"
 
 #define NW_NIL 0xffffffffu
@@ -234,6 +235,7 @@ struct nw_engine {
     uint64_t rng;
     uint64_t now;                   /* latest time a driver passed in (nw_input/output/on_time) */
     nw_pull_pacer_t pull;           /* RCCC: credit grants to the senders of this receiver */
+    nw_trace_t trace;               /* event trace (off: cap 0) */
 };
 
 /* congestion.c: the PDC's congestion control (congestion.h) */

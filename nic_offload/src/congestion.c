@@ -24,6 +24,16 @@ static void nscc_size(const nw_engine_t *e, nw_cc_t *c, uint64_t base)
     c->np.max_bytes = m < c->np.min_bytes ? c->np.min_bytes : m > wmax ? wmax : m;
 }
 
+/* Traces the window and rate when they moved since `cwnd` and `rate`. */
+static void trace_change(nw_engine_t *e, nw_pdc_t *p, uint64_t cwnd, uint64_t rate)
+{
+    const nw_cc_t *c = &p->cc;
+    if (c->nscc_on && c->nscc.cwnd != cwnd)
+        NW_TRACE(e, NW_TR_CWND, nw_pdc_index(e, p), p->nxt, c->nscc.cwnd, 0);
+    if (c->dcqcn_on && c->dcqcn.rc_kbps != rate)
+        NW_TRACE(e, NW_TR_RATE, nw_pdc_index(e, p), p->nxt, c->dcqcn.rc_kbps, 0);
+}
+
 void nw_cc_init(nw_engine_t *e, nw_pdc_t *p)
 {
     nw_cc_t *c = &p->cc;
@@ -83,18 +93,25 @@ void nw_cc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len, uint64_t now)
     nw_cc_t *c = &p->cc;
     if (c->rccc_on)
         nw_rccc_on_sent(e, p, len);
-    if (c->dcqcn_on)
+    if (c->dcqcn_on) {
+        uint64_t rate = c->dcqcn.rc_kbps;
         nw_dcqcn_on_sent(&c->dcqcn, len, now);
+        if (e->trace.cap)
+            trace_change(e, p, c->nscc.cwnd, rate);
+    }
 }
 
 void nw_cc_on_loss(nw_engine_t *e, nw_pdc_t *p, const nw_tx_slot_t *s)
 {
     nw_cc_t *c = &p->cc;
+    uint64_t cwnd = c->nscc.cwnd;
     if (c->rccc_on)
         nw_rccc_on_backlog(e, p, s->wire_len); /* resent bytes re-enter the credit queue */
     if (c->nscc_on && c->np_sized &&
         (nw_nscc_on_loss(&c->nscc, &c->np, s->wire_len, c->pipe_bytes, e->now) & NW_NSCC_QA))
         e->st.quick_adapts++;
+    if (e->trace.cap)
+        trace_change(e, p, cwnd, c->dcqcn.rc_kbps);
 }
 
 /* A fresh RTT sample: the lowest one is the base RTT unless configured. */
@@ -117,10 +134,13 @@ void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rt
                   uint64_t now)
 {
     nw_cc_t *c = &p->cc;
+    uint64_t cwnd = c->nscc.cwnd, rate = c->dcqcn.rc_kbps;
     if (rtt)
         on_rtt(e, c, rtt);
-    if (ecn)
+    if (ecn) {
         e->st.ecn_echoes_in++;
+        NW_TRACE(e, NW_TR_ECN_ECHO, nw_pdc_index(e, p), p->una - 1, 0, 0);
+    }
     if (c->dcqcn_on && ecn && nw_dcqcn_on_cnp(&c->dcqcn, now))
         e->st.rate_cuts++;
     if (c->nscc_on && c->np_sized && (newly_bytes || ecn)) {
@@ -134,6 +154,8 @@ void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rt
     }
     if (c->rccc_on)
         nw_rccc_on_ack(e, p);
+    if (e->trace.cap)
+        trace_change(e, p, cwnd, rate);
 }
 
 uint64_t nw_cc_deadline(const nw_engine_t *e, const nw_pdc_t *p)

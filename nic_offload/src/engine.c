@@ -120,6 +120,7 @@ void nw_engine_free(nw_engine_t *e)
     nw_mr_table_destroy(&e->mrs);
     nw_rq_destroy(&e->rq);
     nw_cq_destroy(&e->cq);
+    nw_trace_start(e, 0);
     free(e);
 }
 

@@ -70,6 +70,7 @@ void nw_rccc_on_req_sent(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
     t->req_repeat = 0;
     t->req_deadline = now + req_interval(e, p);
     e->st.credit_reqs_out++;
+    NW_TRACE(e, NW_TR_CREDIT_REQ, nw_pdc_index(e, p), p->nxt, t->announced, 0);
 }
 
 void nw_rccc_arm_repeat(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
@@ -131,6 +132,7 @@ void nw_rccc_on_credit(nw_engine_t *e, nw_pdc_t *p, uint32_t wire, uint64_t now)
     t->req_backoff = 0;
     t->req_deadline = now + req_interval(e, p);
     e->st.credit_bytes_in += delta;
+    NW_TRACE(e, NW_TR_CREDIT_IN, nw_pdc_index(e, p), p->nxt, t->granted, 0);
     nw_pdc_activate(e, p);
 }
 
@@ -214,6 +216,7 @@ void nw_rccc_pacer_run(nw_engine_t *e, uint64_t now)
         r->granted += g;
         r->grant_due = 1;
         e->st.credit_bytes_granted += g;
+        NW_TRACE(e, NW_TR_CREDIT_GRANT, idx, p->rxw.cum, r->granted, 0);
         q->next_ns += pull_ns(e, g);
         nw_pdc_activate(e, p);
         if (r->demand > r->granted)

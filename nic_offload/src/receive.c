@@ -253,6 +253,7 @@ static int32_t input_request(nw_engine_t *e, const nw_wire_pkt_t *pk, const uint
 static void queue_trim_nack(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
 {
     e->st.trimmed_pkts_in++;
+    NW_TRACE(e, NW_TR_TRIMMED_RX, nw_pdc_index(e, p), psn, 0, 0);
     for (uint32_t i = 0; i < p->trim_count; i++)
         if (p->trim_psn[i] == psn)
             return;
@@ -524,6 +525,7 @@ static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     case NW_NACK_TRIMMED_LASTHOP:
     case NW_NACK_TRIMMED_ACK:
         e->st.trim_nacks_in++;
+        NW_TRACE(e, NW_TR_TRIM_NACK, nw_pdc_index(e, p), h->nack_psn, 0, 0);
         nw_tx_mark_lost(e, p, h->nack_psn); /* resent now, no timeout */
         break;
     case NW_NACK_ROD_OOO:

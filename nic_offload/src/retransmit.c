@@ -104,6 +104,7 @@ static uint64_t rto_base(const nw_engine_t *e, const nw_pdc_t *p)
 void nw_tx_sent(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint32_t len, uint64_t now)
 {
     s->wire_len = len;
+    NW_TRACE(e, NW_TR_SENT, nw_pdc_index(e, p), s->psn, len, s->retx ? NW_TRF_RETX : 0);
     nw_cc_on_sent(e, p, len, now);
     s->tx_seq = ++p->tx_seq;
     s->sent_ns = now;
@@ -305,6 +306,8 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
         s->state = NW_TX_FREE;
         p->una++;
     }
+    if (bytes)
+        NW_TRACE(e, NW_TR_ACKED, nw_pdc_index(e, p), p->una - 1, bytes, 0);
     nw_tx_detect_losses(e, p, now);
     nw_cc_on_ack(e, p, bytes, rtt, ecn, now);
     if (newly) {
@@ -383,6 +386,8 @@ void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
         return;
     list_remove(p, (uint32_t)(s - p->slots));
     s->state = NW_TX_LOST;
+    NW_TRACE(e, NW_TR_LOST, nw_pdc_index(e, p), psn, s->wire_len,
+             s->fast ? NW_TRF_FAST : s->rto_retx ? NW_TRF_RTO : 0);
     nw_cc_on_loss(e, p, s);
     uint32_t cap = e->cfg.window_pkts;
     if (p->lost_count >= cap)

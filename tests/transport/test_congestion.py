@@ -129,7 +129,7 @@ def test_receiver_credits_prevent_the_incast_drops_of_a_fixed_window():
     st = [ep.stats() for ep in senders]
     assert sum(s["retransmits"] for s in st) == 0
     assert dst.stats()["credit_bytes_granted"] > 0 and all(s["credit_bytes_in"] > 0 for s in st)
-    assert dst._port.downlink.max_depth <= 48
+    assert sim.downlink(dst).max_depth <= 48
     rates = [1 / t for t in done]
     assert _jain(rates) >= 0.95
     ideal = 8 * 256 * 1024 * 8 / RATE * 1e9
