@@ -1,5 +1,6 @@
 /* libFuzzer harness for nw_wire_parse: arbitrary bytes must never crash the
- * parser, and whatever it accepts must survive build -> parse unchanged.
+ * parser, and whatever it accepts must survive build -> parse unchanged; the
+ * trim helper (nw_wire_trim) runs on every input too.
  * Build: see nic_offload/fuzz/Makefile (clang, -fsanitize=fuzzer,address). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,6 +28,25 @@ static void check_accepted(const uint8_t *data, uint32_t size, const nw_wire_pkt
         abort();
 }
 
+/* nw_wire_trim (what a switch does) on the same bytes: it never writes past
+ * the packet, keeps at most NW_WIRE_TRIM_KEEP bytes, and a request whose
+ * headers parsed whole still parses after the cut, now marked trimmed. */
+static void check_trim(uint8_t *buf, uint32_t size, const nw_wire_pkt_t *before)
+{
+    int32_t n = nw_wire_trim(buf, size);
+    if (n < 0) {
+        if (n != NW_WIRE_ETRUNC && n != NW_WIRE_ETYPE)
+            abort();
+        return;
+    }
+    if ((uint32_t)n > size || n > NW_WIRE_TRIM_KEEP)
+        abort();
+    nw_wire_pkt_t after;
+    int32_t hl = nw_wire_parse(buf, (uint32_t)n, &after);
+    if (before && before->hdr_len <= (uint32_t)n && (hl < 0 || !after.trimmed))
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size > 2 * NW_WIRE_MAX_PKT)
@@ -43,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_accepted(copy, (uint32_t)size, &pkt, hdr);
     else if (hdr < NW_WIRE_ERR_FIRST || hdr > NW_WIRE_ERR_LAST)
         abort();
+    check_trim(copy, (uint32_t)size, hdr >= 0 ? &pkt : NULL);
     free(copy);
     return 0;
 }
