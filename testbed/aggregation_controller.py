@@ -301,6 +301,38 @@ class AggregationController:
         contribution is summed while the rest goes)."""
         self._send(self._updates(Update.DELETE, reversed(job.writes())))
 
+    def remove(self, job_id: int, service_address: str) -> InstalledJob:
+        """Remove the job the switch holds for (``job_id``, ``service_address``), as read
+        back from the switch: its agg_jobs entry, its agg_workers entries and its group."""
+        installed = [j for j in self.jobs()
+                     if (j.job_id, j.service_address) == (job_id, service_address)]
+        if not installed:
+            raise AggregationConfigError(f"{self.session.name}: no job {job_id} at "
+                                         f"{service_address}")
+        job = installed[0]
+        updates: list[tuple[Update, str]] = []
+        for table, keep in (("agg_jobs", lambda key: key == (service_address, job_id)),
+                            ("agg_workers", lambda key: key[0] == job_id)):
+            info = self.encoder.table(table)
+            names = {mf.id: mf.name.rsplit(".", 1)[-1] for mf in info.match_fields}
+            read = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(
+                table_id=info.preamble.id))
+            for entity in self.session.read(read):
+                values = {names[m.field_id]: int.from_bytes(m.exact.value, "big")
+                          for m in entity.table_entry.match}
+                key = ((str(ipaddress.IPv4Address(values["dstAddr"])), values["job_id"])
+                       if table == "agg_jobs" else (values["job_id"], values["egress_rid"]))
+                if keep(key):
+                    update = Update(type=Update.DELETE)
+                    update.entity.table_entry.CopyFrom(entity.table_entry)
+                    updates.append((update, f"table {table} entry {key}"))
+        group = Update(type=Update.DELETE)
+        group.entity.packet_replication_engine_entry.multicast_group_entry \
+            .multicast_group_id = job.multicast_group
+        updates.append((group, f"multicast group {job.multicast_group}"))
+        self._send(updates)
+        return job
+
     # ------------------------------------------------------------------ counters
     def events(self) -> dict[str, int]:
         """Packets per aggregation event (``EVENTS``) since the switch started."""

@@ -4,6 +4,10 @@ back, refused configurations, removal."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from p4.v1 import p4runtime_pb2
 from scapy.layers.inet import IP, UDP
@@ -166,8 +170,6 @@ def test_fabric_and_aggregation_controllers_share_a_switch():
     """fabric_aggregation.p4 on a leaf-spine: the fabric controller routes, the
     aggregation controller adds a job on leaf1, and re-running the fabric controller
     leaves the job's multicast group (0x8000 and up are the aggregation's) in place."""
-    from pathlib import Path
-
     from netweft.testbed.fabric.controller import configure_fabric
     from netweft.testbed.fabric.graph import graph_from_topology
     from netweft.testbed.topology import load_topology
@@ -204,8 +206,6 @@ def test_fabric_and_aggregation_controllers_share_a_switch():
 
 
 def test_the_fabric_refuses_multicast_groups_in_the_aggregation_range():
-    from pathlib import Path
-
     from netweft.testbed.fabric.graph import graph_from_topology
     from netweft.testbed.fabric.multicast import MulticastError, MulticastGroupSpec, compute_tree
     from netweft.testbed.topology import load_topology
@@ -216,3 +216,66 @@ def test_the_fabric_refuses_multicast_groups_in_the_aggregation_range():
     assert compute_tree(graph, MulticastGroupSpec(0x7FFF, "239.1.1.1", tuple(hosts), None))
     with pytest.raises(MulticastError, match="1..32767"):
         compute_tree(graph, MulticastGroupSpec(FIRST_GROUP, "239.1.1.1", tuple(hosts), None))
+
+
+def test_remove_by_id_reads_the_job_back(served):
+    device, target = served
+    keep, drop = job_of(1, 2, 0, 4, 1), job_of(2, 3, 4, 4, 5)
+    with AggregationController.connect("s1", target) as ctl:
+        ctl.add_job(keep)
+        ctl.add_job(drop)
+        removed = ctl.remove(2, SERVICE)
+        assert (removed.job_id, removed.workers) == (2, 3)
+        assert [j.job_id for j in ctl.jobs()] == [1]
+        assert ctl.session.read(ctl.encoder.entity(drop.writes()[1])) == []
+        assert ctl.session.read(ctl.encoder.entity(drop.writes()[0])) == []
+        assert len(ctl.session.read(ctl.encoder.entity(keep.writes()[1]))) == 1
+        with pytest.raises(AggregationConfigError, match="no job 2 at 10.0.0.254"):
+            ctl.remove(2, SERVICE)
+        out = []
+        for w in keep.workers:  # job 1 still aggregates
+            out = device.process(w.port, frame(keep, w, 0, 1))
+        assert len(out) == 2
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "aggregation", *argv],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_command_line_adds_shows_and_removes_a_job(served):
+    device, target = served
+    topology = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"
+    where = ["--switch", "leaf1", "--topology", str(topology), "--address", target]
+    add = _cli("add", *where, "--job", "3", "--service", SERVICE, "--slots", "8:4",
+               "--workers", "h1,h2", "--udp-port", "41000")
+    assert add.returncode == 0, add.stderr
+    assert "job 3 at 10.0.0.254: slots 8..11, multicast group 32771" in add.stdout
+    assert "worker 1: h2 10.0.1.2:41000 via port 2 (08:00:00:00:01:22)" in add.stdout
+    job = AggregationJob(3, SERVICE, 8, 4, [
+        JobWorker(0, 1, "08:00:00:00:01:11", "10.0.1.1", 41000),
+        JobWorker(1, 2, "08:00:00:00:01:22", "10.0.1.2", 41000)])
+    out = []
+    for w in job.workers:
+        out = device.process(w.port, frame(job, w, 1, 2))
+    assert sorted((port, Ether(data)[UDP].dport) for port, data in out) == \
+        [(1, 41000), (2, 41000)]
+    show = _cli("show", *where)
+    assert show.returncode == 0, show.stderr
+    assert "job 3 at 10.0.0.254: slots 8..11, 2 workers, multicast group 32771" in show.stdout
+    assert "contribution 2, result 1" in show.stdout
+    again = _cli("add", *where, "--job", "4", "--service", SERVICE, "--slots", "10:4",
+                 "--workers", "h1,h2")
+    assert again.returncode == 1 and "overlap" in again.stderr
+    assert "Traceback" not in again.stderr and len(again.stderr.strip().splitlines()) == 1
+    removed = _cli("remove", *where, "--job", "3", "--service", SERVICE)
+    assert removed.returncode == 0, removed.stderr
+    assert "0 job(s)" in _cli("show", *where).stdout
+
+
+def test_command_line_refuses_bad_options_at_parse_time():
+    bad = _cli("add", "--switch", "s1", "--job", "1", "--service", "10.0.0.1",
+               "--slots", "4", "--workers", "h1")
+    assert bad.returncode == 2 and "BASE:SIZE" in bad.stderr
+    unreachable = _cli("show", "--switch", "s1", "--address", "unix:/nonexistent/agg.grpc")
+    assert unreachable.returncode == 1 and "Traceback" not in unreachable.stderr
