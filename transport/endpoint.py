@@ -64,6 +64,8 @@ from netweft.transport.reliability_policy import (
 )
 from netweft.transport.trace import TraceEvent
 
+_OPCODES = {int(op): op for op in Opcode}  # a dict lookup, not an Enum call, per completion
+
 
 class Mode(enum.IntEnum):
     """Ultra Ethernet delivery modes; values are the engine's ``NW_MODE_*``."""
@@ -347,8 +349,11 @@ class Endpoint:
                   remote: RemoteKey | MemoryRegion, remote_offset: int, local_offset: int,
                   length: int | None, wr_id: int | None, context: Any) -> int:
         self._check_peer(peer)
-        name = "write" if op is Opcode.WRITE else "read"
-        region = self._own_region(local, f"the local buffer of an RMA {name}")
+        write = op is Opcode.WRITE
+        if (type(local) is not MemoryRegion or local._endpoint is not self
+                or not local.registered):  # the message is built only to raise
+            self._own_region(local, f"the local buffer of an RMA {'write' if write else 'read'}")
+        region = local
         if isinstance(remote, MemoryRegion):
             remote = remote.remote()
         if not isinstance(remote, RemoteKey):
@@ -360,12 +365,12 @@ class Endpoint:
             length = region.length - local_offset
         region.check(local_offset, length)
         remote.check(remote_offset, length)
-        if op is Opcode.READ and region.view.readonly:
+        if not write and region.view.readonly:
             raise InvalidArgumentError("the local buffer of an RMA read must be writable")
         wr_id = self._next_id(wr_id)
-        ptr = ffi.cast("uint8_t *", region._keepalive) + local_offset
-        post = self._port.post_write if op is Opcode.WRITE else self._port.post_read
-        if op is Opcode.WRITE:
+        ptr = region._base + local_offset
+        post = self._port.post_write if write else self._port.post_read
+        if write and peer._policy is not None:
             self._before_post(peer, wr_id, length)
         self._inflight[wr_id] = (op, region, None, context)
         try:
@@ -515,10 +520,11 @@ class Endpoint:
         for raw in self._port.poll_cq(max_entries):
             if raw.wr_id in self._adaptive:
                 self._observe(raw.wr_id, raw.status)
-            op, _keep, recv_view, context = self._inflight.pop(
-                raw.wr_id, (Opcode(raw.opcode), None, None, None))
-            completion = Completion(raw.wr_id, Opcode(raw.opcode), raw.status, raw.bytes,
-                                    raw.peer, context=context)
+            entry = self._inflight.pop(raw.wr_id, None)
+            op = _OPCODES.get(raw.opcode) or Opcode(raw.opcode)
+            completion = Completion(raw.wr_id, op, raw.status, raw.bytes, raw.peer,
+                                    context=entry[3] if entry is not None else None)
+            recv_view = entry[2] if entry is not None else None
             if raw.status:
                 completion.error = strerror(raw.status)
             elif recv_view is not None:
