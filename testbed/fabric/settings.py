@@ -97,8 +97,9 @@ def parse_multicast(text: str, group_id: int) -> MulticastGroupSpec:
     head, sep, members = text.partition("=")
     gid, colon, address = head.rpartition(":")
     if colon:
-        if not gid.isdigit() or not 0 < int(gid) < 65536:
-            raise SettingsError(f"--multicast {text!r}: a group id is 1..65535")
+        if not gid.isdigit() or not 0 < int(gid) < 0x8000:
+            raise SettingsError(f"--multicast {text!r}: a fabric group id is 1..32767 "
+                                "(from 32768 up they are aggregation jobs')")
         group_id = int(gid)
     names = tuple(m for m in members.split(",") if m)
     if not sep or not names:
