@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -103,6 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{args.command_prog}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``netweft fabric routes ... | head``): stop quietly, and
+        # keep Python's exit-time flush of stdout from raising again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 the command's own error prefix, --version, -I/--include, plain-text help."""
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -110,3 +111,19 @@ def test_commands_needing_root_say_so_as_a_user(command, monkeypatch, capsys):
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     assert main([command]) == 1
     assert capsys.readouterr().err.startswith(f"netweft {command}: error: needs root")
+
+
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
+    """``netweft fabric routes TOPO | head -1``: no traceback when the reader leaves
+    (the plan of 2 switches and 600 hosts is more than a pipe holds)."""
+    hosts = {f"h{i}": {"ip": f"10.{i // 250}.{i % 250}.1/8"} for i in range(600)}
+    links = [[f"h{i}", f"s{1 + i % 2}"] for i in range(600)] + [["s1", "s2"]]
+    topo = tmp_path / "big.yaml"
+    topo.write_text(json.dumps({"hosts": hosts, "switches": {"s1": {}, "s2": {}},
+                                "links": links}))   # JSON is YAML
+    proc = subprocess.Popen([sys.executable, "-m", "netweft.testbed.cli", "fabric", "routes",
+                             str(topo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout.readline() == b"s1:\n"
+    proc.stdout.close()   # as head does after its line
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141 and "Traceback" not in stderr, stderr
