@@ -35,7 +35,7 @@ def _run_sim(args: argparse.Namespace) -> int:
     sim = Simulation(seed=args.seed, link=link, mtu=args.mtu, cc_mode=args.cc,
                      link_rate_mbps=int(args.rate_gbps * 1000),
                      cc_base_rtt_ns=args.base_rtt_ns or
-                     4 * args.delay_ns + 2 * link.serialization_ns(args.mtu),
+                     2 * args.delay_ns + 2 * link.serialization_ns(args.mtu),
                      max_peers=max(64, args.senders + 1))
     dst = sim.endpoint()
     senders = [sim.endpoint() for _ in range(args.senders)]
@@ -125,17 +125,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="congestion-control mode of every engine (default rccc)")
     s.add_argument("--rate-gbps", type=int_in(1, 1600), default=100,
                    help="link rate, Gbit/s (default 100)")
-    s.add_argument("--delay-ns", type=int_in(0, 10_000_000), default=1000,
-                   help="propagation delay per link, ns (default 1000)")
+    s.add_argument("--delay-ns", type=int_in(0, 10_000_000), default=3500,
+                   help="propagation delay per link, ns (default 3500: an unloaded RTT of "
+                        "about 7.7 us with full packets, near UEC's two-tier 9.35 us)")
     s.add_argument("--mtu", type=int_in(1024, 9000), default=4096,
                    help="UDP payload bytes per packet (default 4096)")
     s.add_argument("--queue", type=int_in(1, 1 << 20), default=29,
                    help="receiver downlink queue, packets (default 29, about one BDP)")
-    s.add_argument("--ecn-threshold", type=int_in(0, 1 << 20), default=15,
-                   help="mark CE from this queue depth on, packets; 0 = never (default 15)")
+    s.add_argument("--ecn-threshold", type=int_in(0, 1 << 20), default=12,
+                   help="mark CE from this queue depth on, packets; 0 = never (default 12, "
+                        "about half a BDP)")
     s.add_argument("--no-trim", action="store_true", help="drop instead of trimming when full")
     s.add_argument("--base-rtt-ns", type=int_in(0, 10_000_000_000), default=0,
-                   help="the engines' cc_base_rtt_ns; 0 = 4 x delay + 2 packet times")
+                   help="the engines' cc_base_rtt_ns; 0 = 2 x delay + 2 packet times "
+                        "(the unloaded RTT of a full packet)")
     s.add_argument("--seed", type=int_in(0), default=1, help="simulation seed (default 1)")
     s.add_argument("--capacity", type=int_in(1, 1 << 24), default=1 << 20,
                    help="events each engine's ring holds (default 1048576)")
