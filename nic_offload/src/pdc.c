@@ -270,6 +270,17 @@ int nw_pdc_has_data(const nw_engine_t *e, const nw_pdc_t *p)
     return !p->failed && (p->lost_count > 0 || nw_ec_tx_parity_due(p) || p->sq_head != NW_NIL);
 }
 
+int nw_pdc_resend_open(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    if (nw_cc_window_open(e, p))
+        return 1;
+    /* The oldest unacknowledged PSN is lost: everything after it may wait on it
+     * (a ROD receiver acknowledges nothing past a hole), so its repair never
+     * waits for the window it holds shut. */
+    const nw_tx_slot_t *s = nw_tx_slot(e, p, p->una);
+    return p->una != p->nxt && s->psn == p->una && s->state == NW_TX_LOST;
+}
+
 int nw_pdc_new_data_open(const nw_engine_t *e, const nw_pdc_t *p)
 {
     if (p->sq_head == NW_NIL)
@@ -291,7 +302,7 @@ int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p)
         return 1;
     if (p->failed)
         return 0;
-    int resend = (p->lost_count > 0 || nw_ec_tx_parity_due(p)) && nw_cc_window_open(e, p);
+    int resend = (p->lost_count > 0 || nw_ec_tx_parity_due(p)) && nw_pdc_resend_open(e, p);
     int data = resend || nw_pdc_new_data_open(e, p);
     if (!data)
         return 0;

@@ -328,7 +328,7 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         fill_dest(p, dst);
         return build_probe(e, p, buf, cap);
     }
-    int allowed = nw_cc_tx_allowed(e, p) && nw_cc_window_open(e, p); /* resends too */
+    int allowed = nw_cc_tx_allowed(e, p) && nw_pdc_resend_open(e, p); /* resends too */
     nw_tx_slot_t *s = allowed ? nw_tx_next_lost(e, p) : NULL;
     if (s) {
         int32_t n;
