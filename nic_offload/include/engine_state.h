@@ -301,7 +301,8 @@ void nw_pdc_activate(nw_engine_t *e, nw_pdc_t *p);
 int32_t nw_pdc_has_output(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if the PDC has data packets to send (resends, parity, queued work), window aside. */
 int nw_pdc_has_data(const nw_engine_t *e, const nw_pdc_t *p);
-/* 1 if a resend fits the congestion window (or repairs the oldest unacknowledged PSN). */
+/* 1 if a resend fits the congestion window (or, on ROD, repairs the oldest
+ * unacknowledged PSN). */
 int nw_pdc_resend_open(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if new data is queued and fits the PSN window and the congestion window. */
 int nw_pdc_new_data_open(const nw_engine_t *e, const nw_pdc_t *p);

@@ -274,11 +274,13 @@ int nw_pdc_resend_open(const nw_engine_t *e, const nw_pdc_t *p)
 {
     if (nw_cc_window_open(e, p))
         return 1;
-    /* The oldest unacknowledged PSN is lost: everything after it may wait on it
-     * (a ROD receiver acknowledges nothing past a hole), so its repair never
-     * waits for the window it holds shut. */
+    /* ROD: the oldest unacknowledged PSN is lost and the receiver acknowledges
+     * nothing past that hole, so the packets it holds keep the window shut until
+     * the repair arrives: that repair never waits for the window. (On RUD the
+     * held packets are SACKed and leave the window.) */
     const nw_tx_slot_t *s = nw_tx_slot(e, p, p->una);
-    return p->una != p->nxt && s->psn == p->una && s->state == NW_TX_LOST;
+    return p->mode == NW_MODE_ROD && p->una != p->nxt && s->psn == p->una &&
+           s->state == NW_TX_LOST;
 }
 
 int nw_pdc_new_data_open(const nw_engine_t *e, const nw_pdc_t *p)
