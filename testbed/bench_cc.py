@@ -6,9 +6,9 @@ Scenarios (``--scenario``), each run once per scheme with the same seed:
   (1 MiB) to one receiver at time 0; one switch up to 64 senders, a 2-tier
   leaf-spine of 32-host leaves beyond (288 hosts for 256, as UEC's htsim runs).
   UEC's htsim figures for the same scenarios are printed beside netweft's.
-- ``permutation``: every host of a leaf-spine sends ``--size`` to another
-  host on another leaf (a seeded permutation), with uplinks chosen by spraying
-  (entropy) and by flow hash, side by side.
+- ``permutation``: every host of a 32-host leaf-spine sends ``--size`` (4 MiB)
+  to another host on another leaf (a seeded permutation), with uplinks chosen
+  by spraying (entropy) and by flow hash, side by side.
 - ``mixed``: long flows (``--size``) between leaf pairs plus short 64 KiB
   flows starting at random times in the first 200 us; slowdown of the short
   flows separately.
@@ -98,7 +98,7 @@ def scenario_runs(args: argparse.Namespace) -> list[tuple[str, FabricSpec, list,
                          {"n": n, "size": size}))
     if args.scenario in ("permutation", "all"):
         leaves, per_leaf = (2, 4) if quick else (4, 8)
-        size = args.size or (128 * KIB if quick else MIB)
+        size = args.size or (128 * KIB if quick else 4 * MIB)
         flows = permutation_flows(leaves * per_leaf, size, args.seed, per_leaf)
         for routing in ("spray", "hash"):
             spec = FabricSpec.leaf_spine(leaves, per_leaf, routing=routing, seed=args.seed)
@@ -138,6 +138,8 @@ def format_table(name: str, summaries: list[dict], missing: list[str], n: int | 
             f"{s['trims']:>6,} "
             f"{s['trim_drops']:>8,} {100 * s['rx_utilization']:>6.1f} "
             f"{s['goodput_gbps']:>6.1f} {s['jain']:>5.3f}")
+        if s["failed"]:
+            lines.append(f"{'':<11} {s['failed']} write(s) failed: {s['first_error']}")
         if s["stopped"]:
             lines.append(f"{'':<11} stopped: {s['stopped']} (unfinished flows are left out)")
     for scheme in missing:
@@ -170,17 +172,19 @@ def plot_scenario(name: str, results: list[StudyResult], path: Path) -> Path:
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4), dpi=100)
     for r in results:
+        color = f"C{SCHEMES.index(r.scheme)}"  # one colour per scheme in every panel
         t, q = r.queue_trace
         if t:
             step = max(1, len(t) // 4000)
             axes[0].plot([x / 1e3 for x in t[::step]], [y / 1e3 for y in q[::step]],
-                         label=r.scheme, lw=0.8)
+                         label=r.scheme, lw=0.8, color=color)
         fcts = sorted(x / 1e3 for x in r.fct_ns if x >= 0)
         if fcts:
             axes[1].step(fcts, [(i + 1) / len(fcts) for i in range(len(fcts))], where="post",
-                         label=r.scheme)
+                         label=r.scheme, color=color)
         gp = [f.size * 8 / t for f, t in zip(r.flows, r.fct_ns, strict=True) if t > 0]
-        axes[2].plot(range(len(gp)), sorted(gp), ".-", ms=2, label=r.scheme)
+        if gp:
+            axes[2].plot(range(len(gp)), sorted(gp), ".-", ms=2, label=r.scheme, color=color)
     if results:
         axes[0].axhline(results[0].spec.buffer_bytes / 1e3, color="grey", lw=0.8, ls="--")
     axes[0].set_xlabel("time (us)")
@@ -304,7 +308,8 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("-n", "--senders", dest="n", type=int_in(1, 287), action="append",
                    help="incast senders (repeatable; default 8, 64 and 256; --quick: 8)")
     p.add_argument("--size", type=_size,
-                   help="bytes per flow, e.g. 256k, 1m (default 1m; --quick smaller)")
+                   help="bytes per flow, e.g. 256k, 1m (default: incast 1m, permutation "
+                        "4m, mixed long flows 2m; --quick smaller)")
     p.add_argument("--schemes", type=_schemes,
                    help=f"comma-separated subset of {','.join(SCHEMES)} (default all)")
     p.add_argument("--seed", type=int_in(0), default=1)

@@ -107,6 +107,8 @@ class StudyResult:
     stopped: str = ""                    # why the run ended early ("" = every flow finished)
     cpu_s: float = 0.0                   # CPU seconds of this process (wall time on a loaded
                                          # machine includes waiting for a core)
+    failed: list[tuple[int, str]] = field(default_factory=list)  # (flow, error): the engine
+                                         # gave the write up (e.g. its retry limit)
 
     @property
     def finished(self) -> int:
@@ -138,7 +140,9 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
               progress: Callable[[str], None] | None = None) -> StudyResult:
     """Run ``flows`` on ``spec`` with ``scheme``; every engine is a real C engine.
 
-    The run stops when every flow completed, when ``max_virtual_s`` of virtual time
+    A flow whose write fails (the engine gave up, e.g. at its retry limit) counts as
+    done, with FCT -1, and is listed in :attr:`StudyResult.failed`. The run stops when
+    every flow completed, when ``max_virtual_s`` of virtual time
     passed, or when ``wall_budget_s`` of wall time passed (a trim storm can need hours
     of wall time); :attr:`StudyResult.stopped` says which, unfinished flows have FCT -1.
     ``engine_settings`` override the scheme's engine settings (e.g. ``cc_spec_bytes``)."""
@@ -176,6 +180,7 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
     peers: dict[tuple[int, int], Any] = {}
     fct = [-1] * len(flows)
     pending: dict[tuple[int, int], int] = {}  # (src host, wr id) -> flow index
+    failed: list[tuple[int, str]] = []        # flows whose write failed, with the error
     done = [0]
 
     def poller(h: int) -> Callable[[], None]:
@@ -187,9 +192,10 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
             for c in ep.cq.poll():
                 i = pending.pop((h, c.wr_id), None)
                 if i is not None:
-                    if not c.ok:
-                        raise RuntimeError(f"flow {i} failed: {c.error}")
-                    fct[i] = sim.loop.now_ns - flows[i].start_ns
+                    if c.ok:
+                        fct[i] = sim.loop.now_ns - flows[i].start_ns
+                    else:
+                        failed.append((i, c.error or str(c.status)))
                     done[0] += 1
         return poll
 
@@ -215,7 +221,8 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
     stopped = ""
     while done[0] < total:
         until = min(limit, next_report)
-        sim.loop.run_until(lambda: done[0] >= total, until)
+        if sim.loop.run_until(lambda: done[0] >= total, until):
+            break
         if sim.loop.next_time() is None:
             stopped = "idle with flows unfinished"
             break
@@ -258,7 +265,7 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
     switch["peak_bytes_any_port"] = max(p.counters.peak_bytes for p in fabric.ports())
     return StudyResult(scenario, scheme, spec, flows, fct, switch, receivers, engines,
                        trace, makespan, wall, sim.loop.events_run,
-                       [ideal_fct_ns(f.size, spec, mtu) for f in flows], stopped, cpu)
+                       [ideal_fct_ns(f.size, spec, mtu) for f in flows], stopped, cpu, failed)
 
 
 # ---- scenarios ----------------------------------------------------------------------------
@@ -350,5 +357,7 @@ def summarise(r: StudyResult, tag: str | None = None) -> dict[str, Any]:
         "nacks": r.engines.get("nacks_in", 0),
         "makespan_us": r.makespan_ns / 1e3,
         "wall_s": r.wall_s, "cpu_s": r.cpu_s, "events": r.events, "stopped": r.stopped,
+        "failed": sum(1 for i, _ in r.failed if i in set(idx)),
+        "first_error": r.failed[0][1] if r.failed else "",
     }
     return out

@@ -206,6 +206,8 @@ class SimulatedNic:
         if self._timer_at is not None and self._timer_at <= now:
             engine.on_time(now)
             self.sim.active.add(self.address)
+            if self.watcher is not None:  # a timeout may complete (fail) a work request
+                self.watcher()
         while True:
             if self.path.busy_until_ns > now:
                 self._service_pending = True
@@ -369,8 +371,9 @@ class Simulation:
         nic.receive(pkt.data, pkt.src_ip, pkt.entropy, pkt.ecn)
 
     def watch(self, endpoint: Endpoint, callback: Any) -> None:
-        """Call ``callback()`` each time ``endpoint``'s engine has taken a packet in (when a
-        completion may have become ready): studies time completions to the event."""
+        """Call ``callback()`` each time ``endpoint``'s engine has taken a packet in or run
+        its timers (when a completion may have become ready): studies time completions to
+        the event."""
         nic = self._nics.get(tuple(endpoint.address))
         if nic is None:
             raise InvalidArgumentError("watch: the endpoint is not on this simulation")
