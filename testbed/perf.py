@@ -350,7 +350,8 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                 post: str = "batch") -> PerfResult:
     """RMA-write ``msg_size``-byte messages for ``duration`` s with ``depth`` in flight;
     ``post`` "batch" refills the depth with one ``write_many`` and reaps with
-    ``poll_batch``, "single" posts and reaps one :class:`Completion` at a time."""
+    ``poll_batch`` (at depth 1 it posts as "single" does), "single" posts and reaps
+    one :class:`Completion` at a time."""
     if post not in ("batch", "single"):
         raise PerfError(f"post must be batch or single, got {post!r}")
     s = NetweftSession.open(ctl, host, msg_size, mtu=mtu, loss=loss, slots=slots, tx=tx,
@@ -361,7 +362,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
         cpu0 = _cpu_seconds()
         t0 = time.monotonic()
         end = t0 + duration
-        if post == "batch":
+        if post == "batch" and depth > 1:  # one write in flight: nothing to batch
             posted, done, failed = _write_batched(ep, peer, mr, remote, end, depth, slots,
                                                   msg_size)
         else:
