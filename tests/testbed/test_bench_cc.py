@@ -122,3 +122,14 @@ def test_emulated_8_to_1_incast_marks_and_trims_through_the_switch(tmp_path, cap
     assert none["senders"]["trim_nacks_in"] > 0           # trims repaired by NACK
     assert nscc["switch"]["ecn_marked"] > 0                 # NSCC's packets are ECT(0)
     assert nscc["receiver"]["ce_pkts_in"] > 0 and nscc["senders"]["ecn_echoes_in"] > 0
+
+
+def test_ce_marks_of_the_fabric_reach_the_engines_and_come_back_as_echoes():
+    r = run_flows("t", incast_spec(4), incast_flows(4, 256 * KIB), "nscc", seed=2)
+    assert r.finished == 4
+    marked = r.switch["ce_marked"]
+    assert marked > 0
+    # Every mark is on a data packet the receiver took in (none was trimmed or dropped
+    # after its mark: marking happens as it leaves the last queue).
+    assert r.engines["ce_pkts_in"] == marked
+    assert r.engines["ecn_echoes_in"] > 0
