@@ -30,7 +30,11 @@ its clock:
   chunk (one extra round trip per all-reduce, ``window`` packets).
 - **Loss.** Each outstanding slot has a deadline; when it passes, the same
   packet goes out again (same pool bit), and the deadline doubles up to
-  ``max_timeout_ns``. Lost contributions, lost results and duplicates are all
+  ``max_timeout_ns``. A slot's first deadline is the retransmission timeout of
+  RFC 6298 (smoothed RTT plus four deviations, sampled on results of packets
+  sent once: Karn's rule), never below ``timeout_ns``: a software switch that
+  takes longer than ``timeout_ns`` to turn a window round would otherwise see
+  every slot time out on every round (a retransmission storm). Lost contributions, lost results and duplicates are all
   repaired this way: the switch's bitmap makes a repeated contribution
   harmless, and a result whose slot, pool, block or job is not what the
   worker waits for is counted and ignored.
@@ -110,6 +114,7 @@ class _Slot:
     packet: AggregationPacket | None = None
     deadline_ns: int = 0
     timeout_ns: int = 0
+    sent_ns: int = 0
     done: bool = False
 
 
@@ -146,6 +151,24 @@ class AggregationWorker:
         self.end_block = job.first_block + job.window + self.chunks
         self._open = 0  # slots not done
         self._zeros = np.zeros(job.values_per_packet, dtype=np.int32)
+        self.srtt_ns: int | None = None  # RFC 6298 estimator over result round trips
+        self.rttvar_ns = 0
+        self.rto_ns = job.timeout_ns
+        """A slot's first timeout: RFC 6298's SRTT + 4 RTTVAR within [``timeout_ns``,
+        ``max_timeout_ns``]; ``timeout_ns`` before any sample, and a timeout's backed-off
+        value carries to new sends until the next sample (RFC 6298, 5.5-5.7)."""
+
+    # ---- retransmission timeout ----
+    def _clamp(self, timeout_ns: int) -> int:
+        return max(self.job.timeout_ns, min(timeout_ns, self.job.max_timeout_ns))
+
+    def _sample_rtt(self, rtt_ns: int) -> None:
+        if self.srtt_ns is None:
+            self.srtt_ns, self.rttvar_ns = rtt_ns, rtt_ns // 2
+        else:
+            self.rttvar_ns += (abs(self.srtt_ns - rtt_ns) - self.rttvar_ns) // 4
+            self.srtt_ns += (rtt_ns - self.srtt_ns) // 8
+        self.rto_ns = self._clamp(self.srtt_ns + 4 * self.rttvar_ns)
 
     # ---- chunk bookkeeping ----
     def _chunk(self, slot: _Slot, round_: int) -> int:
@@ -170,7 +193,8 @@ class AggregationWorker:
 
     def _send(self, slot: _Slot, now_ns: int) -> AggregationPacket:
         slot.packet = self._packet(slot)
-        slot.timeout_ns = self.job.timeout_ns
+        slot.timeout_ns = self.rto_ns
+        slot.sent_ns = now_ns
         slot.deadline_ns = now_ns + slot.timeout_ns
         self.stats["sent"] += 1
         return slot.packet
@@ -200,7 +224,8 @@ class AggregationWorker:
         for slot in self._slots:
             if slot.done or slot.packet is None or slot.deadline_ns > now_ns:
                 continue
-            slot.timeout_ns = min(slot.timeout_ns * 2, self.job.max_timeout_ns)
+            slot.timeout_ns = self._clamp(slot.timeout_ns * 2)
+            self.rto_ns = max(self.rto_ns, slot.timeout_ns)
             slot.deadline_ns = now_ns + slot.timeout_ns
             self.stats["retransmits"] += 1
             self.stats["sent"] += 1
@@ -221,6 +246,8 @@ class AggregationWorker:
             self.stats["ignored"] += 1
             return []
         self.stats["results"] += 1
+        if not slot.packet.retransmit:
+            self._sample_rtt(max(now_ns - slot.sent_ns, 0))
         k = slot.round
         if k >= 0:
             c = self._chunk(slot, k)

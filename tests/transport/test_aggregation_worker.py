@@ -116,3 +116,29 @@ def test_two_jobs_at_once_and_a_second_allreduce_per_job():
         check([arrays["b0"], arrays["b1"]], {k: workers[k] for k in ("b0", "b1")})
         first = workers["a0"].end_block
         arrays = {k: v * 3 for k, v in arrays.items()}
+
+
+def test_a_slow_switch_does_not_cause_a_retransmission_per_round():
+    # A software switch that takes 50 ms to answer, against a 1 ms minimum timeout:
+    # once a result of a packet sent once gives an RTT sample, new rounds wait for it.
+    job = AggregationJob(3, 0, 1, 64, 4, timeout_ns=1_000_000, max_timeout_ns=200_000_000)
+    array = np.arange(64 * 40, dtype=np.float32)  # 10 rounds on each of the 4 slots
+    worker = AggregationWorker(array, job)
+    delay, now = 50_000_000, 0
+    in_flight = [(now + delay, p) for p in worker.start(now)]
+    while not worker.done:
+        deadline = worker.next_deadline()
+        arrival = min(t for t, _ in in_flight)
+        if deadline is not None and deadline < arrival:
+            now = deadline
+            in_flight += [(now + delay, p) for p in worker.on_time(now)]
+            continue
+        now = arrival
+        ready = [p for t, p in in_flight if t == arrival]
+        in_flight = [(t, p) for t, p in in_flight if t != arrival]
+        for packet in ready:  # one worker: the switch's result is the contribution itself
+            in_flight += [(now + delay, p) for p in worker.on_packet(packet, now)]
+    assert np.array_equal(worker.result, array)
+    assert worker.srtt_ns is not None and worker.rto_ns > delay
+    # the first rounds back off before any sample (Karn); later rounds never time out
+    assert worker.stats["retransmits"] <= 8 * job.window
