@@ -6,21 +6,22 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
-def plot_rtt_cdf(rtts_ms: Mapping[str, Sequence[float]], path: Path, title: str) -> Path:
-    """One CDF line per flow of round-trip times in milliseconds."""
+def plot_cdf(values_by_label: Mapping[str, Sequence[float]], path: Path, title: str,
+             xlabel: str, ylabel: str, size: tuple[float, float] = (6, 4)) -> Path:
+    """One empirical CDF line per label, on a log x axis."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    for label, values in rtts_ms.items():
+    fig, ax = plt.subplots(figsize=size, dpi=100)
+    for label, values in values_by_label.items():
         xs = sorted(values)
         if xs:
             ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)
     ax.set_xscale("log")
-    ax.set_xlabel("round-trip time (ms, log scale)")
-    ax.set_ylabel("fraction of datagrams")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
@@ -28,6 +29,12 @@ def plot_rtt_cdf(rtts_ms: Mapping[str, Sequence[float]], path: Path, title: str)
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_rtt_cdf(rtts_ms: Mapping[str, Sequence[float]], path: Path, title: str) -> Path:
+    """One CDF line per flow of round-trip times in milliseconds."""
+    return plot_cdf(rtts_ms, path, title, "round-trip time (ms, log scale)",
+                    "fraction of datagrams")
 
 
 def plot_queue_occupancy(samples: Sequence[tuple[float, int]], path: Path, title: str,
@@ -60,26 +67,8 @@ def plot_queue_occupancy(samples: Sequence[tuple[float, int]], path: Path, title
 
 def plot_latency_cdf(rtts_us: Mapping[str, Sequence[float]], path: Path, title: str) -> Path:
     """One CDF line per ping-pong test of round-trip times in microseconds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 4), dpi=100)
-    for label, values in rtts_us.items():
-        xs = sorted(values)
-        if xs:
-            ax.step(xs, [(i + 1) / len(xs) for i in range(len(xs))], where="post", label=label)
-    ax.set_xscale("log")
-    ax.set_xlabel("round-trip time (us, log scale)")
-    ax.set_ylabel("fraction of round trips")
-    ax.set_title(title)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return plot_cdf(rtts_us, path, title, "round-trip time (us, log scale)",
+                    "fraction of round trips", size=(6.5, 4))
 
 
 def plot_sweep(rows: Sequence, path: Path, spray: bool = False) -> Path:
