@@ -145,6 +145,9 @@ typedef struct {
     uint64_t rto_undo_cur;          /* rto_cur before the episode's first backoff */
     uint64_t rto_floor_ns;          /* when rto_floor was last raised or decayed */
     uint8_t rto_episode;            /* an RTO fired since the last progress */
+    uint8_t rto_resend_due;         /* an RTO declared a packet lost: one resend goes out
+                                       whatever the congestion window (TCP's cwnd of one
+                                       segment after an RTO) */
     uint8_t dup_count;              /* receiver: duplicates to report, each in an ACK flagged
                                        NW_PDS_F_DUP (more than NW_DUP_REPORTS at once: the
                                        rest go unreported) */

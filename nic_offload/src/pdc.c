@@ -272,8 +272,10 @@ int nw_pdc_has_data(const nw_engine_t *e, const nw_pdc_t *p)
 
 int nw_pdc_resend_open(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    if (nw_cc_window_open(e, p))
-        return 1;
+    if (nw_cc_window_open(e, p) || p->rto_resend_due)
+        return 1; /* after an RTO one resend never waits: a window shrunk below the packets
+                     still counted in flight would otherwise hold every repair back until
+                     one RTO per packet had drained them, and the PDC fail at max_retries */
     /* ROD: the oldest unacknowledged PSN is lost and the receiver acknowledges
      * nothing past that hole, so the packets it holds keep the window shut until
      * the repair arrives: that repair never waits for the window. (On RUD the

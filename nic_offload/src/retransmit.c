@@ -488,6 +488,7 @@ void nw_tx_fail(nw_engine_t *e, nw_pdc_t *p, int32_t status)
     p->cc.pipe_bytes = 0;
     p->cc.cr_tx.backlog = 0;
     p->lost_count = 0;
+    p->rto_resend_due = 0;
     p->rto_deadline = 0;
 }
 
@@ -521,6 +522,7 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         if (s->rto_retx < UINT8_MAX)
             s->rto_retx++;
         nw_tx_mark_lost(e, p, s->psn);
+        p->rto_resend_due = 1;
     }
     p->rto_deadline = now + p->rto_cur;
 }

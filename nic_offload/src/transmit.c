@@ -331,6 +331,7 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     int allowed = nw_cc_tx_allowed(e, p) && nw_pdc_resend_open(e, p); /* resends too */
     nw_tx_slot_t *s = allowed ? nw_tx_next_lost(e, p) : NULL;
     if (s) {
+        p->rto_resend_due = 0;
         int32_t n;
         if (s->ec_kind == NW_EC_SLOT_PARITY) {
             n = nw_ec_tx_resend_parity(e, p, s, buf, cap);
