@@ -515,7 +515,9 @@ control FabricAckAggregation(in udp_t udp,
         ack_seq.read(slot_seq, slot);
         ack_receivers.read(seen, slot);
         if (slot_seq != mcast.seq) {
-            if ((int<32>)(mcast.seq - slot_seq) < 0) {
+            /* A slot no ACK has touched (no receiver bit yet) holds no sequence: its 0
+             * must not make a sequence past 2^31 look older (serial arithmetic). */
+            if (seen != 0 && (int<32>)(mcast.seq - slot_seq) < 0) {
                 /* older than the sequence the slot holds: already answered */
                 acks_stale.count((bit<32>)mcast.group);
                 fm.ack_absorbed = true;

@@ -123,6 +123,20 @@ def test_a_newer_sequence_takes_over_the_slot_and_an_older_one_is_stale():
     assert len(sw.process(1, ack(5 + 256, 0))) == 1
 
 
+def test_sequences_across_the_wrap_aggregate_on_fresh_and_used_slots():
+    # A transfer may start anywhere in the 32-bit space (the transport's first_seq):
+    # a slot never used holds 0, which must not make 2**32 - 2 look older than it.
+    sw = aggregating_switch(0b11)
+    done = []
+    for seq in (2**32 - 2, 2**32 - 1, 0, 1):
+        sw.process(1, ack(seq, 0))
+        done += [mcast_fields(f)[3] for _, f in sw.process(2, ack(seq, 1))]
+    assert done == [2**32 - 2, 2**32 - 1, 0, 1]
+    assert sw.counter_read(ACKS + "acks_stale", GROUP)[0] == 0
+    assert sw.process(1, ack(2**32 - 2 - 256, 0)) == []  # older than slot 254's sequence
+    assert sw.counter_read(ACKS + "acks_stale", GROUP)[0] == 1
+
+
 def test_acks_of_groups_without_aggregation_pass():
     sw = aggregating_switch()
     out = sw.process(1, ack(1, 0, group=6))
