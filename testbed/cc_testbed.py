@@ -88,7 +88,8 @@ def _counters(tb: FabricTestbed) -> dict[str, int]:
           for name in ("queues.ecn_marked", "trim.trimmed")}
     sw = tb.counters(SWITCH)
     return {"ecn_marked": p4["queues.ecn_marked"], "trimmed": p4["trim.trimmed"],
-            "switch_drops": sw.get("dropped", 0), "queue_full": sw.get("drop_queue_full", 0)}
+            "switch_drops": sw.get("dropped", 0), "queue_full": sw.get("drop_queue_full", 0),
+            "tx_errors": sw.get("tx_errors", 0)}  # frames the port's socket refused after egress
 
 
 def run_scheme(tb: FabricTestbed, scheme: str, size: int, timeout_s: float,

@@ -124,9 +124,11 @@ def test_emulated_8_to_1_incast_marks_and_trims_through_the_switch(tmp_path, cap
     for r in results.values():
         assert all(f is not None for f in r["fct_s"]), r["errors"]
         assert r["receiver"]["placed_bytes"] == 8 * 128 * KIB
-        # What the switch counted, its capture shows and the engines saw agree.
-        assert r["capture"]["trimmed"] == r["switch"]["trimmed"]
-        assert r["capture"]["ce"] == r["switch"]["ecn_marked"]
+        # What the switch counted, its capture shows and the engines saw agree, but for
+        # frames the veth refused after egress had marked them (counted, never captured).
+        sw, cap = r["switch"], r["capture"]
+        assert cap["trimmed"] <= sw["trimmed"] <= cap["trimmed"] + sw["tx_errors"]
+        assert cap["ce"] <= sw["ecn_marked"] <= cap["ce"] + sw["tx_errors"]
     none, nscc = results["none"], results["nscc"]
     assert none["switch"]["trimmed"] > 0 and none["switch"]["ecn_marked"] == 0
     assert none["senders"]["trim_nacks_in"] > 0           # trims repaired by NACK
