@@ -4,15 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the headless Agg backend (imported on first use: start-up
+    of commands that draw nothing stays cheap)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> Path:
+    """Lay out, write and release a figure."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
 
 
 def plot_cdf(values_by_label: Mapping[str, Sequence[float]], path: Path, title: str,
              xlabel: str, ylabel: str, size: tuple[float, float] = (6, 4)) -> Path:
     """One empirical CDF line per label, on a log x axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     fig, ax = plt.subplots(figsize=size, dpi=100)
     for label, values in values_by_label.items():
@@ -25,10 +44,7 @@ def plot_cdf(values_by_label: Mapping[str, Sequence[float]], path: Path, title: 
     ax.set_title(title)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_rtt_cdf(rtts_ms: Mapping[str, Sequence[float]], path: Path, title: str) -> Path:
@@ -41,10 +57,7 @@ def plot_queue_occupancy(samples: Sequence[tuple[float, int]], path: Path, title
                          limit: int | None = None,
                          phases: Mapping[str, tuple[float, float]] | None = None) -> Path:
     """A queue's occupancy (packets) over time (seconds), its depth limit and shaded phases."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
     if samples:
@@ -59,10 +72,7 @@ def plot_queue_occupancy(samples: Sequence[tuple[float, int]], path: Path, title
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_latency_cdf(rtts_us: Mapping[str, Sequence[float]], path: Path, title: str) -> Path:
@@ -74,10 +84,7 @@ def plot_latency_cdf(rtts_us: Mapping[str, Sequence[float]], path: Path, title: 
 def plot_sweep(rows: Sequence, path: Path, spray: bool = False) -> Path:
     """Goodput and messages/s of a perf sweep (rows of ``perf_sweep.SweepRow``): against
     message size, one line per (depth, burst) plus TCP; for a spray run, against burst."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     fig, (gbps, rate) = plt.subplots(1, 2, figsize=(11, 4), dpi=100)
     if spray:
@@ -111,19 +118,13 @@ def plot_sweep(rows: Sequence, path: Path, spray: bool = False) -> Path:
     for ax in (gbps, rate):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_allreduce(rows: Sequence[Mapping], path: Path) -> Path:
     """In-network vs ring all-reduce: completion time and bytes per host link against buffer
     size, one panel pair per topology; projected in-network points drawn hollow."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     topologies = sorted({r["topology"] for r in rows}, key=lambda t: t != "star")
     fig, axes = plt.subplots(2, len(topologies), figsize=(5.2 * len(topologies), 7), dpi=100,
@@ -158,19 +159,13 @@ def plot_allreduce(rows: Sequence[Mapping], path: Path) -> Path:
         b_ax.set_ylabel("ratio", fontsize=8)
         b_ax.grid(True, which="both", alpha=0.3)
         b_ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_spray(rows: Sequence[Mapping], path: Path, title: str) -> Path:
     """Per spray mode: aggregate goodput against the offer, each spine's share of the
     packets, and the share of datagrams the receivers got out of order."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     modes = [r["mode"] for r in rows]
     xs = range(len(rows))
@@ -193,19 +188,13 @@ def plot_spray(rows: Sequence[Mapping], path: Path, title: str) -> Path:
         ax.set_xticks(list(xs), modes, rotation=30, ha="right")
         ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_queue_runs(runs: Mapping[str, Sequence[tuple[float, int]]], path: Path, title: str,
                     lines: Mapping[str, int]) -> Path:
     """Several runs' queue occupancy (packets) over time, with labelled thresholds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     fig, ax = plt.subplots(figsize=(7, 3.5), dpi=100)
     for label, samples in runs.items():
@@ -220,18 +209,12 @@ def plot_queue_runs(runs: Mapping[str, Sequence[tuple[float, int]]], path: Path,
     ax.set_title(title)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize="small")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_multicast(runs: Sequence[Mapping], path: Path, title: str) -> Path:
     """Per run: completion time, bytes the sender sent and ACKs it processed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     labels = [r["label"] for r in runs]
     xs = range(len(runs))
@@ -245,20 +228,14 @@ def plot_multicast(runs: Sequence[Mapping], path: Path, title: str) -> Path:
         ax.set_xticks(list(xs), labels, rotation=20, ha="right")
         ax.grid(True, axis="y", alpha=0.3)
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def plot_time_sequence(events: Sequence, path: Path, title: str) -> Path:
     """A transport time-sequence plot of one PDC's trace events (``TraceEvent`` records):
     PSN over time (first sends, resends, losses and trim NACKs marked) above the NSCC
     window, the credit received and the DCQCN rate over time."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = _pyplot()
 
     t0 = min((e.t_ns for e in events), default=0)
     psns = [e.psn for e in events if e.event == "sent"]
@@ -304,7 +281,4 @@ def plot_time_sequence(events: Sequence, path: Path, title: str) -> Path:
         bottom.legend(loc="upper left", fontsize=8)
     bottom.set_xlabel("time (us)")
     bottom.grid(True, alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
