@@ -636,7 +636,7 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
                    help=f"path MTU in bytes, {opt.MTU_MIN}..{opt.MTU_MAX} (default 9000)")
     p.add_argument("--depth", type=opt.depth, default=8,
                    help="netweft writes in flight, >= 1 (default 8)")
-    p.add_argument("--tx", choices=("ports", "socket", "raw"), default="ports",
+    p.add_argument("--tx", choices=("ports", "socket", "raw", "packet"), default="ports",
                    help="netweft transmit mode (ports: per-packet entropy source ports)")
     p.add_argument("--io", type=opt.io_modes, default=("thread",),
                    help="netweft I/O mode at both ends: thread (default; the I/O thread moves "

@@ -14,6 +14,7 @@ which is how netweft injects loss on a real path, since this kernel has no netem
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 import weakref
@@ -36,7 +37,7 @@ from netweft.transport.errors import EndpointClosedError, EngineError, InvalidAr
 from netweft.transport.socket_loss import attach_loss
 from netweft.transport.trace import TraceEvent, drain
 
-TX_MODES = {"socket": 0, "ports": 1, "raw": 2}
+TX_MODES = {"socket": 0, "ports": 1, "raw": 2, "packet": 3}
 # How the application's threads meet the I/O thread (see io_driver.h, and the
 # README's "Choosing an I/O mode"): "thread" hands every post and completion
 # over to it; "inline" sends from the posting thread and receives in the waiting
@@ -73,7 +74,7 @@ class UdpNic:
                 self._sock.bind((ip, port))
             except OSError as exc:
                 raise InvalidArgumentError(f"cannot bind UDP {ip}:{port}: {exc.strerror}") from None
-            if loss:
+            if loss and tx != "packet":
                 attach_loss(self._sock, loss)
             self.address = (ip, self._sock.getsockname()[1])
             cfg = make_config(local_ip=ip_int, local_port=self.address[1], **engine_settings)
@@ -91,6 +92,10 @@ class UdpNic:
             iocfg.busy_poll_us = busy_poll_us
             iocfg.batch = batch
             iocfg.local_ip = ip_int
+            if loss and tx == "packet":
+                # Frames come from the ring, not the socket: the driver drops them.
+                iocfg.rx_drop_ppm = round(loss * 1_000_000)
+                iocfg.rx_drop_seed = int.from_bytes(os.urandom(8), "little") | 1
             err = ffi.new("int32_t *")
             io = lib.nw_io_start(engine, iocfg, err)
             if io == ffi.NULL:

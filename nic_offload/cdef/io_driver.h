@@ -2,6 +2,7 @@
 #define NW_IO_TX_SOCKET ...
 #define NW_IO_TX_PORTS ...
 #define NW_IO_TX_RAW ...
+#define NW_IO_TX_PACKET ...
 
 #define NW_IO_GSO ...
 #define NW_IO_GRO ...
@@ -18,6 +19,7 @@ typedef struct {
     uint32_t rx_drop_ppm;
     uint64_t rx_drop_seed;
     uint32_t busy_poll_us;
+    uint32_t ifindex;
 } nw_io_config_t;
 
 typedef struct {
@@ -25,6 +27,10 @@ typedef struct {
     uint64_t gso_sends, gro_segments, send_errors, recv_errors, wakeups;
     uint64_t injected_drops;
     uint64_t inline_steps, busy_polls, kicks_elided;
+    uint64_t ring_rx_frames, ring_rx_malformed, ring_rx_bad_csum, ring_rx_truncated;
+    uint64_t ring_rx_drops;
+    uint64_t ring_tx_frames, ring_tx_full;
+    uint64_t ring_tx_fallback;
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

@@ -31,6 +31,15 @@
  *                    so every packet carries its own entropy source port
  *                    (needs CAP_NET_RAW; no GSO; the UDP checksum is filled
  *                    in when a source address is known, else left 0).
+ *   NW_IO_TX_PACKET  AF_PACKET rings both ways (packet_ring.h) on the interface
+ *                    that holds local_ip (or cfg.ifindex): whole frames with
+ *                    per-packet source ports go out with one send() per batch
+ *                    and no qdisc, and arriving frames are read from a shared
+ *                    ring without a system call, kept from the kernel's IP/UDP
+ *                    stack by a tcx program (tcx_divert.h). Needs root
+ *                    (CAP_NET_RAW, CAP_BPF, CAP_NET_ADMIN) and Linux 6.6+.
+ *                    Packets to a peer not heard from yet (its MAC unknown),
+ *                    and datagrams that arrive on other interfaces, use rx_fd.
  */
 #ifndef NETWEFT_IO_DRIVER_H
 #define NETWEFT_IO_DRIVER_H
@@ -42,6 +51,7 @@
 #define NW_IO_TX_SOCKET 0
 #define NW_IO_TX_PORTS 1
 #define NW_IO_TX_RAW 2
+#define NW_IO_TX_PACKET 3
 
 #define NW_IO_GSO 0x1 /* coalesce same-destination, same-size packets with UDP_SEGMENT */
 #define NW_IO_GRO 0x2 /* enable UDP_GRO on rx_fd and split coalesced receives */
@@ -66,6 +76,7 @@ typedef struct {
                              with this probability in parts per million (default 0) */
     uint64_t rx_drop_seed; /* seed of the loss injection's random generator */
     uint32_t busy_poll_us; /* NW_IO_BUSY_POLL: spin this long, 1..1000000 (0 = 50) */
+    uint32_t ifindex;   /* NW_IO_TX_PACKET: interface (0 = the one holding local_ip) */
 } nw_io_config_t;
 
 /* Driver counters, on top of the engine's nw_stats_t. */
@@ -76,6 +87,11 @@ typedef struct {
     uint64_t inline_steps;   /* passes run by application threads (NW_IO_INLINE) */
     uint64_t busy_polls;     /* passes the thread spun instead of sleeping */
     uint64_t kicks_elided;   /* kicks that found the thread awake (no eventfd write) */
+    /* NW_IO_TX_PACKET (packet_ring.h's counters) */
+    uint64_t ring_rx_frames, ring_rx_malformed, ring_rx_bad_csum, ring_rx_truncated;
+    uint64_t ring_rx_drops;  /* frames the kernel dropped: receive ring full */
+    uint64_t ring_tx_frames, ring_tx_full;
+    uint64_t ring_tx_fallback; /* packets sent through rx_fd: the peer's MAC not known yet */
 } nw_io_stats_t;
 
 typedef struct nw_io nw_io_t;

@@ -15,12 +15,20 @@
  * drive lock first receives: measured here, that beat parking the thread's
  * poll while an application thread waits).
  * NW_IO_BUSY_POLL spins (thread and waiter) for busy_poll_us after the last
- * activity before sleeping. */
+ * activity before sleeping.
+ *
+ * NW_IO_TX_PACKET moves packets through AF_PACKET rings (packet_ring.h): the
+ * engine writes each packet straight into a transmit ring frame, behind the
+ * headers the ring writes, and reads payloads in place from the receive ring;
+ * rx_fd stays open for packets to peers whose MAC is not known yet and for
+ * datagrams that reach it on other interfaces. */
 #define _GNU_SOURCE
 #include "io_driver.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <poll.h>
@@ -35,6 +43,8 @@
 #include <unistd.h>
 
 #include "engine_state.h"
+#include "packet_ring.h"
+#include "udp_frame.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -44,10 +54,12 @@
 #endif
 
 #define IO_RX_BUF 65536u /* room for a GRO super-packet */
-#define IO_IP_UDP_HDR 28u
+#define IO_IP_UDP_HDR NW_IP_UDP_HLEN
 #define IO_GSO_MAX_SEGS 64u
 #define IO_GSO_MAX_BYTES 65000u
 #define IO_RX_DRAIN_BATCHES 16u /* receive batches read before timers run */
+#define IO_RING_SOCKET_EVERY 64u /* tx=packet: passes between looks at rx_fd */
+#define IO_RING_TX_MAX_BYTES (8u << 20)
 
 struct nw_io {
     nw_engine_t *e;
@@ -63,6 +75,10 @@ struct nw_io {
     uint64_t busy_ns;
     int *port_fds;
     uint32_t nports;
+    nw_pring_t *ring;         /* NW_IO_TX_PACKET */
+    uint32_t ring_passes;     /* passes since rx_fd was last read */
+    int udp_ready;            /* a poll saw rx_fd readable */
+    int ring_blocked;         /* the last pass found no free transmit frame */
     volatile int stop;
     int32_t last_errno;
     int cq_signalled;
@@ -193,6 +209,39 @@ static int open_port_sockets(nw_io_t *io)
     return NW_OK;
 }
 
+/* The interface that holds ip (host order), 0 if none does. */
+static uint32_t ifindex_of(uint32_t ip)
+{
+    struct ifaddrs *all;
+    uint32_t idx = 0;
+    if (getifaddrs(&all) < 0)
+        return 0;
+    for (struct ifaddrs *a = all; a && !idx; a = a->ifa_next)
+        if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
+            ntohl(((struct sockaddr_in *)a->ifa_addr)->sin_addr.s_addr) == ip)
+            idx = if_nametoindex(a->ifa_name);
+    freeifaddrs(all);
+    return idx;
+}
+
+static int32_t open_ring(nw_io_t *io)
+{
+    const nw_config_t *c = &io->e->cfg;
+    uint32_t ip = io->cfg.local_ip ? io->cfg.local_ip : c->local_ip;
+    uint32_t ifindex = io->cfg.ifindex ? io->cfg.ifindex : ifindex_of(ip);
+    if (ip == 0 || ifindex == 0) {
+        errno = EADDRNOTAVAIL; /* tx=packet needs a specific local address on an interface */
+        return NW_EINVAL;
+    }
+    uint32_t sz = io->cfg.sndbuf ? io->cfg.sndbuf : (16u << 20);
+    nw_pring_config_t rc = {.ifindex = ifindex, .local_ip = ip, .local_port = c->local_port,
+                            .max_payload = c->mtu, .rx_bytes = sz,
+                            .tx_bytes = sz < IO_RING_TX_MAX_BYTES ? sz : IO_RING_TX_MAX_BYTES};
+    int32_t err;
+    io->ring = nw_pring_open(&rc, &err);
+    return io->ring ? NW_OK : err;
+}
+
 static int32_t open_sockets(nw_io_t *io)
 {
     int fd = io->cfg.rx_fd;
@@ -213,11 +262,15 @@ static int32_t open_sockets(nw_io_t *io)
     }
     if (io->cfg.tx_mode == NW_IO_TX_PORTS)
         return open_port_sockets(io);
+    if (io->cfg.tx_mode == NW_IO_TX_PACKET)
+        return open_ring(io);
     return NW_OK;
 }
 
 static void close_sockets(nw_io_t *io)
 {
+    nw_pring_close(io->ring);
+    io->ring = NULL;
     if (io->raw_fd >= 0)
         close(io->raw_fd);
     for (uint32_t i = 0; io->port_fds && i < io->nports; i++)
@@ -275,7 +328,7 @@ static void deliver(nw_io_t *io, const uint8_t *p, uint32_t len, uint32_t ip, ui
         nw_input_ecn(io->e, p, len, ip, port, ecn, now);
 }
 
-static int io_receive(nw_io_t *io, uint64_t now)
+static int socket_receive(nw_io_t *io, uint64_t now)
 {
     uint32_t b = io->cfg.batch;
     for (uint32_t i = 0; i < b; i++) {
@@ -319,74 +372,52 @@ static int io_receive(nw_io_t *io, uint64_t now)
     return n;
 }
 
+/* Frames waiting in the receive ring, read in place. */
+static int ring_receive(nw_io_t *io, uint64_t now)
+{
+    nw_frame_t fr;
+    const uint8_t *payload;
+    int n = 0;
+    while (n < (int)io->cfg.batch && nw_pring_rx_next(io->ring, &fr, &payload) == 1) {
+        deliver(io, payload, fr.payload_len, fr.addr.src_ip, fr.addr.src_port, fr.addr.ecn, now);
+        nw_pring_rx_release(io->ring);
+        n++;
+    }
+    return n;
+}
+
+/* One receive batch. With rings, rx_fd (which rarely has anything) is read
+ * when a poll saw it readable and every IO_RING_SOCKET_EVERY passes. */
+static int io_receive(nw_io_t *io, uint64_t now)
+{
+    if (!io->ring)
+        return socket_receive(io, now);
+    int n = ring_receive(io, now);
+    if (io->udp_ready || ++io->ring_passes >= IO_RING_SOCKET_EVERY) {
+        io->udp_ready = 0;
+        io->ring_passes = 0;
+        n += socket_receive(io, now);
+    }
+    return n;
+}
+
 /* ------------------------------------------------------------- transmit */
 
-static uint16_t csum_fold(uint64_t s)
-{
-    while (s >> 16)
-        s = (s & 0xffff) + (s >> 16);
-    return (uint16_t)s;
-}
-
-static uint64_t csum_add(uint64_t s, const uint8_t *d, uint32_t len)
-{
-    uint32_t i = 0;
-    for (; i + 4 <= len; i += 4) {
-        uint32_t w;
-        memcpy(&w, d + i, 4);
-        s += w;
-    }
-    if (i + 2 <= len) {
-        uint16_t w;
-        memcpy(&w, d + i, 2);
-        s += w;
-        i += 2;
-    }
-    if (i < len) {
-        uint16_t w = 0;
-        memcpy(&w, d + i, 1);
-        s += w;
-    }
-    return s;
-}
-
-/* Writes IPv4 + UDP headers (with UDP checksum) in front of a payload. */
+/* tx=raw: IPv4 + UDP headers in front of the payload. The UDP checksum needs
+ * the source address; without one the kernel picks it and the checksum stays 0
+ * (allowed in IPv4). */
 static void raw_headers(nw_io_t *io, uint8_t *h, uint32_t plen, const nw_dest_t *d)
 {
-    uint32_t src = htonl(io->cfg.local_ip ? io->cfg.local_ip : io->e->cfg.local_ip);
-    uint32_t dst = htonl(d->ip);
-    uint16_t tot = htons((uint16_t)(plen + IO_IP_UDP_HDR));
-    uint16_t ulen = htons((uint16_t)(plen + 8));
-    memset(h, 0, IO_IP_UDP_HDR);
-    h[0] = 0x45;
-    h[1] = d->ecn & 3; /* TOS: the packet's ECN codepoint */
-    memcpy(h + 2, &tot, 2);
-    h[6] = 0x40; /* DF */
-    h[8] = 64;
-    h[9] = IPPROTO_UDP;
-    memcpy(h + 12, &src, 4);
-    memcpy(h + 16, &dst, 4);
-    uint16_t sp = htons(d->src_port), dp = htons(d->port);
-    memcpy(h + 20, &sp, 2);
-    memcpy(h + 22, &dp, 2);
-    memcpy(h + 24, &ulen, 2);
-    if (src == 0)
-        return; /* kernel picks the source; leave the UDP checksum at 0 (allowed in IPv4) */
-    uint64_t s = 0;
-    s = csum_add(s, h + 12, 8);
-    s += htons(IPPROTO_UDP);
-    s += ulen;
-    s = csum_add(s, h + 20, 8 + plen);
-    uint16_t c = (uint16_t)~csum_fold(s);
-    if (c == 0)
-        c = 0xffff;
-    memcpy(h + 26, &c, 2);
+    nw_udp_addr_t a = {.src_ip = io->cfg.local_ip ? io->cfg.local_ip : io->e->cfg.local_ip,
+                       .dst_ip = d->ip, .src_port = d->src_port, .dst_port = d->port,
+                       .ecn = d->ecn};
+    nw_ipv4_udp_write(h, plen, &a, a.src_ip ? NW_UDP_CSUM_FULL : NW_UDP_CSUM_NONE);
 }
 
 static int same_flow(const nw_io_t *io, const nw_dest_t *a, const nw_dest_t *b)
 {
     /* From one socket (NW_IO_TX_SOCKET) the entropy value does not reach the wire. */
-    int port_matters = io->cfg.tx_mode != NW_IO_TX_SOCKET;
+    int port_matters = io->cfg.tx_mode == NW_IO_TX_PORTS || io->cfg.tx_mode == NW_IO_TX_RAW;
     return a->ip == b->ip && a->port == b->port &&
            (!port_matters || a->src_port == b->src_port);
 }
@@ -523,6 +554,33 @@ static void rearm_timer(nw_io_t *io)
     io->armed = d;
 }
 
+/* tx=packet: the engine writes each packet into the next free transmit frame;
+ * packets for peers without a known MAC move to the socket batch instead.
+ * Caller holds mu. */
+static void ring_output(nw_io_t *io, uint64_t now, uint32_t *nring, uint32_t *nsock)
+{
+    io->ring_blocked = 0;
+    while (*nring + *nsock < io->cfg.batch) {
+        uint8_t *frame = nw_pring_tx_payload(io->ring, *nring);
+        if (!frame) {
+            io->ring_blocked = nw_has_output(io->e);
+            return;
+        }
+        nw_dest_t d;
+        int32_t n = nw_output(io->e, frame, io->mtu, &d, now);
+        if (n <= 0)
+            return;
+        if (nw_pring_tx_fill(io->ring, *nring, (uint32_t)n, &d)) {
+            (*nring)++;
+            continue;
+        }
+        memcpy(io->tx_buf + (size_t)*nsock * io->tx_stride, frame, (size_t)n);
+        io->tx_len[*nsock] = (uint32_t)n;
+        io->tx_dst[*nsock] = d;
+        (*nsock)++;
+    }
+}
+
 #define STEP_RX 0x1     /* receive before running the engine */
 #define STEP_INLINE 0x2 /* run by an application thread, not the driver's */
 #define STEP_WAITER 0x4 /* ... by the waiter that will poll the CQ itself */
@@ -546,8 +604,10 @@ static int io_step(nw_io_t *io, uint32_t how, int *nrx_out)
     }
     if (nw_next_deadline(io->e) <= now)
         nw_on_time(io->e, now);
-    uint32_t count = 0;
-    while (count < io->cfg.batch) {
+    uint32_t count = 0, nring = 0;
+    if (io->ring)
+        ring_output(io, now, &nring, &count);
+    while (!io->ring && count < io->cfg.batch) {
         uint8_t *slot = io->tx_buf + (size_t)count * io->tx_stride;
         int32_t n = nw_output(io->e, slot + off, io->mtu, &io->tx_dst[count], now);
         if (n <= 0)
@@ -562,11 +622,20 @@ static int io_step(nw_io_t *io, uint32_t how, int *nrx_out)
     }
     int more = nw_has_output(io->e);
     pthread_mutex_unlock(&io->mu);
+    if (nring) {
+        if (nw_pring_tx_commit(io->ring, nring) != NW_OK) {
+            io->st.send_errors++;
+            io->last_errno = errno;
+        }
+        io->st.send_calls++;
+        io->st.send_pkts += nring;
+    }
     if (count)
         io_transmit(io, count);
     if (nrx_out)
         *nrx_out = nrx;
-    return nrx > 0 || count == io->cfg.batch || (more && count > 0);
+    uint32_t sent = count + nring;
+    return nrx > 0 || sent == io->cfg.batch || (more && sent > 0);
 }
 
 static void to_timespec(uint64_t ns, struct timespec *ts)
@@ -591,26 +660,29 @@ static void io_sleep(nw_io_t *io)
         }
     }
     pthread_mutex_unlock(&io->mu);
-    struct pollfd pf[3] = {{.fd = io->wake_fd, .events = POLLIN},
+    /* The ring's socket: a frame arrived, or (POLLOUT) a transmit frame is free again. */
+    short ring_events = (short)(POLLIN | (io->ring_blocked ? POLLOUT : 0));
+    struct pollfd pf[4] = {{.fd = io->wake_fd, .events = POLLIN},
                            {.fd = io->cfg.rx_fd, .events = POLLIN},
+                           {.fd = io->ring ? nw_pring_fd(io->ring) : -1, .events = ring_events},
                            {.fd = io->timer_fd, .events = POLLIN}};
     struct timespec ts, *tsp = NULL;
-    nfds_t nfd = 2;
-    if (inl) {
-        nfd = 3;
-    } else if (deadline != UINT64_MAX) {
+    nfds_t nfd = 4;
+    if (!inl && deadline != UINT64_MAX) {
         uint64_t now = mono_ns();
         to_timespec(deadline > now ? deadline - now : 0, &ts);
         tsp = &ts;
     }
     int r = ppoll(pf, nfd, tsp, NULL);
+    if (r > 0 && io->ring && (pf[1].revents & POLLIN))
+        io->udp_ready = 1;
     if (r > 0 && (pf[0].revents & POLLIN)) {
         uint64_t v;
         if (read(io->wake_fd, &v, sizeof(v)) < 0)
             io->last_errno = errno;
         io->st.wakeups++;
     }
-    if (r > 0 && inl && (pf[2].revents & POLLIN)) {
+    if (r > 0 && inl && (pf[3].revents & POLLIN)) {
         uint64_t v;
         if (read(io->timer_fd, &v, sizeof(v)) < 0)
             io->last_errno = errno;
@@ -701,7 +773,7 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
         err = &dummy;
     *err = NW_EINVAL;
     if (!e || !cfg || cfg->rx_fd < 0 || cfg->batch == 0 || cfg->batch > 1024 ||
-        cfg->tx_mode > NW_IO_TX_RAW || cfg->rx_drop_ppm > 1000000 ||
+        cfg->tx_mode > NW_IO_TX_PACKET || cfg->rx_drop_ppm > 1000000 ||
         (cfg->flags & ~(uint32_t)NW_IO_FLAGS_ALL) || cfg->busy_poll_us > 1000000)
         return NULL;
     nw_io_t *io = calloc(1, sizeof(*io));
@@ -853,7 +925,12 @@ int32_t nw_io_mr_deregister(nw_io_t *io, uint32_t rkey)
 int32_t nw_io_peer_add(nw_io_t *io, uint32_t ip, uint16_t port, uint8_t mode,
                        uint32_t *peer_out)
 {
-    LOCKED(io, nw_peer_add(io->e, ip, port, mode, peer_out));
+    pthread_mutex_lock(&io->mu);
+    int32_t r = nw_peer_add(io->e, ip, port, mode, peer_out);
+    if (r == NW_OK && io->ring)
+        nw_pring_peer_hint(io->ring, ip);
+    pthread_mutex_unlock(&io->mu);
+    return r;
 }
 
 int32_t nw_io_peer_close(nw_io_t *io, uint32_t peer)
@@ -966,15 +1043,18 @@ int32_t nw_io_wait_cq(nw_io_t *io, nw_completion_t *out, uint32_t max, int64_t t
             break;
         if (now < spin_end)
             continue; /* busy polling */
-        struct pollfd pf[2] = {{.fd = io->cq_fd, .events = POLLIN},
-                               {.fd = io->cfg.rx_fd, .events = POLLIN}};
+        struct pollfd pf[3] = {{.fd = io->cq_fd, .events = POLLIN},
+                               {.fd = io->cfg.rx_fd, .events = POLLIN},
+                               {.fd = io->ring ? nw_pring_fd(io->ring) : -1, .events = POLLIN}};
         struct timespec ts, *tsp = NULL;
         if (end != UINT64_MAX) {
             to_timespec(end - now, &ts);
             tsp = &ts;
         }
-        int r = ppoll(pf, inl ? 2 : 1, tsp, NULL);
-        rx_ready = r > 0 && inl && (pf[1].revents & POLLIN);
+        int r = ppoll(pf, inl ? 3 : 1, tsp, NULL);
+        rx_ready = r > 0 && inl && ((pf[1].revents | pf[2].revents) & POLLIN);
+        if (r > 0 && inl && io->ring && (pf[1].revents & POLLIN))
+            io->udp_ready = 1;
     }
     return n;
 }
@@ -984,7 +1064,20 @@ void nw_io_stats_get(nw_io_t *io, nw_stats_t *engine_out, nw_io_stats_t *io_out)
     pthread_mutex_lock(&io->mu);
     if (engine_out)
         nw_stats_get(io->e, engine_out);
-    if (io_out)
+    if (io_out) {
         *io_out = io->st;
+        if (io->ring) {
+            nw_pring_stats_t rs;
+            nw_pring_stats(io->ring, &rs);
+            io_out->ring_rx_frames = rs.rx_frames;
+            io_out->ring_rx_malformed = rs.rx_malformed;
+            io_out->ring_rx_bad_csum = rs.rx_bad_csum;
+            io_out->ring_rx_truncated = rs.rx_truncated;
+            io_out->ring_rx_drops = rs.rx_ring_drops;
+            io_out->ring_tx_frames = rs.tx_frames;
+            io_out->ring_tx_full = rs.tx_ring_full;
+            io_out->ring_tx_fallback = rs.tx_no_neighbor;
+        }
+    }
     pthread_mutex_unlock(&io->mu);
 }
