@@ -40,6 +40,9 @@
  *                    (CAP_NET_RAW, CAP_BPF, CAP_NET_ADMIN) and Linux 6.6+.
  *                    Packets to a peer not heard from yet (its MAC unknown),
  *                    and datagrams that arrive on other interfaces, use rx_fd.
+ *                    On lo, frames to the kernel's own sockets (not another
+ *                    endpoint on rings) need net.ipv4.conf.lo.route_localnet=1:
+ *                    the stack routes them as if they came from a wire.
  */
 #ifndef NETWEFT_IO_DRIVER_H
 #define NETWEFT_IO_DRIVER_H

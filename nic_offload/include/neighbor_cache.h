@@ -30,9 +30,10 @@ void nw_neigh_init(nw_neigh_cache_t *c);
 void nw_neigh_learn(nw_neigh_cache_t *c, uint32_t ip, const uint8_t mac[6]);
 /* The MAC for ip, or NULL if it was never learned (or was evicted). */
 const uint8_t *nw_neigh_find(const nw_neigh_cache_t *c, uint32_t ip);
-/* Copies ip's entry on interface ifname from the kernel's ARP table
- * (/proc/net/arp) if it is complete or permanent, so that a peer on the link
- * gets frames from its first packet. Returns 1 if an entry was found. */
+/* Asks the kernel for ip's next hop out of interface ifname: the route
+ * (/proc/net/route: the gateway, or ip itself on the link) and that hop's
+ * complete or permanent ARP entry (/proc/net/arp), so that frames can go out
+ * from a peer's first packet. Returns 1 if it learned an entry. */
 int32_t nw_neigh_from_kernel(nw_neigh_cache_t *c, uint32_t ip, const char *ifname);
 
 #endif

@@ -44,7 +44,7 @@ typedef struct {
     uint64_t rx_frames;     /* frames read from the ring */
     uint64_t rx_malformed;  /* refused by nw_frame_parse (counted and dropped) */
     uint64_t rx_bad_csum;   /* of which a UDP checksum that did not verify */
-    uint64_t rx_truncated;  /* longer than a ring frame (left to the stack) */
+    uint64_t rx_truncated;  /* longer than the largest packet (left to the stack and rx_fd) */
     uint64_t rx_ring_drops; /* frames the kernel dropped because the ring was full */
     uint64_t tx_frames;     /* frames handed to the kernel */
     uint64_t tx_flushes;    /* send() calls */

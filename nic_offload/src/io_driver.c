@@ -209,19 +209,28 @@ static int open_port_sockets(nw_io_t *io)
     return NW_OK;
 }
 
-/* The interface that holds ip (host order), 0 if none does. */
+/* The interface that holds ip (host order): the one with that address, else a
+ * loopback interface whose subnet holds it (all of 127/8 is lo's); 0 if none. */
 static uint32_t ifindex_of(uint32_t ip)
 {
     struct ifaddrs *all;
-    uint32_t idx = 0;
+    uint32_t exact = 0, loop = 0;
     if (getifaddrs(&all) < 0)
         return 0;
-    for (struct ifaddrs *a = all; a && !idx; a = a->ifa_next)
-        if (a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
-            ntohl(((struct sockaddr_in *)a->ifa_addr)->sin_addr.s_addr) == ip)
-            idx = if_nametoindex(a->ifa_name);
+    for (struct ifaddrs *a = all; a && !exact; a = a->ifa_next) {
+        if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET)
+            continue;
+        uint32_t addr = ntohl(((struct sockaddr_in *)a->ifa_addr)->sin_addr.s_addr);
+        uint32_t mask = a->ifa_netmask
+                            ? ntohl(((struct sockaddr_in *)a->ifa_netmask)->sin_addr.s_addr)
+                            : 0xffffffffu;
+        if (addr == ip)
+            exact = if_nametoindex(a->ifa_name);
+        else if ((a->ifa_flags & IFF_LOOPBACK) && ((addr ^ ip) & mask) == 0 && !loop)
+            loop = if_nametoindex(a->ifa_name);
+    }
     freeifaddrs(all);
-    return idx;
+    return exact ? exact : loop;
 }
 
 static int32_t open_ring(nw_io_t *io)

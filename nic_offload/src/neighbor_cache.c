@@ -48,7 +48,37 @@ const uint8_t *nw_neigh_find(const nw_neigh_cache_t *c, uint32_t ip)
     return NULL;
 }
 
-int32_t nw_neigh_from_kernel(nw_neigh_cache_t *c, uint32_t ip, const char *ifname)
+/* The next hop towards ip out of ifname by the kernel's main IPv4 table
+ * (/proc/net/route, longest prefix): the gateway, or ip itself on the link;
+ * 0 if no route leaves through ifname. */
+static uint32_t next_hop(uint32_t ip, const char *ifname)
+{
+    FILE *f = fopen("/proc/net/route", "re");
+    if (!f)
+        return 0;
+    char line[256], dev[64];
+    unsigned int dst, gw, flags, mask;
+    uint32_t hop = 0;
+    int best = -1;
+    if (fgets(line, sizeof(line), f)) { /* the header line */
+        while (fgets(line, sizeof(line), f)) {
+            if (sscanf(line, "%63s %x %x %x %*d %*d %*d %x", dev, &dst, &gw, &flags, &mask) != 5 ||
+                !(flags & 0x1) || strcmp(dev, ifname) != 0) /* RTF_UP */
+                continue;
+            uint32_t d = ntohl(dst), m = ntohl(mask); /* the file holds network order */
+            int len = __builtin_popcount(m);
+            if ((ip & m) != d || len <= best)
+                continue;
+            best = len;
+            hop = (flags & 0x2) ? ntohl(gw) : ip; /* RTF_GATEWAY */
+        }
+    }
+    fclose(f);
+    return hop;
+}
+
+/* ip's complete or permanent entry on ifname in /proc/net/arp. */
+static int32_t arp_entry(uint32_t ip, const char *ifname, uint8_t mac[6])
 {
     FILE *f = fopen("/proc/net/arp", "re");
     if (!f)
@@ -67,13 +97,21 @@ int32_t nw_neigh_from_kernel(nw_neigh_cache_t *c, uint32_t ip, const char *ifnam
             ntohl(a.s_addr) != ip ||
             sscanf(hw, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) != 6)
             continue;
-        uint8_t mac[6];
         for (int i = 0; i < 6; i++)
             mac[i] = (uint8_t)m[i];
-        nw_neigh_learn(c, ip, mac);
         found = 1;
     }
 done:
     fclose(f);
     return found;
+}
+
+int32_t nw_neigh_from_kernel(nw_neigh_cache_t *c, uint32_t ip, const char *ifname)
+{
+    uint32_t hop = next_hop(ip, ifname);
+    uint8_t mac[6];
+    if (hop == 0 || !arp_entry(hop, ifname, mac))
+        return 0;
+    nw_neigh_learn(c, ip, mac);
+    return 1;
 }

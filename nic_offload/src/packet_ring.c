@@ -29,11 +29,13 @@ struct nw_pring {
     size_t map_len;
     uint8_t *rx, *tx;
     uint32_t frame_size, per_block;
+    uint32_t max_frame; /* longer frames are left to the stack (tcx_divert's bound) */
     uint32_t rx_n, rx_head, tx_n, tx_head;
     uint32_t local_ip;
     uint16_t local_port;
     uint8_t mac[6];
     char ifname[IF_NAMESIZE];
+    int loopback;
     int vnet; /* frames carry a virtio_net_hdr: checksums to offload */
     nw_neigh_cache_t neigh;
     nw_pring_stats_t st;
@@ -81,15 +83,20 @@ static int attach_filter(int fd, uint32_t ip, uint16_t port)
     return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
-static int interface_mac(int fd, uint32_t ifindex, uint8_t mac[6])
+/* The interface's MAC address and whether it is a loopback. */
+static int interface_info(nw_pring_t *r, uint32_t ifindex)
 {
     struct ifreq ifr;
     memset(&ifr, 0, sizeof(ifr));
-    if (!if_indextoname(ifindex, ifr.ifr_name))
+    if (!if_indextoname(ifindex, r->ifname))
         return -1;
-    if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0)
+    memcpy(ifr.ifr_name, r->ifname, IF_NAMESIZE);
+    if (ioctl(r->fd, SIOCGIFHWADDR, &ifr) < 0)
         return -1;
-    memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+    memcpy(r->mac, ifr.ifr_hwaddr.sa_data, 6);
+    if (ioctl(r->fd, SIOCGIFFLAGS, &ifr) < 0)
+        return -1;
+    r->loopback = (ifr.ifr_flags & IFF_LOOPBACK) != 0;
     return 0;
 }
 
@@ -168,6 +175,7 @@ nw_pring_t *nw_pring_open(const nw_pring_config_t *c, int32_t *err)
     r->frame_size = (FRAME_HEADROOM + NW_FRAME_HLEN + c->max_payload + TPACKET_ALIGNMENT - 1) &
                     ~(uint32_t)(TPACKET_ALIGNMENT - 1);
     r->per_block = RING_BLOCK / r->frame_size;
+    r->max_frame = NW_FRAME_HLEN + c->max_payload;
     nw_neigh_init(&r->neigh);
     int32_t rc = NW_ESYS;
     r->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0); /* no protocol: silent until bind */
@@ -175,14 +183,12 @@ nw_pring_t *nw_pring_open(const nw_pring_config_t *c, int32_t *err)
         rc = errno == EPERM || errno == EACCES ? NW_EPERM : NW_ESYS;
         goto fail;
     }
-    if (r->per_block == 0 || !if_indextoname(c->ifindex, r->ifname) ||
-        interface_mac(r->fd, c->ifindex, r->mac) < 0)
+    if (r->per_block == 0 || interface_info(r, c->ifindex) < 0)
         goto fail;
     rc = setup_socket(r, c);
     if (rc != NW_OK)
         goto fail;
-    int32_t link = nw_tcx_divert_attach(c->ifindex, c->local_ip, c->local_port,
-                                        NW_FRAME_HLEN + c->max_payload);
+    int32_t link = nw_tcx_divert_attach(c->ifindex, c->local_ip, c->local_port, r->max_frame);
     if (link < 0) {
         rc = link;
         goto fail;
@@ -313,8 +319,8 @@ int32_t nw_pring_rx_next(nw_pring_t *r, nw_frame_t *out, const uint8_t **payload
         const struct tpacket2_hdr *h = (const struct tpacket2_hdr *)f;
         r->st.rx_frames++;
         uint32_t mac = h->tp_mac, snap = h->tp_snaplen;
-        if (snap < h->tp_len) {
-            r->st.rx_truncated++; /* too big for the ring: tcx_divert left it to the stack */
+        if (snap < h->tp_len || h->tp_len > r->max_frame) {
+            r->st.rx_truncated++; /* too big: tcx_divert left it to the stack and rx_fd */
             nw_pring_rx_release(r);
             continue;
         }
@@ -340,7 +346,11 @@ int32_t nw_pring_rx_next(nw_pring_t *r, nw_frame_t *out, const uint8_t **payload
 
 void nw_pring_peer_hint(nw_pring_t *r, uint32_t ip)
 {
-    if (!nw_neigh_find(&r->neigh, ip))
+    if (nw_neigh_find(&r->neigh, ip))
+        return;
+    if (r->loopback)
+        nw_neigh_learn(&r->neigh, ip, r->mac); /* every address on lo is this host's */
+    else
         nw_neigh_from_kernel(&r->neigh, ip, r->ifname);
 }
 

@@ -17,8 +17,39 @@ import pytest
 from netweft.transport import EndpointClosedError, InvalidArgumentError, udp_endpoint
 
 SCRIPT = Path(__file__).with_name("udp_peer_script.py")
-# Every I/O mode goes through the exactly-once and injected-loss tests below.
+# Every I/O mode goes through the exactly-once and injected-loss tests below, on
+# the kernel's UDP sockets (tx=ports) and on AF_PACKET rings (tx=packet, which
+# needs root: those run in a network namespace of their own, over its loopback).
 IO_MODES = ["thread", "inline", "busy"]
+TX_PATHS = ["ports", pytest.param("packet", marks=pytest.mark.netns)]
+
+
+@pytest.fixture(params=TX_PATHS)
+def tx(request):
+    """The transmit path; for tx=packet the test runs inside a fresh namespace."""
+    if request.param != "packet":
+        yield request.param
+        return
+    from pyroute2 import netns
+
+    name = f"nwtest-{os.getpid()}-{random.randrange(1 << 30)}"
+    subprocess.run(["ip", "netns", "add", name], check=True)
+    try:
+        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True)
+        # Frames a packet socket puts on lo carry no route, so the kernel routes them
+        # as if they came from a wire, and refuses 127/8 then unless route_localnet
+        # is set (the hostile-datagram test's plain UDP socket needs it; endpoints on
+        # rings read their frames before the stack and do not).
+        subprocess.run(["ip", "netns", "exec", name, "sysctl", "-qw",
+                        "net.ipv4.conf.all.route_localnet=1",
+                        "net.ipv4.conf.lo.route_localnet=1"], check=True)
+        netns.pushns(name)
+        try:
+            yield "packet"
+        finally:
+            netns.popns()
+    finally:
+        subprocess.run(["ip", "netns", "del", name], check=False)
 
 
 def _loopback_ips() -> tuple[str, str]:
@@ -29,10 +60,10 @@ def _loopback_ips() -> tuple[str, str]:
 
 
 @pytest.fixture(params=IO_MODES)
-def loop_pair(request):
+def loop_pair(request, tx):
     ip_a, ip_b = _loopback_ips()
-    a = udp_endpoint((ip_a, 0), mtu=8972, io=request.param)
-    b = udp_endpoint((ip_b, 0), mtu=8972, io=request.param)
+    a = udp_endpoint((ip_a, 0), mtu=8972, io=request.param, tx=tx)
+    b = udp_endpoint((ip_b, 0), mtu=8972, io=request.param, tx=tx)
     yield a, b
     a.close()
     b.close()
@@ -58,11 +89,16 @@ def _exercise(a, b, size: int) -> None:
     assert b.peer(got.peer).address == a.address
 
 
-def test_loopback_write_read_send(loop_pair):
+def test_loopback_write_read_send(loop_pair, tx):
     a, b = loop_pair
     _exercise(a, b, (3 << 20) + 11)
     stats = a.stats()
     assert stats["pkts_out"] > 0 and stats["io_send_calls"] > 0
+    if tx == "packet":  # the packets went through the rings, not the UDP sockets
+        assert stats["io_ring_tx_frames"] >= stats["pkts_out"] - stats["io_ring_tx_fallback"]
+        assert stats["io_ring_tx_fallback"] <= 64  # only before b was heard from
+        assert stats["io_ring_rx_frames"] == stats["pkts_in"] > 0
+        assert stats["io_ring_rx_malformed"] == stats["io_recv_calls"] == 0
 
 
 @pytest.mark.parametrize("tx", ["socket", "raw"])
@@ -74,20 +110,20 @@ def test_loopback_other_transmit_modes(tx):
 
 
 @pytest.mark.parametrize("io", IO_MODES)
-def test_loopback_with_injected_loss_still_delivers_every_byte(io):
+def test_loopback_with_injected_loss_still_delivers_every_byte(io, tx):
     ip_a, ip_b = _loopback_ips()
-    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io) as a, \
-            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io) as b:
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io, tx=tx) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io, tx=tx) as b:
         _exercise(a, b, 2 << 20)
         assert a.stats()["retransmits"] > 0
 
 
 @pytest.mark.parametrize("io", IO_MODES)
-def test_loopback_coded_writes_under_injected_loss(io):
+def test_loopback_coded_writes_under_injected_loss(io, tx):
     """ec:8,2 over real sockets: parity leaves, losses are decoded, every byte arrives."""
     ip_a, ip_b = _loopback_ips()
-    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io) as a, \
-            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io) as b:
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io, tx=tx) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io, tx=tx) as b:
         size = 2 << 20
         data = np.random.default_rng(7).integers(0, 256, size, dtype=np.uint8)
         src, dst_buf = a.register(data), np.zeros(size, dtype=np.uint8)
@@ -120,23 +156,40 @@ def test_udp_misuse_is_reported_clearly(loop_pair):
 
 
 @pytest.mark.netns
-def test_veth_between_namespaces():
+@pytest.mark.parametrize("tx,offloads", [("ports", "on"), ("packet", "on"), ("packet", "off")])
+def test_veth_between_namespaces(tx, offloads):
+    """4 MiB written, read back and hashed across a veth; tx=packet with checksum
+    offload (veth passes the partial checksum on) and without (the kernel completes
+    it on the way out, the receiving ring verifies it)."""
+    import json
+
     from netweft.emulation.network import Network
 
     net = Network()
     h1, h2 = net.add_host("h1", "10.0.0.1/24"), net.add_host("h2", "10.0.0.2/24")
     net.add_link(h1, h2, mtu=9000)
+    env = dict(os.environ, NETWEFT_PEER_OPTIONS=json.dumps({"tx": tx}), NETWEFT_PEER_STATS="1")
     with net:
-        target = h1.popen(sys.executable, str(SCRIPT), "target", "10.0.0.1",
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for h in (h1, h2):
+            h.cmd("ethtool", "-K", "eth0", "tx", offloads, "rx", offloads)
+        target = h1.popen(sys.executable, str(SCRIPT), "target", "10.0.0.1", env=env,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
         port, rkey, length = target.stdout.readline().split()
         res = h2.cmd(sys.executable, str(SCRIPT), "initiator", "10.0.0.2", "10.0.0.1", port,
-                     rkey, length, timeout=120)
+                     rkey, length, timeout=120, env=env)
         assert res.returncode == 0, res.stderr
         target.stdin.write("check\n")
         target.stdin.flush()
         digest = target.stdout.readline().strip()
         assert digest == res.stdout.split()[-1]
+        served = json.loads(target.communicate(timeout=30)[1].strip().splitlines()[-1])
+    sent = json.loads(res.stderr.strip().splitlines()[-1])
+    if tx == "packet":
+        for st in (served, sent):
+            assert st["io_ring_rx_frames"] == st["pkts_in"] > 0
+            assert st["io_ring_tx_frames"] == st["pkts_out"]  # the ARP table knew the peer
+            assert st["io_ring_rx_malformed"] == st["io_ring_rx_drops"] == 0
 
 
 def test_each_packet_leaves_from_an_entropy_source_port():
@@ -201,10 +254,10 @@ def test_hostile_datagrams_are_counted_dropped_and_harmless(loop_pair):
 
 
 @pytest.mark.parametrize("io", IO_MODES)
-def test_rod_order_and_uud_loss_reports_on_real_sockets(io):
+def test_rod_order_and_uud_loss_reports_on_real_sockets(io, tx):
     ip_a, ip_b = _loopback_ips()
-    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io) as a, \
-            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io) as b:
+    with udp_endpoint((ip_a, 0), mtu=8972, loss=0.05, io=io, tx=tx) as a, \
+            udp_endpoint((ip_b, 0), mtu=8972, loss=0.05, io=io, tx=tx) as b:
         b.connect(a.address, mode="rod")
         b.connect(a.address, mode="uud")
         mp = a.max_payload
