@@ -40,10 +40,12 @@ IP_UDP_HEADERS = 28
 CLIENT_COUNTERS = ("pkts_out", "data_pkts_out", "retransmits", "fast_retransmits", "rto_fired",
                    "spurious_rtos", "spurious_loss_marks", "cwnd_cuts", "rsp_probes",
                    "rod_nacks_deferred", "pdc_closed", "ec_blocks_sent", "ec_parity_bytes_out",
-                   "ec_retransmits")
+                   "ec_retransmits", "io_ring_tx_frames", "io_ring_tx_fallback",
+                   "io_ring_rx_frames")
 # ... and the receiver's, reported as server_<name>.
 SERVER_COUNTERS = ("dup_pkts", "rod_held", "drop_syn_half_open", "pdc_reclaimed", "pdc_closed",
-                   "ec_pkts_recovered", "ec_blocks_recovered", "ec_blocks_repaired")
+                   "ec_pkts_recovered", "ec_blocks_recovered", "ec_blocks_repaired",
+                   "io_ring_rx_frames", "io_ring_rx_drops")
 
 
 @dataclass
@@ -192,7 +194,7 @@ def _serve_one(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
     if op == "tcp":
         _serve_tcp(ctl, local_ip)
     elif op == "udp_echo":
-        perf_latency.serve_udp_echo(ctl, local_ip)
+        perf_latency.serve_udp_echo(ctl, local_ip, busy=bool(req.get("busy")))
     elif op == "tcp_echo":
         perf_latency.serve_tcp_echo(ctl, local_ip, req["msg_size"])
     elif op in ("netweft", "netweft_echo"):
@@ -562,6 +564,10 @@ def _client_main(args: argparse.Namespace) -> int:
         print(f"netweft perf client: --io takes one mode with --mode {args.mode} (a list, "
               "side by side, is for --mode latency)", file=sys.stderr)
         return 2
+    if len(args.tx) > 1 and args.mode == "goodput":
+        print("netweft perf client: --tx takes one path with --mode goodput (a list, side by "
+              "side, is for --mode latency, sweep and spray)", file=sys.stderr)
+        return 2
     args.time = args.time or default_time
     args.msg_size = args.msg_size or default_size
     if args.mode == "latency":
@@ -577,6 +583,7 @@ def _client_main(args: argparse.Namespace) -> int:
         print("netweft perf client: --plot draws the latency CDF or the sweep; give "
               "--mode latency, sweep or spray", file=sys.stderr)
         return 2
+    args.tx = args.tx[0]
     try:
         results = run_client(args.host, control_port=args.control_port, proto=args.proto,
                              duration=args.time, msg_size=args.msg_size, loss=args.loss,
@@ -636,8 +643,12 @@ def _add_client_options(p: argparse.ArgumentParser) -> None:
                    help=f"path MTU in bytes, {opt.MTU_MIN}..{opt.MTU_MAX} (default 9000)")
     p.add_argument("--depth", type=opt.depth, default=8,
                    help="netweft writes in flight, >= 1 (default 8)")
-    p.add_argument("--tx", choices=("ports", "socket", "raw", "packet"), default="ports",
-                   help="netweft transmit mode (ports: per-packet entropy source ports)")
+    p.add_argument("--tx", type=opt.tx_modes, default=("ports",),
+                   help="netweft packet path at both ends: ports (default; kernel UDP "
+                        "sockets, one per entropy source port), socket (one socket), raw "
+                        "(IPPROTO_RAW), packet (AF_PACKET rings and a tcx program: no "
+                        "kernel IP/UDP stack per packet; root, Linux 6.6+); latency, sweep "
+                        "and spray take a list (ports,packet) and run each side by side"),
     p.add_argument("--io", type=opt.io_modes, default=("thread",),
                    help="netweft I/O mode at both ends: thread (default; the I/O thread moves "
                         "every packet), inline (posts send and waits receive in the "

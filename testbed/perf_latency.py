@@ -10,6 +10,9 @@ rounds so that a change of the machine's load weighs on each alike:
   same size from its receive buffer, timed from the post to the reply's
   receive completion;
 - ``udp``: a kernel UDP datagram echoed by the server (``recvfrom``/``sendto``);
+- ``udp busy`` (when ``busy`` is among the I/O modes): the same with both ends
+  spinning on non-blocking receives instead of sleeping, the kernel baseline
+  for netweft's busy-polling mode;
 - ``tcp``: a message over a kernel TCP connection (``TCP_NODELAY``) echoed
   whole by the server.
 
@@ -80,15 +83,17 @@ class LatencyResult:
 
 
 # ---- server side ----
-def serve_udp_echo(ctl: _Control, local_ip: str) -> None:
-    """Echo UDP datagrams until the client's ``finish``."""
+def serve_udp_echo(ctl: _Control, local_ip: str, busy: bool = False) -> None:
+    """Echo UDP datagrams until the client's ``finish`` (``busy``: spin, never sleep)."""
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         udp.bind((local_ip, 0))
         ctl.send({"port": udp.getsockname()[1]})
         cpu0 = _cpu_seconds()
         buf = bytearray(65536)
-        while True:
+        if busy:
+            _spin_echo(udp, ctl, buf)
+        while not busy:
             ready, _, _ = select.select([udp, ctl.sock], [], [])
             if udp in ready:
                 n, addr = udp.recvfrom_into(buf)
@@ -100,6 +105,22 @@ def serve_udp_echo(ctl: _Control, local_ip: str) -> None:
         ctl.send({"cpu_s": _cpu_seconds() - cpu0, "verified": True, "stats": {}})
     finally:
         udp.close()
+
+
+def _spin_echo(udp: socket.socket, ctl: _Control, buf: bytearray) -> None:
+    """The busy echo loop: non-blocking receives; looks at the control socket every
+    1024 empty polls."""
+    udp.setblocking(False)
+    spins = 0
+    while True:
+        try:
+            n, addr = udp.recvfrom_into(buf)
+        except BlockingIOError:
+            spins += 1
+            if spins % 1024 == 0 and select.select([ctl.sock], [], [], 0)[0]:
+                return
+            continue
+        udp.sendto(memoryview(buf)[:n], addr)
 
 
 def serve_tcp_echo(ctl: _Control, local_ip: str, msg_size: int) -> None:
@@ -190,18 +211,18 @@ def _timed_loop(duration: float, one: Any, result: LatencyResult) -> None:
 
 
 def ping_udp(ctl: _Control, host: str, duration: float, msg_size: int,
-             result: LatencyResult) -> None:
-    """Kernel UDP ping-pong."""
+             result: LatencyResult, busy: bool = False) -> None:
+    """Kernel UDP ping-pong (``busy``: both ends spin on non-blocking receives)."""
     if msg_size > 65507:
         raise PerfError(f"the UDP ping-pong sends one datagram: --msg-size {msg_size} is over "
                         "65507 bytes")
-    ctl.send({"op": "udp_echo"})
+    ctl.send({"op": "udp_echo", "busy": busy})
     port = ctl.expect("port")["port"]
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     udp.connect((host, port))
-    udp.settimeout(_UDP_TIMEOUT_S)
     msg, buf = bytes(msg_size), bytearray(msg_size)
     clock = time.perf_counter_ns
+    timeout_ns = int(_UDP_TIMEOUT_S * 1e9)
 
     def one() -> int | None:
         t0 = clock()
@@ -212,7 +233,28 @@ def ping_udp(ctl: _Control, host: str, duration: float, msg_size: int,
             return None
         return clock() - t0
 
-    _finish_timed(ctl, duration, one, result, udp.close)
+    def one_busy() -> int | None:
+        t0 = clock()
+        udp.send(msg)
+        while True:
+            try:
+                udp.recv_into(buf)
+                return clock() - t0
+            except BlockingIOError:
+                if clock() - t0 > timeout_ns:
+                    return None
+
+    if busy:
+        udp.setblocking(False)
+    else:
+        udp.settimeout(_UDP_TIMEOUT_S)
+    _finish_timed(ctl, duration, one_busy if busy else one, result, udp.close)
+
+
+def ping_udp_busy(ctl: _Control, host: str, duration: float, msg_size: int,
+                  result: LatencyResult) -> None:
+    """Kernel UDP ping-pong with both ends busy polling."""
+    ping_udp(ctl, host, duration, msg_size, result, busy=True)
 
 
 def ping_tcp(ctl: _Control, host: str, duration: float, msg_size: int,
@@ -344,36 +386,50 @@ TESTS = {"netweft write": ping_netweft_write, "netweft send/recv": ping_netweft_
 
 
 def run_latency(ctl: _Control, host: str, *, duration: float, rounds: int, msg_size: int,
-                proto: str, io: tuple[str, ...] = ("thread",),
+                proto: str, io: tuple[str, ...] = ("thread",), tx: tuple[str, ...] = ("ports",),
                 **options: Any) -> list[LatencyResult]:
     """Every ping-pong test of ``proto`` for ``duration`` s in ``rounds`` interleaved rounds;
-    the netweft tests once per I/O mode in ``io`` (named ``... [mode]`` when several)."""
-    plan: list[tuple[str, Any, str | None]] = []
+    the netweft tests once per packet path in ``tx`` and I/O mode in ``io`` (named
+    ``... [path mode]`` when several), and a busy-polling UDP ping-pong when ``busy`` is
+    among the modes."""
+    plan: list[tuple[str, Any, dict[str, str] | None]] = []
     for n, run in TESTS.items():
         if n.startswith("netweft"):
-            if proto in ("netweft", "both"):
-                plan += [(n if len(io) == 1 else f"{n} [{m}]", run, m) for m in io]
+            if proto not in ("netweft", "both"):
+                continue
+            for path in tx:
+                for mode in io:
+                    tags = ([path] if len(tx) > 1 else []) + ([mode] if len(io) > 1 else [])
+                    name = f"{n} [{' '.join(tags)}]" if tags else n
+                    plan.append((name, run, {"tx": path, "io": mode}))
         elif proto in ("tcp", "both"):
             plan.append((n, run, None))
+            if n == "udp" and "busy" in io:
+                plan.append(("udp busy", ping_udp_busy, None))
     results = {name: LatencyResult(name) for name, _, _ in plan}
     for _ in range(rounds):
-        for name, run, mode in plan:
-            if mode is None:
+        for name, run, how in plan:
+            if how is None:
                 run(ctl, host, duration / rounds, msg_size, results[name])
             else:
-                run(ctl, host, duration / rounds, msg_size, results[name], io=mode, **options)
+                run(ctl, host, duration / rounds, msg_size, results[name], **how, **options)
     return list(results.values())
 
 
 def latency_ratios(results: list[LatencyResult]) -> dict[str, float]:
-    """p50 of each test over the UDP ping-pong's p50, from the same run."""
+    """p50 of each test over the UDP ping-pong's p50, from the same run; busy-polling
+    tests also over the busy UDP ping-pong's."""
     by = {r.name: r for r in results}
-    udp = by.get("udp")
-    if udp is None or not udp.samples_ns:
-        return {}
-    base = udp.percentile_us(50)
-    return {f"{r.name}/udp p50": r.percentile_us(50) / base for r in results
-            if r.name != "udp" and r.samples_ns}
+    out: dict[str, float] = {}
+    for base_name, pick in (("udp", lambda r: not r.name.startswith("udp")),
+                            ("udp busy", lambda r: "busy" in r.name and r.name != "udp busy")):
+        base = by.get(base_name)
+        if base is None or not base.samples_ns:
+            continue
+        p50 = base.percentile_us(50)
+        out.update({f"{r.name}/{base_name} p50": r.percentile_us(50) / p50 for r in results
+                    if pick(r) and r.samples_ns})
+    return out
 
 
 def format_latency(results: list[LatencyResult], header: str) -> str:
@@ -392,7 +448,7 @@ def format_latency(results: list[LatencyResult], header: str) -> str:
 
 def _netweft_options(args: Any) -> dict[str, Any]:
     return {"mtu": args.mtu, "tx": args.tx, "window_pkts": args.window, "bind": args.bind,
-            "engine": dict(args.engine), "io": args.io}  # io: a tuple of modes
+            "engine": dict(args.engine), "io": args.io}  # tx, io: tuples of modes
 
 
 def latency_main(args: Any) -> int:
@@ -415,7 +471,7 @@ def latency_main(args: Any) -> int:
         return 1
     header = (f"netweft perf latency: client -> {args.host}, ping-pong of {args.msg_size}-byte "
               f"messages, one in flight, {args.time:g} s per test in {args.rounds} interleaved "
-              f"rounds, path MTU {args.mtu}, tx={args.tx}, io={','.join(args.io)}"
+              f"rounds, path MTU {args.mtu}, tx={','.join(args.tx)}, io={','.join(args.io)}"
               + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_latency(results, header), flush=True)
     if args.json:

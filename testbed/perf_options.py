@@ -109,6 +109,17 @@ def json_file(text: str) -> str:
 
 
 IO_MODES = ("thread", "inline", "busy")
+TX_MODES = ("ports", "socket", "raw", "packet")
+
+
+def tx_modes(text: str) -> tuple[str, ...]:
+    """One or more netweft transmit paths, comma-separated."""
+    modes = tuple(m.strip() for m in text.split(","))
+    for m in modes:
+        if m not in TX_MODES:
+            raise argparse.ArgumentTypeError(f"unknown transmit path {m!r}; choose from "
+                                             f"{', '.join(TX_MODES)}")
+    return modes
 
 
 def io_modes(text: str) -> tuple[str, ...]:

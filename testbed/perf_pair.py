@@ -29,7 +29,7 @@ def _client_argv(args: argparse.Namespace, host: str, control_port: int,
             host,
             "--control-port", str(control_port), "--mode", args.mode, "--proto", args.proto,
             "--loss", str(args.loss), "--mtu", str(args.mtu),
-            "--depth", str(args.depth), "--tx", args.tx, "--io", ",".join(args.io), "--post", args.post,
+            "--depth", str(args.depth), "--tx", ",".join(args.tx), "--io", ",".join(args.io), "--post", args.post,
             "--window", str(args.window),
             "--rounds", str(args.rounds), "--reliability", str(args.reliability)]
     for name in ("time", "msg_size", "json", "plot"):

@@ -5,8 +5,9 @@ across message sizes, depths and spray settings, netweft beside kernel TCP.
 ``sendall`` messages) and netweft RMA writes at every depth in ``--depths``
 and every ``entropy_burst`` in ``--bursts`` (1 = a new UDP source port per
 packet, what per-packet spraying needs). ``spray`` is the same grid for one
-size and depth with more bursts, to show what per-packet entropy costs. Each
-row's TCP figures come from a run right beside the netweft run, so the ratio
+size and depth with more bursts, to show what per-packet entropy costs. With
+several ``--tx`` paths (``ports,packet``) every grid point runs each. Each
+row's TCP figures come from a run right beside the netweft runs, so the ratio
 columns compare like with like.
 """
 
@@ -26,13 +27,15 @@ SPRAY_BURSTS = (1, 2, 4, 16, 64)
 
 @dataclass
 class SweepRow:
-    """One grid point: netweft at (size, depth, burst) and TCP at that size."""
+    """One grid point: netweft at (size, depth, burst) on one packet path, and TCP
+    at that size."""
 
     size: int
     depth: int
     burst: int
     netweft: PerfResult
     tcp: PerfResult | None
+    tx: str = "ports"
 
     @property
     def goodput_ratio(self) -> float:
@@ -53,6 +56,7 @@ class SweepRow:
             return asdict(r) | {"goodput_gbps": r.goodput_gbps, "msgs_per_s": r.msgs_per_s,
                                 "cpu_ns_per_byte": r.cpu_ns_per_byte}
         return {"size": self.size, "depth": self.depth, "entropy_burst": self.burst,
+                "tx": self.tx,
                 "netweft": figures(self.netweft), "tcp": figures(self.tcp),
                 "goodput_ratio": self.goodput_ratio, "cpu_ratio": self.cpu_ratio}
 
@@ -78,8 +82,10 @@ def count_list(what: str, low: int, high: int | None = None) -> Any:
 
 def run_sweep(ctl: _Control, host: str, *, duration: float, sizes: tuple[int, ...],
               depths: tuple[int, ...], bursts: tuple[int, ...], proto: str,
-              engine: dict[str, int] | None = None, **options: Any) -> list[SweepRow]:
-    """The grid; ``duration`` seconds per netweft run and per TCP run."""
+              engine: dict[str, int] | None = None, tx: tuple[str, ...] = ("ports",),
+              **options: Any) -> list[SweepRow]:
+    """The grid; ``duration`` seconds per netweft run (one per path in ``tx``) and per
+    TCP run, which all rows of a grid point share."""
     engine = dict(engine or {})
     if "entropy_burst" in engine:
         raise PerfError("the sweep sets entropy_burst itself: give --bursts, not --engine "
@@ -88,11 +94,13 @@ def run_sweep(ctl: _Control, host: str, *, duration: float, sizes: tuple[int, ..
     for size in sizes:
         for depth in depths:
             for burst in bursts:
-                nw = run_netweft(ctl, host, duration, size, depth=depth,
-                                 engine={**engine, "entropy_burst": burst},
-                                 name=f"netweft {size}B d{depth} b{burst}", **options)
+                nws = [(path, run_netweft(ctl, host, duration, size, depth=depth, tx=path,
+                                          engine={**engine, "entropy_burst": burst},
+                                          name=f"netweft {size}B d{depth} b{burst} {path}",
+                                          **options))
+                       for path in tx]
                 tcp = run_tcp(ctl, host, duration, size) if proto == "both" else None
-                rows.append(SweepRow(size, depth, burst, nw, tcp))
+                rows += [SweepRow(size, depth, burst, nw, tcp, path) for path, nw in nws]
     return rows
 
 
@@ -107,7 +115,8 @@ def human_size(n: int) -> str:
 def format_sweep(rows: list[SweepRow], header: str) -> str:
     """The sweep (or spray) table: netweft and TCP side by side with their ratios."""
     lines = [header,
-             f"{'size':>5} {'depth':>5} {'burst':>5} | {'netweft msgs/s':>14} {'Gbit/s':>7} "
+             f"{'size':>5} {'depth':>5} {'burst':>5} {'tx':>6} | {'netweft msgs/s':>14} "
+             f"{'Gbit/s':>7} "
              f"{'ns/B':>7} | {'tcp msgs/s':>11} {'Gbit/s':>7} {'ns/B':>7} | "
              f"{'goodput x':>9} {'CPU/B x':>7}  verified"]
     for r in rows:
@@ -115,13 +124,13 @@ def format_sweep(rows: list[SweepRow], header: str) -> str:
         tcp_cols = (f"{t.msgs_per_s:>11.0f} {t.goodput_gbps:>7.3f} {t.cpu_ns_per_byte:>7.2f}"
                     if t else f"{'-':>11} {'-':>7} {'-':>7}")
         ok = n.verified and (t is None or t.verified)
-        lines.append(f"{human_size(r.size):>5} {r.depth:>5} {r.burst:>5} | "
+        lines.append(f"{human_size(r.size):>5} {r.depth:>5} {r.burst:>5} {r.tx:>6} | "
                      f"{n.msgs_per_s:>14.0f} {n.goodput_gbps:>7.3f} {n.cpu_ns_per_byte:>7.2f} | "
                      f"{tcp_cols} | {r.goodput_ratio:>8.2f}x {r.cpu_ratio:>6.2f}x  "
                      f"{'yes' if ok else 'NO'}")
     lines.append("burst = entropy_burst, packets per UDP source port (1: a new port per "
-                 "packet, as per-packet spraying needs); goodput x and CPU/B x are "
-                 "netweft/TCP from the runs side by side")
+                 "packet, as per-packet spraying needs); tx = the packet path; goodput x "
+                 "and CPU/B x are netweft/TCP from the runs side by side")
     return "\n".join(lines)
 
 
@@ -161,7 +170,7 @@ def sweep_main(args: Any) -> int:
         print(f"netweft perf client: {exc}", file=sys.stderr)
         return 1
     header = (f"netweft perf {args.mode}: client -> {args.host}, {args.time:g} s per run, "
-              f"path MTU {args.mtu}, tx={args.tx}, io={args.io}, {args.post} posts, "
+              f"path MTU {args.mtu}, tx={','.join(args.tx)}, io={args.io}, {args.post} posts, "
               f"window {args.window}"
               + "".join(f", {k}={v}" for k, v in args.engine))
     print(format_sweep(rows, header), flush=True)

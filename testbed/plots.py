@@ -83,23 +83,31 @@ def plot_latency_cdf(rtts_us: Mapping[str, Sequence[float]], path: Path, title: 
 
 def plot_sweep(rows: Sequence, path: Path, spray: bool = False) -> Path:
     """Goodput and messages/s of a perf sweep (rows of ``perf_sweep.SweepRow``): against
-    message size, one line per (depth, burst) plus TCP; for a spray run, against burst."""
+    message size, one line per (packet path, depth, burst) plus TCP; for a spray run,
+    against burst, one line per packet path."""
     plt = _pyplot()
 
     fig, (gbps, rate) = plt.subplots(1, 2, figsize=(11, 4), dpi=100)
     if spray:
-        xs = [r.burst for r in rows]
+        paths: dict[str, list] = {}
+        for r in rows:
+            paths.setdefault(getattr(r, "tx", "ports"), []).append(r)
+        tcp_rows = next(iter(paths.values()))
         for ax, key in ((gbps, "goodput_gbps"), (rate, "msgs_per_s")):
-            ax.plot(xs, [getattr(r.netweft, key) for r in rows], "o-", label="netweft")
-            if all(r.tcp for r in rows):
-                ax.plot(xs, [getattr(r.tcp, key) for r in rows], "s--", label="kernel TCP")
+            for tx, series in paths.items():
+                ax.plot([r.burst for r in series], [getattr(r.netweft, key) for r in series],
+                        "o-", label=f"netweft tx={tx}")
+            if all(r.tcp for r in tcp_rows):
+                ax.plot([r.burst for r in tcp_rows], [getattr(r.tcp, key) for r in tcp_rows],
+                        "ks--", label="kernel TCP")
             ax.set_xscale("log", base=2)
             ax.set_xlabel("entropy_burst (packets per source port)")
     else:
         lines: dict[str, list] = {}
         tcp: dict[int, object] = {}
         for r in rows:
-            lines.setdefault(f"netweft depth {r.depth} burst {r.burst}", []).append(r)
+            tx = getattr(r, "tx", "ports")
+            lines.setdefault(f"netweft tx={tx} depth {r.depth} burst {r.burst}", []).append(r)
             if r.tcp is not None:
                 tcp.setdefault(r.size, r.tcp)
         for ax, key in ((gbps, "goodput_gbps"), (rate, "msgs_per_s")):

@@ -26,6 +26,12 @@ def test_latency_percentiles_and_ratios():
     text = format_latency([nw, udp], "header")
     assert "ratio netweft write/udp p50: 2.50x" in text
     assert latency_ratios([nw]) == {}  # no UDP baseline in this run, no ratio
+    # busy-polling tests are also set beside the busy-polling UDP ping-pong
+    busy = LatencyResult("netweft write [packet busy]", samples_ns=[12_000] * 100)
+    udp_busy = LatencyResult("udp busy", samples_ns=[8_000] * 100)
+    assert latency_ratios([busy, udp, udp_busy]) == {
+        "netweft write [packet busy]/udp p50": 1.2,
+        "netweft write [packet busy]/udp busy p50": 1.5}
 
 
 def test_sweep_table_puts_netweft_beside_tcp():
@@ -45,6 +51,8 @@ def test_sweep_table_puts_netweft_beside_tcp():
     (["--mode", "sweep", "--sizes", "4k,lots"], "not a size"),
     (["--io", "warp"], "unknown I/O mode 'warp'"),
     (["--io", "thread,busy"], "--io takes one mode with --mode goodput"),
+    (["--tx", "warp"], "unknown transmit path 'warp'"),
+    (["--tx", "ports,packet"], "--tx takes one path with --mode goodput"),
 ])
 def test_mode_options_are_checked(argv, message):
     res = subprocess.run([*PERF, "client", "127.0.0.1", "--control-port", "1", *argv],
@@ -86,3 +94,29 @@ def test_sweep_mode_over_loopback(tmp_path):
         assert r["netweft"]["verified"] and r["tcp"]["verified"]
         assert r["goodput_ratio"] == pytest.approx(
             r["netweft"]["goodput_gbps"] / r["tcp"]["goodput_gbps"])
+
+
+@pytest.mark.slow
+@pytest.mark.netns
+def test_packet_paths_side_by_side_over_veth(tmp_path):
+    """--tx ports,packet: each grid point runs both paths beside one TCP run, and the
+    latency mode adds the busy-polling UDP baseline for --io busy."""
+    raw_path = tmp_path / "spray.json"
+    res = subprocess.run([*PERF, "pair", "--path", "veth", "--mode", "spray", "--tx",
+                          "ports,packet", "--bursts", "1", "--time", "0.3", "--json",
+                          str(raw_path)], capture_output=True, text=True, timeout=180)
+    assert res.returncode == 0, res.stdout + res.stderr
+    rows = json.loads(raw_path.read_text())["rows"]
+    assert [r["tx"] for r in rows] == ["ports", "packet"]
+    assert rows[0]["tcp"] == rows[1]["tcp"]  # one TCP run beside both
+    for r in rows:
+        assert r["netweft"]["verified"] and r["netweft"]["bytes"] > 0
+    packet = rows[1]["netweft"]["extra"]
+    assert packet["io_ring_tx_frames"] > 0 and packet["server_io_ring_rx_frames"] > 0
+    assert rows[0]["netweft"]["extra"]["io_ring_tx_frames"] == 0
+    lat = subprocess.run([*PERF, "pair", "--path", "veth", "--mode", "latency", "--tx", "packet",
+                          "--io", "busy", "--time", "0.4", "--rounds", "1"],
+                         capture_output=True, text=True, timeout=180)
+    assert lat.returncode == 0, lat.stdout + lat.stderr
+    assert "udp busy" in lat.stdout and "netweft write/udp busy p50" not in lat.stdout
+    assert re.search(r"ratio netweft write/udp p50: [0-9.]+x", lat.stdout)
