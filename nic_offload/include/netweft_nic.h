@@ -5,6 +5,8 @@
 
 #include "checksum.h"
 #include "uet_wire.h"
+#include "udp_frame.h"
+#include "neighbor_cache.h"
 #include "engine.h"
 #include "io_driver.h"
 #include "ec_bench.h"
