@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import socket
 import struct
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -522,3 +524,58 @@ def test_neighbor_table_is_capped_and_keeps_the_newest(neigh):
 def test_neighbor_from_kernel_unknown_interface(neigh):
     assert lib.nw_neigh_from_kernel(neigh, ip_int("10.0.0.1"), b"no-such-if0") == 0
     assert stored(neigh) == 0
+
+
+ARP_PROBE = """
+import socket, struct, sys
+from netweft.nic_offload import ffi, lib
+c = ffi.new("nw_neigh_cache_t *")
+for dotted, ifname in [a.split("@") for a in sys.argv[1:]]:
+    lib.nw_neigh_init(c)
+    ip = struct.unpack("!I", socket.inet_aton(dotted))[0]
+    got = lib.nw_neigh_from_kernel(c, ip, ifname.encode())
+    p = lib.nw_neigh_find(c, ip)
+    print(dotted, ifname, got, "-" if p == ffi.NULL else bytes(ffi.buffer(p, 6)).hex())
+"""
+
+
+@pytest.mark.netns
+@pytest.mark.host_tools("ip")
+def test_neighbor_from_kernel_takes_the_next_hops_complete_arp_entry_on_its_interface():
+    """nw_neigh_from_kernel: the route out of the interface (longest prefix; the
+    gateway or the peer itself on the link), then that hop's complete or permanent
+    ARP entry on the same interface."""
+    setup = " && ".join([
+        "ip link add d0 type veth peer name d1", "ip link set d0 up", "ip link set d1 up",
+        "ip addr add 10.1.2.1/24 dev d0", "ip addr add 10.1.3.1/24 dev d1",
+        "ip neigh add 10.1.2.3 lladdr 02:11:22:33:44:55 dev d0 nud permanent",
+        "ip neigh add 10.1.2.4 lladdr 02:11:22:33:44:66 dev d0 nud stale",
+        "ip neigh add 10.1.2.6 dev d0 nud incomplete",
+        "ip neigh add 10.1.2.7 dev d0 nud failed",
+        "ip neigh add 10.1.3.5 lladdr 02:11:22:33:44:77 dev d1 nud permanent",
+        "ip neigh add 10.1.3.6 lladdr 02:11:22:33:44:88 dev d1 nud permanent",
+        "ip route add 10.9.0.0/16 via 10.1.3.5 dev d1",
+        "ip route add 10.9.7.0/24 via 10.1.3.6 dev d1",
+    ])
+    queries = ["10.1.2.3@d0", "10.1.2.4@d0", "10.1.2.6@d0", "10.1.2.7@d0", "10.1.2.9@d0",
+               "10.1.2.3@d1", "10.1.2.3@d", "10.1.3.5@d1", "10.1.3.5@d0",
+               "10.9.1.1@d1", "10.9.7.7@d1", "10.9.1.1@d0", "10.8.0.1@d1"]
+    run = subprocess.run(["unshare", "-n", "sh", "-c", f'{setup} && exec "$@"', "sh",
+                          sys.executable, "-c", ARP_PROBE, *queries],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split("\n")[:-1] == [
+        "10.1.2.3 d0 1 021122334455",  # on the link, permanent
+        "10.1.2.4 d0 1 021122334466",  # stale: still complete
+        "10.1.2.6 d0 0 -",             # incomplete
+        "10.1.2.7 d0 0 -",             # failed
+        "10.1.2.9 d0 0 -",             # no ARP entry
+        "10.1.2.3 d1 0 -",             # no route out of d1
+        "10.1.2.3 d 0 -",              # interface names match whole
+        "10.1.3.5 d1 1 021122334477",
+        "10.1.3.5 d0 0 -",
+        "10.9.1.1 d1 1 021122334477",  # through the gateway
+        "10.9.7.7 d1 1 021122334488",  # the longest prefix's gateway
+        "10.9.1.1 d0 0 -",
+        "10.8.0.1 d1 0 -",             # no route at all
+    ]
