@@ -46,9 +46,9 @@ typedef struct {
 
 /* nw_frame_parse results: NW_FRAME_OK, or why the frame was refused. */
 #define NW_FRAME_OK 0
-#define NW_FRAME_SHORT -1        /* shorter than the headers it claims */
+#define NW_FRAME_SHORT -1        /* shorter than the headers or IP total length it claims */
 #define NW_FRAME_NOT_IPV4 -2     /* EtherType or IP version is not IPv4 */
-#define NW_FRAME_BAD_IP -3       /* IHL < 5, or total length outside the frame */
+#define NW_FRAME_BAD_IP -3       /* IHL < 5, or total length shorter than the IHL */
 #define NW_FRAME_BAD_IP_CSUM -4  /* IPv4 header checksum wrong */
 #define NW_FRAME_FRAGMENT -5     /* an IP fragment (netweft never fragments: DF) */
 #define NW_FRAME_NOT_UDP -6
