@@ -67,6 +67,9 @@ class UdpNic:
                                        f"got {busy_poll_us!r}")
         ip, port = bind
         ip_int = ip_to_int(ip)
+        if tx == "packet" and ip_int == 0:
+            raise InvalidArgumentError("tx=packet needs the local address of an interface to "
+                                       "sit on, not 0.0.0.0")
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self._io = None
         try:
@@ -97,19 +100,25 @@ class UdpNic:
                 iocfg.rx_drop_ppm = round(loss * 1_000_000)
                 iocfg.rx_drop_seed = int.from_bytes(os.urandom(8), "little") | 1
             err = ffi.new("int32_t *")
-            io = lib.nw_io_start(engine, iocfg, err)
-            if io == ffi.NULL:
+            driver = lib.nw_io_start(engine, iocfg, err)
+            if driver == ffi.NULL:
                 errno = ffi.errno
                 lib.nw_engine_free(engine)
+                why = strerror(err[0], errno)
+                if tx == "packet" and err[0] == lib.NW_EPERM:
+                    why = ("tx=packet needs root (CAP_NET_RAW for the packet socket, CAP_BPF "
+                           "and CAP_NET_ADMIN for its tcx program)")
+                elif tx == "packet" and err[0] == lib.NW_ESYS and errno == 22:  # EINVAL
+                    why += " (tx=packet attaches a tcx program: Linux 6.6 or newer)"
                 raise EngineError(err[0], f"cannot start the I/O driver on {ip}:{self.address[1]}"
-                                          f" (tx={tx}, io={io}): {strerror(err[0], errno)}")
-            self._io = io
+                                          f" (tx={tx}, io={io}): {why}")
+            self._io = driver
         except BaseException:
             self._sock.close()
             raise
         # Stop the C thread before any buffer it points into can be freed: on close(),
         # when the endpoint is garbage-collected, and at interpreter exit.
-        self._shutdown = weakref.finalize(self, _shutdown, io, engine, self._sock)
+        self._shutdown = weakref.finalize(self, _shutdown, driver, engine, self._sock)
         self.mtu = int(cfg.mtu)
         self._cq = ffi.new("nw_completion_t[]", 256)
         self._ready: list[_RawCompletion] = []

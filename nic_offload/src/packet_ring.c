@@ -338,7 +338,8 @@ int32_t nw_pring_rx_next(nw_pring_t *r, nw_frame_t *out, const uint8_t **payload
             nw_pring_rx_release(r);
             continue;
         }
-        nw_neigh_learn(&r->neigh, out->addr.src_ip, out->src_mac);
+        if (!(out->src_mac[0] & 1)) /* a group address is no next hop */
+            nw_neigh_learn(&r->neigh, out->addr.src_ip, out->src_mac);
         *payload = f + mac + out->payload_off;
         return 1;
     }

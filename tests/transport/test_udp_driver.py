@@ -192,6 +192,18 @@ def test_veth_between_namespaces(tx, offloads):
             assert st["io_ring_rx_malformed"] == st["io_ring_rx_drops"] == 0
 
 
+@pytest.mark.netns
+def test_packet_path_refusals_say_what_it_needs():
+    with pytest.raises(InvalidArgumentError, match="tx=packet needs the local address"):
+        udp_endpoint(("0.0.0.0", 0), tx="packet")
+    code = ("from netweft.transport import udp_endpoint\n"
+            "udp_endpoint(('127.0.0.1', 0), tx='packet')\n")
+    res = subprocess.run(["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups",
+                          sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode != 0
+    assert "tx=packet needs root (CAP_NET_RAW" in res.stderr, res.stderr
+
+
 def test_each_packet_leaves_from_an_entropy_source_port():
     ip_a, ip_b = _loopback_ips()
     sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
