@@ -55,6 +55,7 @@ class LatencyResult:
     lost: int = 0
     cpu_s: float = 0.0
     seconds: float = 0.0
+    busy: bool = False  # the ends busy poll (set beside the busy UDP ping-pong too)
 
     def percentile_us(self, q: float) -> float:
         """The ``q``-th percentile (0..100) in microseconds (nan without samples)."""
@@ -79,7 +80,8 @@ class LatencyResult:
         return {"name": self.name, "round_trips": len(self.samples_ns), "lost": self.lost,
                 "p50_us": self.percentile_us(50), "p99_us": self.percentile_us(99),
                 "p999_us": self.percentile_us(99.9), "mean_us": self.mean_us,
-                "cpu_us_per_round_trip": self.cpu_us_per_round_trip, "seconds": self.seconds}
+                "cpu_us_per_round_trip": self.cpu_us_per_round_trip, "seconds": self.seconds,
+                "busy": self.busy}
 
 
 # ---- server side ----
@@ -406,7 +408,8 @@ def run_latency(ctl: _Control, host: str, *, duration: float, rounds: int, msg_s
             plan.append((n, run, None))
             if n == "udp" and "busy" in io:
                 plan.append(("udp busy", ping_udp_busy, None))
-    results = {name: LatencyResult(name) for name, _, _ in plan}
+    results = {name: LatencyResult(name, busy=(how or {}).get("io") == "busy" or
+                                   name == "udp busy") for name, _, how in plan}
     for _ in range(rounds):
         for name, run, how in plan:
             if how is None:
@@ -422,7 +425,7 @@ def latency_ratios(results: list[LatencyResult]) -> dict[str, float]:
     by = {r.name: r for r in results}
     out: dict[str, float] = {}
     for base_name, pick in (("udp", lambda r: not r.name.startswith("udp")),
-                            ("udp busy", lambda r: "busy" in r.name and r.name != "udp busy")):
+                            ("udp busy", lambda r: r.busy and r.name != "udp busy")):
         base = by.get(base_name)
         if base is None or not base.samples_ns:
             continue
