@@ -112,24 +112,21 @@ IO_MODES = ("thread", "inline", "busy")
 TX_MODES = ("ports", "socket", "raw", "packet")
 
 
-def tx_modes(text: str) -> tuple[str, ...]:
-    """One or more netweft transmit paths, comma-separated."""
-    modes = tuple(m.strip() for m in text.split(","))
-    for m in modes:
-        if m not in TX_MODES:
-            raise argparse.ArgumentTypeError(f"unknown transmit path {m!r}; choose from "
-                                             f"{', '.join(TX_MODES)}")
-    return modes
+def choice_list(what: str, choices: tuple[str, ...]) -> Callable[[str], tuple[str, ...]]:
+    """argparse type: one or more of ``choices``, comma-separated."""
+    def parse(text: str) -> tuple[str, ...]:
+        picked = tuple(m.strip() for m in text.split(","))
+        for m in picked:
+            if m not in choices:
+                raise argparse.ArgumentTypeError(f"unknown {what} {m!r}; choose from "
+                                                 f"{', '.join(choices)}")
+        return picked
+    parse.__name__ = what
+    return parse
 
 
-def io_modes(text: str) -> tuple[str, ...]:
-    """One or more netweft I/O modes, comma-separated."""
-    modes = tuple(m.strip() for m in text.split(","))
-    for m in modes:
-        if m not in IO_MODES:
-            raise argparse.ArgumentTypeError(f"unknown I/O mode {m!r}; choose from "
-                                             f"{', '.join(IO_MODES)}")
-    return modes
+tx_modes = choice_list("transmit path", TX_MODES)
+io_modes = choice_list("I/O mode", IO_MODES)
 
 
 output_file = json_file  # any file written once the run is over (a plot, ...)
