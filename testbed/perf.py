@@ -257,6 +257,20 @@ def _connect(host: str, control_port: int, timeout: float = 10.0) -> _Control:
             time.sleep(0.05)
 
 
+def run_against_server(args: argparse.Namespace, run: Any) -> Any:
+    """``run(ctl)`` over a control connection to the perf server at ``args.host``; a
+    failure is printed in one line and gives None (the client then exits 1)."""
+    try:
+        ctl = _connect(args.host, args.control_port)
+        try:
+            return run(ctl)
+        finally:
+            ctl.close()
+    except (PerfError, TransportError, OSError) as exc:
+        print(f"netweft perf client: {exc}", file=sys.stderr)
+        return None
+
+
 def run_tcp(ctl: _Control, host: str, duration: float, msg_size: int) -> PerfResult:
     """Send ``msg_size``-byte messages over kernel TCP for ``duration`` seconds."""
     ctl.send({"op": "tcp"})

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import select
 import socket
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -458,19 +457,12 @@ def latency_main(args: Any) -> int:
     """``netweft perf client --mode latency``: run, print, write --json and --plot."""
     import json
 
-    from netweft.testbed.perf import _connect
-    from netweft.transport.errors import TransportError
+    from netweft.testbed.perf import run_against_server
 
-    try:
-        ctl = _connect(args.host, args.control_port)
-        try:
-            results = run_latency(ctl, args.host, duration=args.time, rounds=args.rounds,
-                                  msg_size=args.msg_size, proto=args.proto,
-                                  **_netweft_options(args))
-        finally:
-            ctl.close()
-    except (PerfError, TransportError, OSError) as exc:
-        print(f"netweft perf client: {exc}", file=sys.stderr)
+    results = run_against_server(args, lambda ctl: run_latency(
+        ctl, args.host, duration=args.time, rounds=args.rounds, msg_size=args.msg_size,
+        proto=args.proto, **_netweft_options(args)))
+    if results is None:
         return 1
     header = (f"netweft perf latency: client -> {args.host}, ping-pong of {args.msg_size}-byte "
               f"messages, one in flight, {args.time:g} s per test in {args.rounds} interleaved "

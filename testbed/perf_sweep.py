@@ -147,27 +147,19 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def sweep_main(args: Any) -> int:
     """``netweft perf client --mode sweep|spray``: run the grid, print, --json, --plot."""
     import json
-    import sys
 
-    from netweft.testbed.perf import _connect
-    from netweft.transport.errors import TransportError
+    from netweft.testbed.perf import run_against_server
 
     spray = args.mode == "spray"
     sizes = (args.msg_size,) if spray else (args.sizes or DEFAULT_SIZES)
     depths = (args.depth,) if spray else (args.depths or DEFAULT_DEPTHS)
     bursts = args.bursts or (SPRAY_BURSTS if spray else DEFAULT_BURSTS)
-    try:
-        ctl = _connect(args.host, args.control_port)
-        try:
-            rows = run_sweep(ctl, args.host, duration=args.time, sizes=sizes, depths=depths,
-                             bursts=bursts, proto=args.proto, engine=dict(args.engine),
-                             mtu=args.mtu, tx=args.tx, window_pkts=args.window, bind=args.bind,
-                             reliability=str(args.reliability), io=args.io,
-                             post=args.post)
-        finally:
-            ctl.close()
-    except (PerfError, TransportError, OSError) as exc:
-        print(f"netweft perf client: {exc}", file=sys.stderr)
+    rows = run_against_server(args, lambda ctl: run_sweep(
+        ctl, args.host, duration=args.time, sizes=sizes, depths=depths, bursts=bursts,
+        proto=args.proto, engine=dict(args.engine), mtu=args.mtu, tx=args.tx,
+        window_pkts=args.window, bind=args.bind, reliability=str(args.reliability),
+        io=args.io, post=args.post))
+    if rows is None:
         return 1
     header = (f"netweft perf {args.mode}: client -> {args.host}, {args.time:g} s per run, "
               f"path MTU {args.mtu}, tx={','.join(args.tx)}, io={args.io}, {args.post} posts, "

@@ -20,14 +20,19 @@ LENGTH = (4 << 20) + 5
 OPTIONS = json.loads(os.environ.get("NETWEFT_PEER_OPTIONS", "{}"))
 
 
+def _report_stats(ep) -> None:
+    """With NETWEFT_PEER_STATS set, the endpoint's counters as one JSON line on stderr."""
+    if os.environ.get("NETWEFT_PEER_STATS"):
+        print(json.dumps(ep.stats()), file=sys.stderr, flush=True)
+
+
 def target(ip: str) -> None:
     with udp_endpoint((ip, 0), mtu=8972, **OPTIONS) as ep:
         buf = np.zeros(LENGTH, dtype=np.uint8)
         mr = ep.register(buf)
         print(ep.address[1], mr.rkey, mr.length, flush=True)
         sys.stdin.readline()
-        if os.environ.get("NETWEFT_PEER_STATS"):
-            print(json.dumps(ep.stats()), file=sys.stderr, flush=True)
+        _report_stats(ep)
         print(hashlib.sha256(buf.tobytes()).hexdigest(), flush=True)
 
 
@@ -42,8 +47,7 @@ def initiator(ip: str, target_ip: str, port: str, rkey: str, length: str) -> Non
         ep.cq.wait_for(peer.read(ep.register(back), remote), timeout=60).check()
         if not np.array_equal(back, data):
             sys.exit("read-back differs from what was written")
-        if os.environ.get("NETWEFT_PEER_STATS"):
-            print(json.dumps(ep.stats()), file=sys.stderr, flush=True)
+        _report_stats(ep)
         print(hashlib.sha256(data.tobytes()).hexdigest(), flush=True)
 
 
