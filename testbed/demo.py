@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 from netweft.emulation.network import Network, NetworkError
-from netweft.emulation.switch_control import ControlError, send_command
+from netweft.emulation.process.control import ControlError, send_command
 from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.cli import CommandError
 from netweft.testbed.plots import plot_queue_occupancy, plot_rtt_cdf

@@ -14,8 +14,8 @@ from netweft.emulation.port_options import (
     parse_link_option,
     parse_link_options,
 )
-from netweft.emulation.switch_control import ControlError, execute
-from netweft.emulation.switch_process import link_arguments
+from netweft.emulation.process.control import ControlError, execute
+from netweft.emulation.process.switch_process import link_arguments
 
 
 def test_a_link_option_sets_both_directions_and_the_queues():
@@ -90,7 +90,7 @@ def test_control_commands_change_queues_and_links_at_run_time():
 
 
 def test_the_switch_process_refuses_a_link_for_a_port_it_does_not_have(capsys):
-    from netweft.emulation.switch_process import main
+    from netweft.emulation.process.switch_process import main
 
     with pytest.raises(SystemExit) as stop:
         main(["--program", "p4/basic_forward.p4", "--port", "1=s1-eth1",

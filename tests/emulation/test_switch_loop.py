@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 
-from netweft.emulation.switch_process import _Loop
+from netweft.emulation.process.switch_process import _Loop
 
 
 class _Chatty:

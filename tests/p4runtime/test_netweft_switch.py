@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from netweft.emulation.switch_command import parse_args
+from netweft.emulation.process.netweft_switch import parse_args
 from tests.p4runtime.conftest import PROGRAM
 from tests.p4runtime.switch_runner import running_switch
 
@@ -36,14 +36,14 @@ def test_the_default_address_is_loopback():
     (["--no-p4", "--", "--bogus"], "unknown target option"),
 ])
 def test_bad_command_lines_fail_at_parse_time(argv, message):
-    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_command", *argv],
+    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.process.netweft_switch", *argv],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert message in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_a_missing_device_config_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_command",
+    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.process.netweft_switch",
                            "/nonexistent/x.json"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
@@ -51,7 +51,7 @@ def test_a_missing_device_config_is_one_line():
 
 
 def test_a_missing_interface_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_command", "--no-p4",
+    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.process.netweft_switch", "--no-p4",
                            "-i", "1@nw-no-such-if"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [

@@ -17,7 +17,7 @@ them, ``process(port, frame)`` alone.  Per loop pass it drains the switch's
 
 Run by hand::
 
-    python -m netweft.emulation.switch_process --program basic_forward.p4 \\
+    python -m netweft.emulation.process.switch_process --program basic_forward.p4 \\
         --port 1=s1-eth1 --port 2=s1-eth2 --runtime s1-runtime.json \\
         --link 2:delay=5ms,rate=100mbit,queue=64 --pcap pcaps --log-file s1.log \\
         --control /run/netweft/s1.sock
@@ -28,7 +28,7 @@ port N strict-priority queues; ``--pcap DIR`` writes ``<iface>_in.pcap`` and
 ``<iface>_out.pcap`` per port as BMv2 does; ``--log-console`` (stdout) and
 ``--log-file FILE`` write the per-packet trace
 (:mod:`netweft.emulation.packet_trace`); ``--control PATH`` opens the control
-channel (:mod:`netweft.emulation.switch_control`).
+channel (:mod:`netweft.emulation.process.control`).
 """
 
 from __future__ import annotations
@@ -249,7 +249,7 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
         for number, sock in io.sockets.items():
             sel.register(sock, selectors.EVENT_READ, number)
         if control is not None:
-            from netweft.emulation.switch_control import ControlServer, execute
+            from netweft.emulation.process.control import ControlServer, execute
 
             server = ControlServer(control)
             sel.register(server.listener, selectors.EVENT_READ, "control")
@@ -314,10 +314,10 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
     ``--control`` options; ``grpc_address``: serve P4Runtime there
     (``--grpc-server-addr``); ``log``: the process's stderr; ``extra_args``: further
-    options of ``python -m netweft.emulation.switch_process``.  A failed start
+    options of ``python -m netweft.emulation.process.switch_process``.  A failed start
     raises :class:`SwitchStartError` with the process's error output.
     """
-    argv = [sys.executable, "-m", "netweft.emulation.switch_process", "--program", str(program)]
+    argv = [sys.executable, "-m", "netweft.emulation.process.switch_process", "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
         argv += ["--port", f"{number}={ifname}"]
     if not links and hasattr(node, "port_settings"):  # the links the network declared
@@ -410,7 +410,7 @@ def _serve_p4runtime(switch: Any, new_switch: Callable[[Any], Any], address: str
     sets later runs on a switch built by ``new_switch`` (same ports, queues, trace)."""
     from netweft.emulation.p4runtime.device import Device
     from netweft.emulation.p4runtime.server import P4RuntimeServer
-    from netweft.emulation.switch_command import load_device_config
+    from netweft.emulation.process.netweft_switch import load_device_config
     from netweft.p4.compiler.p4info import build_p4info
 
     if address.startswith("unix:"):

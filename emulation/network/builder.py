@@ -414,7 +414,7 @@ class Network:
             future.result()
 
     def _start_switch(self, switch: Switch) -> None:
-        from netweft.emulation.switch_process import start_switch_process
+        from netweft.emulation.process.switch_process import start_switch_process
 
         if switch.pcap_dir is not None:
             switch.pcap_dir.mkdir(parents=True, exist_ok=True)

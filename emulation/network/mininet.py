@@ -1,11 +1,11 @@
 """Mininet integration: :class:`NetweftSwitch`, a Mininet ``Switch`` that runs netweft's switch.
 
-It starts ``python -m netweft.emulation.switch_process`` on the switch's
+It starts ``python -m netweft.emulation.process.switch_process`` on the switch's
 interfaces (Mininet's port numbers), with a P4 program, a runtime file, BMv2-style
 pcaps, a packet trace and the traffic manager's per-port link settings::
 
     from mininet.net import Mininet
-    from netweft.emulation.mininet import NetweftSwitch
+    from netweft.emulation.network.mininet import NetweftSwitch
 
     net = Mininet(controller=None, autoStaticArp=True)
     h1, h2 = net.addHost("h1", ip="10.0.0.1/24"), net.addHost("h2", ip="10.0.0.2/24")
@@ -21,7 +21,7 @@ calling ``tc``; the switch reads them at its end and its traffic manager
 applies them (``delay``, ``jitter``, ``loss`` in percent, ``bw`` in Mbit/s,
 ``max_queue_size`` in packets). This kernel has no ``netem``, so ``TCLink``'s
 own delay and loss cannot work here. With ``mn``: ``mn --custom
-$(python -c 'import netweft.emulation.mininet as m; print(m.__file__)')
+$(python -c 'import netweft.emulation.network.mininet as m; print(m.__file__)')
 --switch netweft,program=basic_forward,runtime=s1-runtime.json``.
 
 Mininet is imported from the PyPI ``mininet`` package installed with netweft
@@ -118,7 +118,7 @@ class NetweftSwitch(Switch):
 
     def start(self, controllers: list) -> None:
         """Turn offloads off on both ends of every port, then start the switch process."""
-        from netweft.emulation.switch_process import start_switch_process
+        from netweft.emulation.process.switch_process import start_switch_process
 
         if shutil.which("ethtool") is None:
             raise NetweftSwitchError("ethtool is not installed (apt-get install ethtool)")

@@ -33,7 +33,7 @@ order where BMv2 has them):
     ``ok`` or what simple_switch_CLI prints, as a JSON string.
 
 From Python: :func:`send_command`; from a shell:
-``python -m netweft.emulation.switch_control PATH set_queue_depth 16 2``.
+``python -m netweft.emulation.process.control PATH set_queue_depth 16 2``.
 """
 
 from __future__ import annotations
@@ -257,10 +257,10 @@ def send_command(path: str | Path, line: str, timeout: float = 5.0) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m netweft.emulation.switch_control PATH COMMAND...``"""
+    """``python -m netweft.emulation.process.control PATH COMMAND...``"""
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2:
-        print("usage: python -m netweft.emulation.switch_control SOCKET COMMAND [ARGS...]",
+        print("usage: python -m netweft.emulation.process.control SOCKET COMMAND [ARGS...]",
               file=sys.stderr)
         return 2
     try:

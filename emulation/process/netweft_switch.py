@@ -191,8 +191,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     from netweft.emulation.p4runtime.device import Device
     from netweft.emulation.p4runtime.server import P4RuntimeServer
     from netweft.emulation.packet_trace import PacketTrace
+    from netweft.emulation.process.switch_process import serve
     from netweft.emulation.switch import SoftSwitch
-    from netweft.emulation.switch_process import serve
     from netweft.p4.compiler import P4Error
     from netweft.p4.compiler.p4info import build_p4info
 
