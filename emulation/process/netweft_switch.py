@@ -21,7 +21,18 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+
+from netweft.emulation.process.build import (
+    SwitchBuildError,
+    SwitchSetup,
+    build_switch,
+    load_device_config,
+)
+from netweft.emulation.process.switch_process import serve
+
+# load_device_config: offered here as under this module's old name, netweft.emulation.switch_command
+__all__ = ["PROG", "build_parser", "build_target_parser", "load_device_config", "main",
+           "parse_args", "register"]
 
 DEFAULT_GRPC_ADDRESS = "127.0.0.1:9559"
 PROG = "netweft-switch"
@@ -158,23 +169,6 @@ def _notes(args: argparse.Namespace) -> list[str]:
     return notes
 
 
-def _load_program(args: argparse.Namespace):
-    """``(program, device config bytes)`` of the positional argument."""
-    from netweft.p4.compiler import compile_p4
-    path: Path = args.config
-    if path.suffix == ".p4":
-        return compile_p4(str(path), include_dirs=tuple(args.include)), b""
-    data = path.read_bytes()
-    return load_device_config(data), data
-
-
-def load_device_config(data: bytes):
-    """The program of a device config (netweft-p4c's output, possibly wrapped in
-    ``p4.tmp.P4DeviceConfig``)."""
-    from netweft.p4.compiler.device_config import load_device_config as load
-    return load(data)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run netweft-switch; returns the exit status."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
@@ -187,65 +181,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{PROG}: error: -i {port}@{ifname}: no interface {ifname} in this network "
                   "namespace (ip link shows the names)", file=sys.stderr)
             return 2
-
-    from netweft.emulation.p4runtime.device import Device
-    from netweft.emulation.p4runtime.server import P4RuntimeServer
-    from netweft.emulation.packet_trace import PacketTrace
-    from netweft.emulation.process.switch_process import serve
-    from netweft.emulation.switch import SoftSwitch
-    from netweft.p4.compiler import P4Error
-    from netweft.p4.compiler.p4info import build_p4info
-
-    trace_out: TextIO | None = None
+    setup = SwitchSetup(
+        program=args.config, include_dirs=tuple(args.include), priority_queues=args.queues,
+        log_file=args.log_file, log_console=args.log_console,
+        grpc_address=args.target.grpc_server_addr, device_id=args.device_id,
+        cpu_port=args.target.cpu_port)
     try:
-        if args.log_file:
-            trace_out = open(args.log_file, "w", buffering=1 << 16)  # noqa: SIM115
-        elif args.log_console:
-            trace_out = sys.stdout
-    except OSError as err:
-        print(f"{PROG}: error: cannot write the log file {args.log_file}: {err.strerror}",
-              file=sys.stderr)
-        return 2
-    trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
-
-    def new_switch(program) -> SoftSwitch:
-        return SoftSwitch(program, priority_queues=args.queues, trace=trace)
-
-    device = Device(load_device_config, device_id=args.device_id,
-                    cpu_port=args.target.cpu_port, switch_factory=new_switch)
-    if args.config is not None:
-        try:
-            program, data = _load_program(args)
-            device.install(build_p4info(program), data, switch=new_switch(program))
-        except OSError as err:
-            print(f"{PROG}: error: {args.config}: {err.strerror or err}", file=sys.stderr)
-            return 2
-        except (P4Error, ValueError) as err:
-            print(f"{PROG}: error: {err}", file=sys.stderr)
-            return 2
-    try:
-        server = P4RuntimeServer(device, args.target.grpc_server_addr).start()
-    except OSError as err:
-        print(f"{PROG}: error: {err} (is another switch using the port? choose another with "
-              "-- --grpc-server-addr HOST:PORT)", file=sys.stderr)
+        built = build_switch(setup)
+    except SwitchBuildError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     cpu = args.target.cpu_port
-    print(f"P4Runtime server listening on {server.target} (device id {args.device_id}, "
+    print(f"P4Runtime server listening on {built.server.target} (device id {args.device_id}, "
           f"CPU port {'none' if cpu is None else cpu})", flush=True)
-
-    def attach(io) -> None:
-        def transmit(port: int, frame: bytes) -> None:
-            sock = io.sockets.get(port)
-            if sock is not None:
-                try:
-                    sock.send(frame)
-                except OSError:
-                    pass
-        device.transmit = transmit
-
     try:
-        serve(device, dict(args.interface), pcap_dir=args.pcap, trace_out=trace_out,
-              on_ready=attach)
+        serve(built.target, dict(args.interface), pcap_dir=args.pcap, trace_out=built.trace_out,
+              on_ready=built.attach_ports)
     except OSError as err:
         where = f"{err.filename}: " if err.filename else ""
         hint = (" (the switch's AF_PACKET ports need root or CAP_NET_RAW)"
@@ -253,9 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {where}{err.strerror or err}{hint}", file=sys.stderr)
         return 2
     finally:
-        server.stop(0)
-        if trace_out is not None and trace_out is not sys.stdout:
-            trace_out.close()
+        built.close()
     return 0
 
 

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from netweft.emulation.port_options import PortOptionError, PortOptions, parse_link_options
+from netweft.emulation.process.build import SwitchBuildError, SwitchSetup, build_switch
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
@@ -390,39 +391,10 @@ def _parse_link(text: str) -> str:
     return text
 
 
-def _apply_command_list(switch: Any, path: Path) -> None:
-    """Run a simple_switch_CLI command list against ``switch`` through an in-process
-    P4Runtime device (the translation ``netweft cli`` uses), before traffic flows."""
-    from netweft.emulation.p4runtime.command_list import CommandSession, DeviceTarget
-    from netweft.emulation.p4runtime.device import Device
-    from netweft.p4.compiler.p4info import build_p4info
-
-    p4info = build_p4info(switch.program)
-    device = Device(lambda _config: switch.program, switch_factory=lambda _program: switch)
-    device.install(p4info, b"", switch=switch)
-    CommandSession(p4info, DeviceTarget(device)).run_file(path)
-
-
-def _serve_p4runtime(switch: Any, new_switch: Callable[[Any], Any], address: str,
-                     device_id: int) -> tuple[Any, Any]:
-    """Put ``switch`` behind a P4Runtime device served at ``address``; the device (which
-    the loop drives under its lock) and the started server. A pipeline a controller
-    sets later runs on a switch built by ``new_switch`` (same ports, queues, trace)."""
-    from netweft.emulation.p4runtime.device import Device
-    from netweft.emulation.p4runtime.server import P4RuntimeServer
-    from netweft.emulation.process.netweft_switch import load_device_config
-    from netweft.p4.compiler.p4info import build_p4info
-
-    if address.startswith("unix:"):
-        Path(address.removeprefix("unix:").removeprefix("//")).unlink(missing_ok=True)
-    device = Device(load_device_config, device_id=device_id, switch_factory=new_switch)
-    device.install(build_p4info(switch.program), b"", switch=switch)
-    return device, P4RuntimeServer(device, address).start()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--program", required=True, type=Path, help="P4-16 v1model source")
+    parser.add_argument("--program", required=True, type=Path,
+                        help="P4-16 v1model source (or a device config from netweft-p4c)")
     parser.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                         help="directory searched by #include (repeatable)")
     parser.add_argument("--port", action="append", type=_parse_port, default=[],
@@ -467,59 +439,24 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"--link names port(s) {', '.join(map(str, unknown))} that no --port "
                      "gives; add --port N=IFNAME or fix the port number")
-
-    from netweft.emulation.p4runtime.command_list import CommandError as CommandListError
-    from netweft.emulation.p4runtime.runtime_file import RuntimeFileError, apply_runtime_file
-    from netweft.emulation.packet_trace import PacketTrace
-    from netweft.emulation.switch import SoftSwitch, SwitchError
-    from netweft.p4.compiler import P4Error, compile_p4
-
-    trace_out: TextIO | None = None
+    setup = SwitchSetup(
+        program=args.program, include_dirs=tuple(args.include), runtime=args.runtime,
+        commands=args.commands, port_options=options, priority_queues=args.priority_queues,
+        seed=args.seed, log_file=args.log_file, log_console=args.log_console,
+        grpc_address=args.grpc_server_addr, device_id=args.device_id)
     try:
-        if args.log_file:
-            trace_out = open(args.log_file, "w", buffering=1 << 16)  # noqa: SIM115
-        elif args.log_console:
-            trace_out = sys.stdout
-    except OSError as exc:
-        print(f"error: cannot write the log file {args.log_file}: {exc.strerror}",
-              file=sys.stderr)
+        built = build_switch(setup)
+    except SwitchBuildError as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
-    trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
-    def new_switch(program) -> SoftSwitch:
-        built = SoftSwitch(program, seed=args.seed, priority_queues=args.priority_queues,
-                           trace=trace)
-        for port, opts in options.items():
-            built.configure_port(port, opts)
-        return built
-
     try:
-        switch = new_switch(compile_p4(str(args.program), include_dirs=tuple(args.include)))
-        if args.runtime:
-            apply_runtime_file(switch, args.runtime)
-        if args.commands:
-            _apply_command_list(switch, args.commands)
-    except (P4Error, RuntimeFileError, SwitchError, CommandListError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    grpc_server = None
-    if args.grpc_server_addr:
-        try:
-            switch, grpc_server = _serve_p4runtime(switch, new_switch, args.grpc_server_addr,
-                                                   args.device_id)
-        except OSError as exc:
-            print(f"error: --grpc-server-addr {args.grpc_server_addr}: {exc}", file=sys.stderr)
-            return 2
-    try:
-        serve(switch, ports, args.stop_after, args.stats_out, args.pcap, trace_out,
-              args.control, options)
+        serve(built.target, ports, args.stop_after, args.stats_out, args.pcap, built.trace_out,
+              args.control, options, on_ready=built.attach_ports)
     except OSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:
-        if grpc_server is not None:
-            grpc_server.stop(0)
-        if trace_out is not None and trace_out is not sys.stdout:
-            trace_out.close()
+        built.close()
     return 0
 
 
