@@ -1,22 +1,24 @@
-"""Old import paths of modules that moved inside ``netweft.emulation``, kept for one release.
+"""Old import paths of moved ``netweft.emulation`` modules, kept for one release.
 
-:data:`MOVED` maps an old module name to its new one; a name below an old
-package maps to the same name below the new one (``netweft.emulation.p4.ir``
-is ``netweft.p4.compiler.ir``).  :class:`MovedModuleFinder`, installed on
-``sys.meta_path`` by ``netweft.emulation``'s ``__init__``, answers an import
-of an old name with the new module object itself (``old.X is new.X``) and a
-DeprecationWarning naming the new path.  ``python -m OLD_NAME`` works too:
-``runpy`` asks the same finder and runs the new module's code as ``__main__``.
+``MOVED`` maps an old module name to its new one; a name below an old package
+maps to the same name below the new one (``netweft.emulation.p4.ir`` is
+``netweft.p4.compiler.ir``). :func:`install` puts a ``sys.meta_path`` finder in
+place (``emulation/__init__.py`` calls it) that answers an import of an old
+name with the new module, under the old name too (``old.X is new.X``), and a
+:class:`DeprecationWarning` naming the new path. ``python -m OLD_NAME`` runs
+the new module: ``runpy`` asks the same finder, and the loader hands it the
+new module's code. Add a move here as one line; remove the table after the
+release that announced the moves.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.abc
-import importlib.machinery
 import importlib.util
 import sys
 import warnings
+from importlib.machinery import ModuleSpec
 from types import CodeType, ModuleType
 
 MOVED: dict[str, str] = {
@@ -28,64 +30,73 @@ MOVED: dict[str, str] = {
 }
 
 
-def new_name(old: str) -> str | None:
+def new_name(old: str, moved: dict[str, str] = MOVED) -> str | None:
     """The module ``old`` moved to, or None if it did not move."""
     package = old
     while package:
-        if package in MOVED:
-            return MOVED[package] + old[len(package):]
+        if package in moved:
+            return moved[package] + old[len(package):]
         package = package.rpartition(".")[0]
     return None
 
 
 def _warn(old: str, new: str) -> None:
-    # stacklevel 3: past this helper and the loader method to the importing code
+    # stacklevel 3: past this helper and the loader's method to the importing code
     # (the warnings module skips importlib's own frames)
-    warnings.warn(f"{old} is deprecated; it moved to {new}", DeprecationWarning, stacklevel=3)
+    warnings.warn(f"{old} moved to {new}; import it from there (the old path goes in the "
+                  "next release)", DeprecationWarning, stacklevel=3)
 
 
-class _MovedModuleLoader(importlib.abc.Loader):
+class _AliasLoader(importlib.abc.Loader):
     """Gives the new module under the old name."""
 
     def __init__(self, old: str, new: str) -> None:
         self.old = old
         self.new = new
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
         _warn(self.old, self.new)
-        return importlib.import_module(self.new)
+        module = importlib.import_module(self.new)
+        self.new_spec = module.__spec__
+        return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the new module is already imported."""
+        """The new module ran when it was imported; give it back its own spec, which the
+        import system replaced with the old name's."""
+        module.__spec__ = self.new_spec
 
     def get_code(self, fullname: str) -> CodeType | None:
         """The new module's code, which ``python -m OLD_NAME`` runs as ``__main__``."""
         _warn(self.old, self.new)
         spec = importlib.util.find_spec(self.new)
-        if spec is None or spec.loader is None or not hasattr(spec.loader, "get_code"):
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "get_code"):
             raise ImportError(f"{self.old} moved to {self.new}, which has no code to run",
                               name=fullname)
-        return spec.loader.get_code(self.new)
+        return loader.get_code(self.new)
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):
-    """Finds the modules of :data:`MOVED` under their old names."""
+    """Finds the old names of ``moved`` and loads their new modules."""
+
+    def __init__(self, moved: dict[str, str]) -> None:
+        self.moved = moved
 
     def find_spec(self, fullname: str, path: object = None,
-                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
-        new = new_name(fullname)
+                  target: object = None) -> ModuleSpec | None:
+        new = new_name(fullname, self.moved)
         if new is None:
             return None
         moved = importlib.util.find_spec(new)
         if moved is None:
             return None
         # origin: the new file, which ``python -m`` gives the program as __file__ and argv[0]
-        return importlib.machinery.ModuleSpec(fullname, _MovedModuleLoader(fullname, new),
-                                              origin=moved.origin)
+        return ModuleSpec(fullname, _AliasLoader(fullname, new), origin=moved.origin)
 
 
-def install() -> None:
-    """Put the finder first on ``sys.meta_path`` (once): ahead of the path finder, which
-    would otherwise load a moved package's submodules a second time under the old name."""
-    if not any(isinstance(finder, MovedModuleFinder) for finder in sys.meta_path):
-        sys.meta_path.insert(0, MovedModuleFinder())
+def install(moved: dict[str, str] = MOVED) -> None:
+    """Put the finder of ``moved`` first on ``sys.meta_path`` (once): ahead of the path
+    finder, which would load a moved package's submodules a second time, as new
+    modules under the old name."""
+    if not any(isinstance(f, MovedModuleFinder) and f.moved is moved for f in sys.meta_path):
+        sys.meta_path.insert(0, MovedModuleFinder(moved))

@@ -18,9 +18,10 @@ def _import_fresh(name: str):
 @pytest.mark.parametrize("old", sorted(MOVED))
 def test_an_old_module_path_gives_the_new_module_and_warns(old):
     new = importlib.import_module(MOVED[old])
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated; it moved to {MOVED[old]}"):
+    with pytest.warns(DeprecationWarning, match=f"{old} moved to {MOVED[old]}; import it from"):
         module = _import_fresh(old)
     assert module is new
+    assert module.__spec__.name == MOVED[old]   # the new module keeps its own spec
 
 
 def test_names_imported_from_an_old_path_are_the_new_objects():
@@ -56,5 +57,5 @@ def test_python_dash_m_runs_a_moved_module_under_its_old_name(old, usage):
     proc = subprocess.run([sys.executable, "-W", "default::DeprecationWarning", "-m", old, *args],
                           capture_output=True, text=True, timeout=60)
     assert usage in proc.stdout + proc.stderr
-    assert f"{old} is deprecated; it moved to {MOVED[old]}" in proc.stderr
+    assert f"{old} moved to {MOVED[old]}; import it from there" in proc.stderr
     assert "--program" in proc.stdout or old.endswith("control")
