@@ -16,9 +16,9 @@ from netweft.p4.compiler import ir
 
 
 class CallLowering(LoweringPart):
-    """Calls (actions, functions, externs, methods): a part of :class:`~netweft.emulation.pipeline.codegen.Lowering`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.emulation.pipeline.lowering_host.LoweringHost`."""
+    """Calls (actions, functions, externs, methods): a part of
+    :class:`~.codegen.Lowering`; what it uses of the other parts is declared by
+    :class:`~.lowering_host.LoweringHost`."""
 
     def call(self, c: ir.MethodCallExpression, body: Body, as_statement: bool = False) -> str:
         """Source for a call: an expression, or "" when it was emitted as statements."""

@@ -24,9 +24,8 @@ _LITERAL = re.compile(r"\(?-?\d+\)?|True|False")
 
 
 class ExpressionLowering(LoweringPart):
-    """Expressions: a part of :class:`~netweft.emulation.pipeline.codegen.Lowering`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.emulation.pipeline.lowering_host.LoweringHost`."""
+    """Expressions: a part of :class:`~.codegen.Lowering`; what it uses of
+    the other parts is declared by :class:`~.lowering_host.LoweringHost`."""
 
     def unsigned(self, value: str, t: Any) -> str:
         """``value`` (of type ``t``) as a non-negative int: its two's complement bits."""

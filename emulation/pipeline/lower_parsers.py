@@ -14,9 +14,9 @@ PARSER_STEP_LIMIT = 4096  # state transitions per parse before error.ParserTimeo
 
 
 class ParserLowering(LoweringPart):
-    """Parser states and packet_in/packet_out calls: a part of :class:`~netweft.emulation.pipeline.codegen.Lowering`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.emulation.pipeline.lowering_host.LoweringHost`."""
+    """Parser states and packet_in/packet_out calls: a part of
+    :class:`~.codegen.Lowering`; what it uses of the other parts is declared by
+    :class:`~.lowering_host.LoweringHost`."""
 
     def lower_parser_states(self, decl: ir.P4Parser, body: Body) -> None:
         """Emit a parser's state machine into its block function's ``body``."""

@@ -22,9 +22,8 @@ from netweft.p4.compiler import ir
 
 
 class StatementLowering(LoweringPart):
-    """Statements and assignments: a part of :class:`~netweft.emulation.pipeline.codegen.Lowering`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.emulation.pipeline.lowering_host.LoweringHost`."""
+    """Statements and assignments: a part of :class:`~.codegen.Lowering`; what it uses of
+    the other parts is declared by :class:`~.lowering_host.LoweringHost`."""
 
     def stmt(self, s: ir.Node, body: Body) -> None:
         """Emit the code of one statement or declaration."""

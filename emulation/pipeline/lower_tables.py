@@ -27,9 +27,8 @@ class TableInfo:
 
 
 class TableLowering(LoweringPart):
-    """Table applies: a part of :class:`~netweft.emulation.pipeline.codegen.Lowering`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.emulation.pipeline.lowering_host.LoweringHost`."""
+    """Table applies: a part of :class:`~.codegen.Lowering`; what it uses of
+    the other parts is declared by :class:`~.lowering_host.LoweringHost`."""
 
     def lower_table(self, t: ir.P4Table, body: Body | None = None) -> str:
         """Generate (once) the apply function of a table; returns its name."""

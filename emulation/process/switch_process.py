@@ -119,7 +119,7 @@ class PortCaptures:
         self.files.clear()
 
 
-class _Loop:
+class SwitchLoop:
     """State of one run of :func:`serve`."""
 
     def __init__(self, switch: Any, io: SwitchPorts, stats: Counter,
@@ -246,7 +246,7 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
     sel = selectors.SelectSelector()
     try:
         captures = PortCaptures(pcap_dir, io.names) if pcap_dir else None
-        loop = _Loop(switch, io, stats, captures, trace_out, on_digests)
+        loop = SwitchLoop(switch, io, stats, captures, trace_out, on_digests)
         for number, sock in io.sockets.items():
             sel.register(sock, selectors.EVENT_READ, number)
         if control is not None:
@@ -318,7 +318,8 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     options of ``python -m netweft.emulation.process.switch_process``.  A failed start
     raises :class:`SwitchStartError` with the process's error output.
     """
-    argv = [sys.executable, "-m", "netweft.emulation.process.switch_process", "--program", str(program)]
+    argv = [sys.executable, "-m", "netweft.emulation.process.switch_process",
+            "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
         argv += ["--port", f"{number}={ifname}"]
     if not links and hasattr(node, "port_settings"):  # the links the network declared

@@ -26,9 +26,8 @@ PACKET_EXTERNS = ("packet_in", "packet_out")
 
 
 class CallChecker(CheckerPart):
-    """Call checks: a part of :class:`~netweft.p4.compiler.typecheck.TypeChecker`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.p4.compiler.checker_host.CheckerHost`."""
+    """Call checks: a part of :class:`~.typecheck.TypeChecker`; what it uses of
+    the other parts is declared by :class:`~.checker_host.CheckerHost`."""
 
     def pick_overload(self, candidates: list, args: list[ir.Argument], what: str,
                       site: ir.Node) -> ir.Node:

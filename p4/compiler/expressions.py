@@ -21,9 +21,8 @@ EQUALITY_OPS = ("==", "!=")
 
 
 class ExpressionChecker(CheckerPart):
-    """Expression checks: a part of :class:`~netweft.p4.compiler.typecheck.TypeChecker`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.p4.compiler.checker_host.CheckerHost`."""
+    """Expression checks: a part of :class:`~.typecheck.TypeChecker`; what it uses of
+    the other parts is declared by :class:`~.checker_host.CheckerHost`."""
 
     # ------------------------------------------------------------ conversions
     def convert(self, e: ir.Expression, target: ir.Type | None, what: str) -> ir.Expression:

@@ -18,9 +18,8 @@ KNOWN_TABLE_PROPERTIES = ("key", "actions", "default_action", "entries", "size",
 
 
 class TableChecker(CheckerPart):
-    """Table checks: a part of :class:`~netweft.p4.compiler.typecheck.TypeChecker`;
-    what it uses of the other parts is declared by
-    :class:`~netweft.p4.compiler.checker_host.CheckerHost`."""
+    """Table checks: a part of :class:`~.typecheck.TypeChecker`; what it uses of
+    the other parts is declared by :class:`~.checker_host.CheckerHost`."""
 
     def check_table(self, t: ir.P4Table, scope: Scope, prefix: str | None) -> None:
         """Check a table's properties and fill its keys, actions, entries and fqn."""

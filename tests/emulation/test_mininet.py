@@ -1,4 +1,5 @@
-"""NetweftSwitch in Mininet's own API and through ``mn --custom``: traffic crosses netweft's switch."""
+"""NetweftSwitch in Mininet's own API and through ``mn --custom``: traffic crosses netweft's
+switch."""
 
 import json
 import random

@@ -51,8 +51,9 @@ def test_a_missing_device_config_is_one_line():
 
 
 def test_a_missing_interface_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.process.netweft_switch", "--no-p4",
-                           "-i", "1@nw-no-such-if"], capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "netweft.emulation.process.netweft_switch",
+                           "--no-p4", "-i", "1@nw-no-such-if"],
+                          capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == [
         "netweft-switch: error: -i 1@nw-no-such-if: no interface nw-no-such-if in this network "
