@@ -41,6 +41,25 @@ def test_named_paths_exist(doc):
     assert not missing, f"{doc.name} names files that do not exist: {missing}"
 
 
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("doc", _documents(), ids=lambda p: p.name)
+def test_links_to_sections_find_their_heading(doc):
+    """``[...](page.md#section)`` and ``[...](#section)`` name a heading that exists."""
+    broken = []
+    for page, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", _checked_text(doc.read_text())):
+        target = doc if not page else doc.parent / page
+        if "://" in page or target.suffix != ".md" or not target.exists():
+            continue
+        text = re.sub(r"^```.*?^```", "", target.read_text(), flags=re.S | re.M)
+        if anchor not in {_slug(h) for h in re.findall(r"^#+ (.*)$", text, re.M)}:
+            broken.append(f"{page}#{anchor}")
+    assert not broken, f"{doc.name} links to sections that do not exist: {broken}"
+
+
 def test_every_docs_page_is_listed_in_the_readme():
     readme = (ROOT / "README.md").read_text()
     section = readme.split("## Documentation\n", 1)[1].split("\n## ", 1)[0]
