@@ -198,8 +198,10 @@ class Device:
                     results.append(err)
                 except Exception as exc:  # noqa: BLE001 - one update must not fail the batch
                     LOG.exception("P4Runtime update failed inside netweft")
-                    results.append(P4RuntimeError(grpc.StatusCode.INTERNAL,
-                                                  f"netweft failed on this update: {exc!r}"))
+                    results.append(P4RuntimeError(
+                        grpc.StatusCode.INTERNAL,
+                        f"netweft failed on this update ({type(exc).__name__}; logged by the "
+                        "switch): please report it"))
         return results
 
     def read(self, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
