@@ -101,13 +101,13 @@ def forwarding_rate(packets: int) -> float:
     from netweft.emulation.switch import SoftSwitch
     from netweft.p4.compiler import compile_p4
     from netweft.p4.programs import program
-    from netweft.testbed.bench_switch import _udp_frame
+    from netweft.testbed.bench_switch import udp_frame
     from netweft.transport.aggregation_layer import PACKET_LEN
 
     sw = SoftSwitch(compile_p4(str(program("basic_forward"))))
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
                  "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
-    frames = [(1, _udp_frame(f"10.0.{i % 4}.{1 + i % 200}", PACKET_LEN)) for i in range(64)]
+    frames = [(1, udp_frame(f"10.0.{i % 4}.{1 + i % 200}", PACKET_LEN)) for i in range(64)]
     _rate(sw, frames * 4)  # warm up
     return _rate(sw, (frames * (packets // len(frames) + 1))[:packets])[0]
 

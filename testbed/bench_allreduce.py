@@ -33,8 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from netweft.testbed.arg_types import float_in, int_in
-from netweft.testbed.bench_reliability import _size_arg
+from netweft.testbed.arg_types import float_in, int_in, message_size
 from netweft.transport.aggregation_layer import AGG_LANES, PACKET_LEN
 
 KIB, MIB = 1 << 10, 1 << 20
@@ -227,10 +226,10 @@ def register(benches: argparse._SubParsersAction) -> None:
                    help="workers (repeatable; default 4 and 8)")
     p.add_argument("--topology", choices=("star", "leaf-spine"), action="append",
                    help="one switch or a leaf-spine (repeatable; default both)")
-    p.add_argument("--size", type=_size_arg, action="append",
+    p.add_argument("--size", type=message_size, action="append",
                    help="buffer size per worker, e.g. 64k, 16m (repeatable; default "
                         "64k 256k 1m 4m 16m 64m)")
-    p.add_argument("--switch-max", type=_size_arg, default=4 * MIB,
+    p.add_argument("--switch-max", type=message_size, default=4 * MIB,
                    help="largest size run on the embedded switch; larger in-network points "
                         "are projected (default 4m)")
     p.add_argument("--full", action="store_true",

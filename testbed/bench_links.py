@@ -32,8 +32,8 @@ from netweft.emulation.link_params import LinkParams
 from netweft.emulation.network import Network, NetworkError
 from netweft.p4.programs import program
 from netweft.testbed.arg_types import int_in
+from netweft.testbed.capture import iperf3
 from netweft.testbed.cli import CommandError
-from netweft.testbed.up_prompt import iperf3
 
 UDP_IP_ETH = 8 + 20 + 14  # header bytes around an iperf3 UDP payload in a frame
 NO_RATE_OFFER_BPS = 200e6  # offered load when the link sets no rate
@@ -143,12 +143,12 @@ def in_process_pps(frame: int, packets: int) -> float:
     """``netweft bench switch``'s figure for basic_forward.p4 at one frame size."""
     from netweft.emulation.switch import SoftSwitch
     from netweft.p4.compiler import compile_p4
-    from netweft.testbed.bench_switch import _udp_frame, measure
+    from netweft.testbed.bench_switch import measure, udp_frame
 
     sw = SoftSwitch(compile_p4(str(program("basic_forward"))))
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
                  "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
-    frames = [_udp_frame(f"10.0.{i % 4}.{1 + i % 200}", frame - UDP_IP_ETH) for i in range(64)]
+    frames = [udp_frame(f"10.0.{i % 4}.{1 + i % 200}", frame - UDP_IP_ETH) for i in range(64)]
     measure(sw, frames, min(packets, 500))
     return measure(sw, frames, packets)[0]
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from netweft.testbed.arg_types import float_in, int_in
+from netweft.testbed.arg_types import float_in, int_in, message_size
 from netweft.transport import Impairments, Link, Simulation
 from netweft.transport.reliability_policy import parse_reliability
 
@@ -291,18 +291,6 @@ def _code(text: str) -> str:
     return str(rel)
 
 
-def _size_arg(text: str) -> int:
-    t = text.strip().lower()
-    units = {"k": KIB, "m": MIB}
-    try:
-        value = int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64k, 1m)") from None
-    if not 1 <= value <= 256 * MIB:
-        raise argparse.ArgumentTypeError(f"size must be 1 byte to 256m, got {text!r}")
-    return value
-
-
 def register(benches: argparse._SubParsersAction) -> None:
     """Add ``netweft bench reliability``."""
     p = benches.add_parser("reliability",
@@ -313,7 +301,7 @@ def register(benches: argparse._SubParsersAction) -> None:
                    help="a drop rate (repeatable; replaces the grid's)")
     p.add_argument("--rtt-us", type=float_in(1.0, 100_000.0), action="append",
                    help="a round-trip time in microseconds (repeatable)")
-    p.add_argument("--size", type=_size_arg, action="append",
+    p.add_argument("--size", type=message_size, action="append",
                    help="a message size, e.g. 64k, 16m (repeatable)")
     p.add_argument("--messages", type=int_in(1, 100_000),
                    help="messages per point (default: 10..1000, by a packet budget)")

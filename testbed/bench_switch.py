@@ -29,7 +29,8 @@ from netweft.testbed.arg_types import existing_dir, existing_file, int_in
 from netweft.testbed.cli import CommandError
 
 
-def _udp_frame(dst: str, payload: int = 64) -> bytes:
+def udp_frame(dst: str, payload: int = 64) -> bytes:
+    """An Ethernet/IPv4/UDP frame to ``dst`` (UDP port 4793) with ``payload`` bytes of x."""
     from scapy.layers.inet import IP, UDP
     from scapy.layers.l2 import Ether
 
@@ -105,7 +106,7 @@ def run_switch_bench(args: argparse.Namespace) -> int:
 
     folder = source_dir()
     includes = (str(folder),)
-    frames = [_udp_frame(f"10.0.{i % 4}.{1 + i % 200}") for i in range(64)]
+    frames = [udp_frame(f"10.0.{i % 4}.{1 + i % 200}") for i in range(64)]
     rows = []
     try:
         basic = compile_p4(str(folder / "basic_forward.p4"), include_dirs=includes)

@@ -26,9 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from netweft.testbed.capture import read_capture
 from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.fabric_testbed import FabricTestbed
-from netweft.testbed.marks_experiment import read_capture
 
 TOPOLOGY = Path(__file__).resolve().parent / "topologies" / "cc-incast.yaml"
 SWITCH, RX_PORT = "s1", 1

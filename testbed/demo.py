@@ -34,17 +34,15 @@ import os
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 from netweft.emulation.network import Network, NetworkError
-from netweft.emulation.switch_control import ControlError, send_command
 from netweft.testbed.arg_types import float_in, int_in
+from netweft.testbed.capture import QueueSampler, start_capture, stop_capture
 from netweft.testbed.cli import CommandError
 from netweft.testbed.plots import plot_queue_occupancy, plot_rtt_cdf
 from netweft.testbed.topology import Topology, TopologyError, load_topology
-from netweft.testbed.up_prompt import start_capture, stop_capture
 
 # RFC 862's echo port: Wireshark decodes the demo's datagrams as Echo requests and
 # replies (on 7007 it took them for AFS).
@@ -79,40 +77,6 @@ def route_via_switch(net: Network) -> None:
             if other is not host:
                 host.cmd("ip", "neigh", "replace", other.ip_address, "lladdr", gateway,
                          "dev", "eth0", "nud", "permanent")
-
-
-class QueueSampler:
-    """Samples one port's egress queue through a switch's control channel, in a thread."""
-
-    def __init__(self, control: Path, port: int, interval_s: float = 0.002) -> None:
-        self.control, self.port, self.interval_s = control, port, interval_s
-        self.samples: list[tuple[float, int]] = []
-        self.errors = 0
-        self._stop = threading.Event()
-        self._start = time.monotonic()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self) -> QueueSampler:
-        self._thread.start()
-        return self
-
-    def mark(self) -> float:
-        """Seconds since sampling started (to label the experiment's phases)."""
-        return time.monotonic() - self._start
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                depth = int(send_command(self.control, f"queue_depth {self.port}", timeout=2))
-                self.samples.append((self.mark(), depth))
-            except (OSError, ControlError, ValueError):
-                self.errors += 1
-            self._stop.wait(self.interval_s)
-
-    def stop(self) -> list[tuple[float, int]]:
-        self._stop.set()
-        self._thread.join(timeout=10)
-        return self.samples
 
 
 def run_demo(out_dir: Path, count: int = 50, size: int = 512, rma_bytes: int = RMA_BYTES,

@@ -18,37 +18,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 
-from netweft.testbed.demo import QueueSampler
+from netweft.testbed.capture import UET_PORT, QueueSampler, read_capture
 from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
-from netweft.testbed.fabric_hosts import HEADER, PDS_F_TRIMMED
 from netweft.testbed.fabric_testbed import FabricTestbed
 
-UET_PORT = 4793
 SWITCH, PORT = "leaf2", 1          # the port to h3
 SENDERS = ("h1", "h2", "h4")
 QUEUE = 64
-
-
-def read_capture(path: Path, since: float) -> dict:
-    """Datagrams to UDP 4793 in a switch's pcap after ``since`` (epoch s): CE-marked,
-    trimmed (PDS flag, 72-byte UDP), and all."""
-    from scapy.layers.inet import IP, UDP
-    from scapy.utils import PcapReader
-
-    out = {"packets": 0, "ce": 0, "trimmed": 0, "trimmed_udp_len_72": 0}
-    with PcapReader(str(path)) as packets:
-        for pkt in packets:
-            if float(pkt.time) < since or UDP not in pkt or pkt[UDP].dport != UET_PORT:
-                continue
-            out["packets"] += 1
-            out["ce"] += (pkt[IP].tos & 3) == 3
-            payload = bytes(pkt[UDP].payload)
-            if len(payload) >= HEADER.size and HEADER.unpack_from(payload)[0] & PDS_F_TRIMMED:
-                out["trimmed"] += 1
-                out["trimmed_udp_len_72"] += pkt[UDP].len == 72
-    return out
 
 
 def _p4_cells(tb: FabricTestbed) -> tuple[int, int]:

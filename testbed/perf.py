@@ -79,13 +79,16 @@ class PerfError(RuntimeError):
     """A perf run could not be carried out; the message says why."""
 
 
-def _cpu_seconds() -> float:
+def cpu_seconds() -> float:
+    """User plus system CPU seconds of this process (every thread) so far."""
     t = os.times()
     return t.user + t.system
 
 
 # ---- control channel: one JSON object per line ----
-class _Control:
+class Control:
+    """The perf control connection: one JSON object per line each way."""
+
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
         self.file = sock.makefile("rwb")
@@ -134,7 +137,7 @@ class _Control:
 
 
 # ---- server ----
-def _serve_tcp(ctl: _Control, local_ip: str) -> None:
+def _serve_tcp(ctl: Control, local_ip: str) -> None:
     lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     lst.bind((local_ip, 0))
@@ -142,7 +145,7 @@ def _serve_tcp(ctl: _Control, local_ip: str) -> None:
     ctl.send({"port": lst.getsockname()[1]})
     conn, _ = lst.accept()
     lst.close()
-    cpu0, nbytes = _cpu_seconds(), 0
+    cpu0, nbytes = cpu_seconds(), 0
     buf = bytearray(1 << 20)
     view = memoryview(buf)
     while True:
@@ -150,7 +153,7 @@ def _serve_tcp(ctl: _Control, local_ip: str) -> None:
         if n == 0:
             break
         nbytes += n
-    cpu = _cpu_seconds() - cpu0
+    cpu = cpu_seconds() - cpu0
     conn.close()
     ctl.send({"bytes": nbytes, "cpu_s": cpu})
 
@@ -164,7 +167,7 @@ def server_endpoint(req: dict[str, Any], local_ip: str) -> Any:
                         gro=req.get("gro", True), io=req.get("io", "thread"), **settings)
 
 
-def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
+def _serve_netweft(ctl: Control, req: dict[str, Any], local_ip: str) -> None:
     import numpy as np
 
     ep = server_endpoint(req, local_ip)
@@ -172,12 +175,12 @@ def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
         buf = np.zeros(req["buffer"], dtype=np.uint8)
         mr = ep.register(buf)
         ep.connect((req["client"][0], req["client"][1]))  # replies go to the client's port
-        cpu0 = _cpu_seconds()
+        cpu0 = cpu_seconds()
         ctl.send({"port": ep.address[1], "rkey": mr.rkey, "length": mr.length})
         fin = ctl.recv()
         if fin is None:
             return
-        cpu = _cpu_seconds() - cpu0
+        cpu = cpu_seconds() - cpu0
         size, slots = fin["msg_size"], fin["slots"]
         ok = all(zlib.crc32(mr.view[i * size:(i + 1) * size]) == fin["crc"]
                  for i in range(slots))
@@ -186,7 +189,7 @@ def _serve_netweft(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
         ep.close()
 
 
-def _serve_one(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
+def _serve_one(ctl: Control, req: dict[str, Any], local_ip: str) -> None:
     """Run the receiving side of one test the client asked for."""
     from netweft.testbed import perf_latency
 
@@ -226,7 +229,7 @@ def serve(bind: str = "0.0.0.0", control_port: int = CONTROL_PORT, once: bool = 
     try:
         while True:
             sock, _ = lst.accept()
-            ctl = _Control(sock)
+            ctl = Control(sock)
             local_ip = sock.getsockname()[0]
             try:
                 while (req := ctl.recv()) is not None:
@@ -242,13 +245,13 @@ def serve(bind: str = "0.0.0.0", control_port: int = CONTROL_PORT, once: bool = 
 
 
 # ---- client ----
-def _connect(host: str, control_port: int, timeout: float = 10.0) -> _Control:
+def _connect(host: str, control_port: int, timeout: float = 10.0) -> Control:
     deadline = time.monotonic() + timeout
     while True:
         try:
             sock = socket.create_connection((host, control_port), timeout=timeout)
             sock.settimeout(None)
-            return _Control(sock)
+            return Control(sock)
         except OSError as exc:
             if time.monotonic() > deadline:
                 raise PerfError(f"cannot reach the perf server at {host}:{control_port}: "
@@ -271,12 +274,12 @@ def run_against_server(args: argparse.Namespace, run: Any) -> Any:
         return None
 
 
-def run_tcp(ctl: _Control, host: str, duration: float, msg_size: int) -> PerfResult:
+def run_tcp(ctl: Control, host: str, duration: float, msg_size: int) -> PerfResult:
     """Send ``msg_size``-byte messages over kernel TCP for ``duration`` seconds."""
     ctl.send({"op": "tcp"})
     port = ctl.expect("port")["port"]
     msg = os.urandom(msg_size)
-    cpu0 = _cpu_seconds()
+    cpu0 = cpu_seconds()
     t0 = time.monotonic()
     data = socket.create_connection((host, port))
     messages = 0
@@ -288,12 +291,13 @@ def run_tcp(ctl: _Control, host: str, duration: float, msg_size: int) -> PerfRes
     report = ctl.expect("bytes")
     elapsed = time.monotonic() - t0
     data.close()
-    cpu = _cpu_seconds() - cpu0 + report["cpu_s"]
+    cpu = cpu_seconds() - cpu0 + report["cpu_s"]
     return PerfResult("tcp", "tcp", report["bytes"], elapsed, messages, cpu,
                       verified=report["bytes"] == messages * msg_size)
 
 
-def _local_ip_towards(host: str) -> str:
+def local_ip_towards(host: str) -> str:
+    """The local address the routing table picks to reach ``host`` (nothing is sent)."""
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         probe.connect((host, 9))
@@ -311,14 +315,14 @@ class NetweftSession:
     ``verified``, its engine counters); :meth:`close` stops the endpoint.
     """
 
-    def __init__(self, ctl: _Control, ep: Any, mr: Any, peer: Any, remote: Any, src: Any,
+    def __init__(self, ctl: Control, ep: Any, mr: Any, peer: Any, remote: Any, src: Any,
                  msg_size: int, slots: int) -> None:
         self.ctl = ctl
         self.ep, self.mr, self.peer, self.remote = ep, mr, peer, remote
         self.src, self.msg_size, self.slots = src, msg_size, slots
 
     @classmethod
-    def open(cls, ctl: _Control, host: str, msg_size: int, *, mtu: int, loss: float = 0.0,
+    def open(cls, ctl: Control, host: str, msg_size: int, *, mtu: int, loss: float = 0.0,
              slots: int = 8, tx: str = "ports", window_pkts: int = 4096,
              bind: str | None = None, engine: dict[str, int] | None = None,
              gro: bool = True, reliability: str = "sr", io: str = "thread") -> NetweftSession:
@@ -331,7 +335,7 @@ class NetweftSession:
         if "mtu" in engine:
             raise PerfError("set the packet size with --mtu (the path MTU), not --engine mtu=")
         settings = {"window_pkts": window_pkts, **engine}  # --engine window_pkts=N wins
-        ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
+        ep = udp_endpoint((bind or local_ip_towards(host), 0), mtu=payload, loss=loss, tx=tx,
                           gro=gro, io=io, **settings)
         try:
             src = np.frombuffer(os.urandom(msg_size), dtype=np.uint8).copy()
@@ -358,7 +362,7 @@ class NetweftSession:
         self.ep.close()
 
 
-def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu: int,
+def run_netweft(ctl: Control, host: str, duration: float, msg_size: int, *, mtu: int,
                 loss: float = 0.0, depth: int = 8, slots: int = 8, tx: str = "ports",
                 window_pkts: int = 4096, name: str = "netweft",
                 bind: str | None = None, engine: dict[str, int] | None = None,
@@ -375,7 +379,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
                             reliability=reliability, io=io)
     try:
         ep, peer, mr, remote = s.ep, s.peer, s.mr, s.remote
-        cpu0 = _cpu_seconds()
+        cpu0 = cpu_seconds()
         t0 = time.monotonic()
         end = t0 + duration
         if post == "batch" and depth > 1:  # one write in flight: nothing to batch
@@ -385,7 +389,7 @@ def run_netweft(ctl: _Control, host: str, duration: float, msg_size: int, *, mtu
             posted, done, failed = _write_each(ep, peer, mr, remote, end, depth, slots,
                                                msg_size)
         elapsed = time.monotonic() - t0
-        cpu = _cpu_seconds() - cpu0
+        cpu = cpu_seconds() - cpu0
         fin = s.finish(done)
         stats = ep.stats()
     finally:

@@ -32,10 +32,10 @@ from typing import Any
 
 from netweft.testbed.perf import (
     IP_UDP_HEADERS,
+    Control,
     NetweftSession,
     PerfError,
-    _Control,
-    _cpu_seconds,
+    cpu_seconds,
     server_endpoint,
 )
 from netweft.transport.errors import CompletionTimeout
@@ -84,13 +84,13 @@ class LatencyResult:
 
 
 # ---- server side ----
-def serve_udp_echo(ctl: _Control, local_ip: str, busy: bool = False) -> None:
+def serve_udp_echo(ctl: Control, local_ip: str, busy: bool = False) -> None:
     """Echo UDP datagrams until the client's ``finish`` (``busy``: spin, never sleep)."""
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     try:
         udp.bind((local_ip, 0))
         ctl.send({"port": udp.getsockname()[1]})
-        cpu0 = _cpu_seconds()
+        cpu0 = cpu_seconds()
         buf = bytearray(65536)
         if busy:
             _spin_echo(udp, ctl, buf)
@@ -103,12 +103,12 @@ def serve_udp_echo(ctl: _Control, local_ip: str, busy: bool = False) -> None:
                 break
         if ctl.recv() is None:
             return
-        ctl.send({"cpu_s": _cpu_seconds() - cpu0, "verified": True, "stats": {}})
+        ctl.send({"cpu_s": cpu_seconds() - cpu0, "verified": True, "stats": {}})
     finally:
         udp.close()
 
 
-def _spin_echo(udp: socket.socket, ctl: _Control, buf: bytearray) -> None:
+def _spin_echo(udp: socket.socket, ctl: Control, buf: bytearray) -> None:
     """The busy echo loop: non-blocking receives; looks at the control socket every
     1024 empty polls."""
     udp.setblocking(False)
@@ -124,7 +124,7 @@ def _spin_echo(udp: socket.socket, ctl: _Control, buf: bytearray) -> None:
         udp.sendto(memoryview(buf)[:n], addr)
 
 
-def serve_tcp_echo(ctl: _Control, local_ip: str, msg_size: int) -> None:
+def serve_tcp_echo(ctl: Control, local_ip: str, msg_size: int) -> None:
     """Echo ``msg_size``-byte messages over one TCP connection until it closes."""
     lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     lst.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -134,7 +134,7 @@ def serve_tcp_echo(ctl: _Control, local_ip: str, msg_size: int) -> None:
     conn, _ = lst.accept()
     lst.close()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    cpu0 = _cpu_seconds()
+    cpu0 = cpu_seconds()
     buf = bytearray(msg_size)
     view = memoryview(buf)
     try:
@@ -142,10 +142,10 @@ def serve_tcp_echo(ctl: _Control, local_ip: str, msg_size: int) -> None:
             conn.sendall(view)
     finally:
         conn.close()
-    ctl.send({"cpu_s": _cpu_seconds() - cpu0, "verified": True, "stats": {}})
+    ctl.send({"cpu_s": cpu_seconds() - cpu0, "verified": True, "stats": {}})
 
 
-def serve_netweft_echo(ctl: _Control, req: dict[str, Any], local_ip: str) -> None:
+def serve_netweft_echo(ctl: Control, req: dict[str, Any], local_ip: str) -> None:
     """Answer each netweft send with a send of the same bytes, until ``finish``."""
     size = req["msg_size"]
     ep = server_endpoint(req, local_ip)
@@ -158,7 +158,7 @@ def serve_netweft_echo(ctl: _Control, req: dict[str, Any], local_ip: str) -> Non
         for i in range(_ECHO_BUFFERS):
             ep.post_recv(pool, offset=i * size, length=size, context=i)
         ctl.send({"port": ep.address[1]})
-        cpu0 = _cpu_seconds()
+        cpu0 = cpu_seconds()
         verified = True
         peers: dict[int, Any] = {}
         while True:
@@ -181,7 +181,7 @@ def serve_netweft_echo(ctl: _Control, req: dict[str, Any], local_ip: str) -> Non
                     verified = False
         if ctl.recv() is None:
             return
-        ctl.send({"cpu_s": _cpu_seconds() - cpu0, "verified": verified, "stats": ep.stats()})
+        ctl.send({"cpu_s": cpu_seconds() - cpu0, "verified": verified, "stats": ep.stats()})
     finally:
         ep.close()
 
@@ -211,7 +211,7 @@ def _timed_loop(duration: float, one: Any, result: LatencyResult) -> None:
             result.samples_ns.append(rtt)
 
 
-def ping_udp(ctl: _Control, host: str, duration: float, msg_size: int,
+def ping_udp(ctl: Control, host: str, duration: float, msg_size: int,
              result: LatencyResult, busy: bool = False) -> None:
     """Kernel UDP ping-pong (``busy``: both ends spin on non-blocking receives)."""
     if msg_size > 65507:
@@ -252,13 +252,13 @@ def ping_udp(ctl: _Control, host: str, duration: float, msg_size: int,
     _finish_timed(ctl, duration, one_busy if busy else one, result, udp.close)
 
 
-def ping_udp_busy(ctl: _Control, host: str, duration: float, msg_size: int,
+def ping_udp_busy(ctl: Control, host: str, duration: float, msg_size: int,
                   result: LatencyResult) -> None:
     """Kernel UDP ping-pong with both ends busy polling."""
     ping_udp(ctl, host, duration, msg_size, result, busy=True)
 
 
-def ping_tcp(ctl: _Control, host: str, duration: float, msg_size: int,
+def ping_tcp(ctl: Control, host: str, duration: float, msg_size: int,
              result: LatencyResult) -> None:
     """Kernel TCP ping-pong: one whole message echoed per round trip."""
     ctl.send({"op": "tcp_echo", "msg_size": msg_size})
@@ -275,30 +275,30 @@ def ping_tcp(ctl: _Control, host: str, duration: float, msg_size: int,
             raise PerfError("the perf server closed the TCP ping-pong connection")
         return clock() - t0
 
-    cpu0, t0 = _cpu_seconds(), time.monotonic()
+    cpu0, t0 = cpu_seconds(), time.monotonic()
     _timed_loop(duration, one, result)
     conn.close()
     report = ctl.expect("cpu_s")
-    result.cpu_s += _cpu_seconds() - cpu0 + report["cpu_s"]
+    result.cpu_s += cpu_seconds() - cpu0 + report["cpu_s"]
     result.seconds += time.monotonic() - t0
 
 
-def _finish_timed(ctl: _Control, duration: float, one: Any, result: LatencyResult,
+def _finish_timed(ctl: Control, duration: float, one: Any, result: LatencyResult,
                   close: Any) -> None:
-    cpu0, t0 = _cpu_seconds(), time.monotonic()
+    cpu0, t0 = cpu_seconds(), time.monotonic()
     try:
         _timed_loop(duration, one, result)
     finally:
         close()
     ctl.send({"op": "finish"})
     report = ctl.expect("verified")
-    result.cpu_s += _cpu_seconds() - cpu0 + report["cpu_s"]
+    result.cpu_s += cpu_seconds() - cpu0 + report["cpu_s"]
     result.seconds += time.monotonic() - t0
     if not report["verified"]:
         raise PerfError(f"{result.name}: the perf server saw a wrong or failed message")
 
 
-def ping_netweft_write(ctl: _Control, host: str, duration: float, msg_size: int,
+def ping_netweft_write(ctl: Control, host: str, duration: float, msg_size: int,
                        result: LatencyResult, **options: Any) -> None:
     """netweft RMA write, post to completion, one in flight."""
     s = NetweftSession.open(ctl, host, msg_size, slots=1, **options)
@@ -318,10 +318,10 @@ def ping_netweft_write(ctl: _Control, host: str, duration: float, msg_size: int,
             written += 1
             return t1 - t0
 
-        cpu0, t0 = _cpu_seconds(), time.monotonic()
+        cpu0, t0 = cpu_seconds(), time.monotonic()
         _timed_loop(duration, one, result)
         fin = s.finish(written)
-        result.cpu_s += _cpu_seconds() - cpu0 + fin["cpu_s"]
+        result.cpu_s += cpu_seconds() - cpu0 + fin["cpu_s"]
         result.seconds += time.monotonic() - t0
     finally:
         s.close()
@@ -329,7 +329,7 @@ def ping_netweft_write(ctl: _Control, host: str, duration: float, msg_size: int,
         raise PerfError("netweft write: the server's buffer does not hold what was written")
 
 
-def ping_netweft_send(ctl: _Control, host: str, duration: float, msg_size: int,
+def ping_netweft_send(ctl: Control, host: str, duration: float, msg_size: int,
                       result: LatencyResult, *, mtu: int, tx: str = "ports",
                       window_pkts: int = 4096, bind: str | None = None,
                       engine: dict[str, int] | None = None, io: str = "thread",
@@ -337,13 +337,13 @@ def ping_netweft_send(ctl: _Control, host: str, duration: float, msg_size: int,
     """netweft send answered by a send: post to the reply's receive completion."""
     import numpy as np
 
-    from netweft.testbed.perf import _local_ip_towards
+    from netweft.testbed.perf import local_ip_towards
     from netweft.transport import udp_endpoint
 
     payload = mtu - IP_UDP_HEADERS
     engine = engine or {}
     settings = {"window_pkts": window_pkts, **engine}
-    ep = udp_endpoint((bind or _local_ip_towards(host), 0), mtu=payload, tx=tx, io=io,
+    ep = udp_endpoint((bind or local_ip_towards(host), 0), mtu=payload, tx=tx, io=io,
                       **settings)
     try:
         ctl.send({"op": "netweft_echo", "mtu": payload, "tx": tx, "loss": 0.0,
@@ -386,7 +386,7 @@ TESTS = {"netweft write": ping_netweft_write, "netweft send/recv": ping_netweft_
          "udp": ping_udp, "tcp": ping_tcp}
 
 
-def run_latency(ctl: _Control, host: str, *, duration: float, rounds: int, msg_size: int,
+def run_latency(ctl: Control, host: str, *, duration: float, rounds: int, msg_size: int,
                 proto: str, io: tuple[str, ...] = ("thread",), tx: tuple[str, ...] = ("ports",),
                 **options: Any) -> list[LatencyResult]:
     """Every ping-pong test of ``proto`` for ``duration`` s in ``rounds`` interleaved rounds;

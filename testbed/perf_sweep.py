@@ -17,7 +17,7 @@ import argparse
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from netweft.testbed.perf import PerfError, PerfResult, _Control, run_netweft, run_tcp
+from netweft.testbed.perf import Control, PerfError, PerfResult, run_netweft, run_tcp
 
 DEFAULT_SIZES = (64, 4 << 10, 64 << 10, 1 << 20, 4 << 20)
 DEFAULT_DEPTHS = (1, 8, 64)
@@ -80,7 +80,7 @@ def count_list(what: str, low: int, high: int | None = None) -> Any:
     return parse
 
 
-def run_sweep(ctl: _Control, host: str, *, duration: float, sizes: tuple[int, ...],
+def run_sweep(ctl: Control, host: str, *, duration: float, sizes: tuple[int, ...],
               depths: tuple[int, ...], bursts: tuple[int, ...], proto: str,
               engine: dict[str, int] | None = None, tx: tuple[str, ...] = ("ports",),
               **options: Any) -> list[SweepRow]:

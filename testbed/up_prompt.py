@@ -12,15 +12,13 @@ comment line); every verb reports whether it succeeded, and the run fails if any
 from __future__ import annotations
 
 import cmd
-import json
 import subprocess
 import sys
 from pathlib import Path
 from typing import TextIO
 
-from netweft.emulation.network import Host, Network, NetworkError, Switch
-
-IPERF_PORT = 5201  # inside the server host's own namespace, so no clash with anyone
+from netweft.emulation.network import Network, NetworkError, Switch
+from netweft.testbed.capture import iperf3, start_capture, stop_capture
 
 
 def substitute_names(argv: list[str], addresses: dict[str, str]) -> list[str]:
@@ -262,78 +260,3 @@ class TestbedPrompt(cmd.Cmd):
     def close(self) -> None:
         for proc, _path in self.captures.values():
             stop_capture(proc)
-
-
-def start_capture(net: Network, node: str, iface: str, path: Path) -> subprocess.Popen:
-    """tcpdump on ``iface`` of ``node`` into ``path``; returns once it listens."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    proc = net.node(node).popen("tcpdump", "-Z", "root", "-n", "--immediate-mode", "-U",
-                                "-i", iface, "-w", str(path), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
-    line = proc.stderr.readline()
-    if "listening on" not in line:
-        proc.kill()
-        proc.wait()
-        raise NetworkError(f"tcpdump on {iface} did not start: {line.strip()}")
-    return proc
-
-
-def stop_capture(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-def iperf3(client: Host, server: Host, seconds: float = 2.0, udp_rate: float | None = None,
-           length: int | None = None) -> dict:
-    """Run iperf3 from ``client`` to ``server``: sent and received bits/s (and UDP loss).
-
-    With ``udp_rate`` (bits/s; 0 for as fast as it goes) it sends UDP datagrams of
-    ``length`` bytes and also reports the datagrams delivered per second.
-    """
-    srv = server.popen("iperf3", "-s", "-1", "-p", str(IPERF_PORT), "--forceflush",
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        line = srv.stdout.readline()
-        while line and "listening" not in line.lower():
-            line = srv.stdout.readline()
-        if not line:
-            raise NetworkError(f"iperf3 server on {server.name} did not start")
-        # iperf3 reads -t as whole seconds, and 0 as "forever"
-        argv = ["iperf3", "-c", server.ip_address, "-p", str(IPERF_PORT), "-t",
-                str(max(1, round(seconds))), "-J"]
-        if udp_rate is not None:
-            argv += ["-u", "-b", f"{udp_rate:.0f}"]  # 0: unlimited
-        if length is not None:
-            argv += ["-l", str(length)]
-        try:
-            done = client.cmd(*argv, check=False, timeout=seconds + 30)
-        except subprocess.TimeoutExpired:
-            # the control connection shares the data path: a flooded switch can
-            # lose its end-of-test exchange long enough for TCP to back off
-            raise NetworkError(f"iperf3 {client.name} -> {server.name} did not finish "
-                               f"within {seconds + 30:.0f} s") from None
-        try:
-            report = json.loads(done.stdout)
-        except json.JSONDecodeError:
-            raise NetworkError(f"iperf3 {client.name} -> {server.name} failed: "
-                               f"{(done.stderr or done.stdout).strip()[:300]}") from None
-        if "error" in report:
-            raise NetworkError(f"iperf3 {client.name} -> {server.name}: {report['error']}")
-        end = report["end"]
-        if udp_rate is not None:
-            sent, got = end.get("sum_sent", end["sum"]), end.get("sum_received", end["sum"])
-            delivered = got.get("packets", 0) - got.get("lost_packets", 0)
-            seconds = got.get("seconds") or seconds
-            return {"sent_bps": sent["bits_per_second"],
-                    "received_bps": got["bits_per_second"],
-                    "lost_fraction": got.get("lost_percent", 0) / 100,
-                    "packets": got.get("packets", 0), "delivered_pps": delivered / seconds}
-        return {"sent_bps": end["sum_sent"]["bits_per_second"],
-                "received_bps": end["sum_received"]["bits_per_second"]}
-    finally:
-        stop_capture(srv)
