@@ -133,7 +133,7 @@ def _run_testbed(args: argparse.Namespace) -> int:
     import os
 
     from netweft.testbed.allreduce_testbed import format_emulated, run_emulated_allreduce
-    from netweft.testbed.cli import CommandError
+    from netweft.testbed.command_line import CommandError
 
     if os.geteuid() != 0:
         raise CommandError("--testbed builds network namespaces and needs root; run it as "
@@ -166,7 +166,7 @@ def run_allreduce_bench(args: argparse.Namespace) -> int:
     topologies = args.topology or ["star", "leaf-spine"]
     switch_max = max(sizes) if args.full else args.switch_max
     if not args.full and sum(s <= switch_max for s in sizes) < 2 and max(sizes) > switch_max:
-        from netweft.testbed.cli import CommandError
+        from netweft.testbed.command_line import CommandError
 
         raise CommandError("sizes above --switch-max are projected from at least two sizes "
                            "measured on the switch: add sizes at or below it, raise "

@@ -272,7 +272,7 @@ def _run_testbed(args: argparse.Namespace) -> int:
     import os
 
     from netweft.testbed.cc_testbed import RATE_MBIT, format_testbed_table, run_incast_testbed
-    from netweft.testbed.cli import CommandError
+    from netweft.testbed.command_line import CommandError
 
     if os.geteuid() != 0:
         raise CommandError("--testbed builds network namespaces and needs root; run it as "

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from netweft.emulation.network import NetworkError
 from netweft.testbed.arg_types import float_in, int_in
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 from netweft.testbed.fabric.installer import InstallError
 from netweft.testbed.fabric.p4runtime_session import SessionError
 from netweft.testbed.fabric_testbed import TOPOLOGY, FabricTestbed

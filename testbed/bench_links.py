@@ -33,7 +33,7 @@ from netweft.emulation.network import Network, NetworkError
 from netweft.p4.programs import program
 from netweft.testbed.arg_types import int_in
 from netweft.testbed.capture import iperf3
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 
 UDP_IP_ETH = 8 + 20 + 14  # header bytes around an iperf3 UDP payload in a frame
 NO_RATE_OFFER_BPS = 200e6  # offered load when the link sets no rate

@@ -256,7 +256,7 @@ def run_reliability_bench(args: argparse.Namespace) -> int:
 def _run_testbed(args: argparse.Namespace) -> int:
     import os
 
-    from netweft.testbed.cli import CommandError
+    from netweft.testbed.command_line import CommandError
 
     if os.geteuid() != 0:
         raise CommandError("--testbed builds network namespaces and needs root; run it as "

@@ -26,7 +26,7 @@ from pathlib import Path
 from netweft.emulation.port_options import parse_link_options
 from netweft.p4.programs import source_dir
 from netweft.testbed.arg_types import existing_dir, existing_file, int_in
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 
 
 def udp_frame(dst: str, payload: int = 64) -> bytes:

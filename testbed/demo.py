@@ -40,7 +40,7 @@ from pathlib import Path
 from netweft.emulation.network import Network, NetworkError
 from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.capture import QueueSampler, start_capture, stop_capture
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 from netweft.testbed.plots import plot_queue_occupancy, plot_rtt_cdf
 from netweft.testbed.topology import Topology, TopologyError, load_topology
 

@@ -25,7 +25,7 @@ from netweft.testbed.perf import CONTROL_PORT, PerfError
 
 def _client_argv(args: argparse.Namespace, host: str, control_port: int,
                  bind: str | None = None) -> list[str]:
-    argv = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.cli", "perf", "client",
+    argv = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.command_line", "perf", "client",
             host,
             "--control-port", str(control_port), "--mode", args.mode, "--proto", args.proto,
             "--loss", str(args.loss), "--mtu", str(args.mtu),
@@ -58,7 +58,7 @@ def _start_server(argv: list[str]) -> subprocess.Popen:
 
 def run_pair(args: argparse.Namespace) -> int:
     """Start a server, run the client against it, stop the server; return the exit code."""
-    server_cmd = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.cli", "perf",
+    server_cmd = [sys.executable, "-X", "faulthandler", "-m", "netweft.testbed.command_line", "perf",
                   "server", "--once"]
     if args.path == "loopback":
         server_ip, client_ip = _loopback_pair()

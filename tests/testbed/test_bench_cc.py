@@ -18,7 +18,7 @@ from netweft.testbed.cc_studies import (
     run_flows,
     summarise,
 )
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 KIB = 1 << 10
 

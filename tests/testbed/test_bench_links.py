@@ -11,7 +11,7 @@ from netweft.testbed.bench_links import (
     format_links,
     run_bench,
 )
-from netweft.testbed.cli import build_parser
+from netweft.testbed.command_line import build_parser
 
 
 def test_options_are_checked_when_parsed(capsys):

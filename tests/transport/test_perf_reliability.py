@@ -9,7 +9,7 @@ import pytest
 
 from netweft.testbed.perf import PerfResult, format_report
 
-PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
+PERF = [sys.executable, "-m", "netweft.testbed.command_line", "perf"]
 
 
 @pytest.mark.parametrize("role", [["client", "127.0.0.1"], ["pair"], ["sim"]])

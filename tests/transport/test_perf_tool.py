@@ -21,7 +21,7 @@ from netweft.testbed.perf import (
     ratios,
 )
 
-PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
+PERF = [sys.executable, "-m", "netweft.testbed.command_line", "perf"]
 
 
 def _parse(out: str) -> dict[str, float]:

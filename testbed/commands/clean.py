@@ -26,7 +26,7 @@ from netweft.emulation.network import (
     remove_root_link,
 )
 from netweft.testbed import up_registry
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 
 
 def clean(prefixes: Sequence[str] = (DEFAULT_PREFIX,), include_live: bool = False,

@@ -25,7 +25,7 @@ from p4.config.v1 import p4info_pb2
 from netweft.emulation.network import NetworkError
 from netweft.testbed import up_registry
 from netweft.testbed.arg_types import existing_file, int_in
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 from netweft.testbed.fabric.compute import compute_fabric
 from netweft.testbed.fabric.controller import Pipeline, configure_fabric
 from netweft.testbed.fabric.graph import FabricGraphError, graph_from_topology

@@ -18,7 +18,7 @@ from netweft.p4.compiler.compiler import compile_p4
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
 from netweft.testbed.arg_types import existing_dir, existing_file
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 
 
 def summary(prog: Program) -> list[str]:

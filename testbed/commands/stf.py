@@ -37,7 +37,7 @@ def run_stf_command(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the test named by ``args``; returns the exit code."""
     from netweft.emulation.stf import STFError, run_stf_files
     from netweft.p4.compiler import P4Error
-    from netweft.testbed.cli import CommandError
+    from netweft.testbed.command_line import CommandError
 
     out = out or sys.stdout
     try:

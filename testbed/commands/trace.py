@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 from netweft.testbed.arg_types import existing_file, int_in
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 
 MODES = ("none", "nscc", "rccc", "nscc+rccc", "dcqcn")
 

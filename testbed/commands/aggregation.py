@@ -28,7 +28,7 @@ from netweft.testbed.aggregation_controller import (
 )
 from netweft.testbed.aggregation_placement import job_on_fabric
 from netweft.testbed.arg_types import existing_file, int_in
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
 from netweft.testbed.fabric.graph import FabricGraphError, graph_from_topology
 from netweft.testbed.fabric.p4runtime_session import SessionError
 from netweft.testbed.topology import TopologyError, load_topology

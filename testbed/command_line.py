@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     # Run the imported module's main, not this __main__ copy: commands raise the
-    # CommandError of netweft.testbed.cli, which a __main__ copy would not catch.
-    from netweft.testbed.cli import main as _main
+    # CommandError of netweft.testbed.command_line, which a __main__ copy would not catch.
+    from netweft.testbed.command_line import main as _main
 
     sys.exit(_main())

@@ -30,7 +30,7 @@ from netweft.p4.compiler.device_config import device_config, dumps, preprocess_f
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.p4info import build_p4info
 from netweft.p4.compiler.program import Program
-from netweft.testbed.cli import CommandError, plain_text
+from netweft.testbed.command_line import CommandError, plain_text
 
 FORMATS = ("text", "json", "binary")
 _BY_EXTENSION = ((".txtpb", "text"), (".txt", "text"), (".json", "json"), (".bin", "binary"))

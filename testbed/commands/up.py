@@ -3,7 +3,7 @@
 ``netweft up TOPO`` reads the topology (netweft's YAML or the p4lang
 tutorials' ``topology.json``), builds the network, starts a switch process per
 switch with its program compiled and its runtime file applied, then opens a
-prompt with Mininet's verbs (:mod:`netweft.testbed.up_prompt`). ``--run
+prompt with Mininet's verbs (:mod:`netweft.testbed.commands.up_prompt`). ``--run
 SCRIPT`` runs prompt lines from a file instead; ``--detach`` leaves the
 testbed running in the background for ``netweft exec NODE -- CMD`` and
 ``netweft down``. Logs, counters, the switches' pcaps and captures go to the
@@ -25,16 +25,16 @@ from pathlib import Path
 from netweft.emulation.network import Network, NetworkError, remove_namespace
 from netweft.testbed import up_registry
 from netweft.testbed.arg_types import existing_file
-from netweft.testbed.cli import CommandError
+from netweft.testbed.command_line import CommandError
+from netweft.testbed.commands.fabric import add_settings_arguments, settings_argv, settings_from
+from netweft.testbed.commands.up_prompt import TestbedPrompt, substitute_names
 from netweft.testbed.fabric.controller import configure_network
 from netweft.testbed.fabric.graph import FabricGraphError
 from netweft.testbed.fabric.installer import InstallError
 from netweft.testbed.fabric.multicast import MulticastError
 from netweft.testbed.fabric.p4runtime_session import SessionError
 from netweft.testbed.fabric.settings import FabricSettings
-from netweft.testbed.fabric_command import add_settings_arguments, settings_argv, settings_from
 from netweft.testbed.topology import Topology, TopologyError, load_topology
-from netweft.testbed.up_prompt import TestbedPrompt, substitute_names
 
 
 class Shutdown(Exception):
@@ -156,7 +156,7 @@ def _detach(args: argparse.Namespace, name: str, run_dir: Path) -> int:
     The background process writes its messages to ``up.log`` in the run folder
     (it outlives this terminal); if it fails to start, that log is shown here.
     """
-    argv = [sys.executable, "-m", "netweft.testbed.cli", "up", str(args.topology), "--serve",
+    argv = [sys.executable, "-m", "netweft.testbed.command_line", "up", str(args.topology), "--serve",
             "--out", str(run_dir), "--name", name]
     if args.program is not None:
         argv += ["--program", str(args.program)]

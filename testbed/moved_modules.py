@@ -1,0 +1,102 @@
+"""The testbed's old module names, kept importable for one release with a DeprecationWarning.
+
+The testbed was one flat folder; its modules now live in ``commands/``, ``bench/``,
+``perf/`` and ``experiments/``. :data:`MOVED` maps each old name to its new
+module: :class:`MovedModuleFinder` (installed on ``sys.meta_path`` by
+``netweft/testbed/__init__.py``) makes ``import netweft.testbed.bench_switch``
+warn and give the very module object of ``netweft.testbed.bench.switch``, and
+``python -m`` an old name runs the new module. ``netweft.testbed.perf`` was a
+module and is now a package: the names the old module offered resolve through
+:data:`MOVED_NAMES` (:func:`moved_name` is the package's ``__getattr__``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from types import CodeType, ModuleType
+from typing import Any
+
+# old module name -> the module that holds what it held (the library part of a split one)
+MOVED: dict[str, str] = {
+    "netweft.testbed.cli": "netweft.testbed.command_line",
+    "netweft.testbed.doctor": "netweft.testbed.commands.doctor",
+    "netweft.testbed.clean": "netweft.testbed.commands.clean",
+    "netweft.testbed.stf_command": "netweft.testbed.commands.stf",
+    "netweft.testbed.p4check_command": "netweft.testbed.commands.p4check",
+    "netweft.testbed.compile_command": "netweft.testbed.commands.compile",
+    "netweft.testbed.up": "netweft.testbed.commands.up",
+    "netweft.testbed.up_prompt": "netweft.testbed.commands.up_prompt",
+    "netweft.testbed.cli_command": "netweft.testbed.commands.switch_cli",
+    "netweft.testbed.fabric_command": "netweft.testbed.commands.fabric",
+    "netweft.testbed.trace_command": "netweft.testbed.commands.trace",
+    "netweft.testbed.aggregation_command": "netweft.testbed.commands.aggregation",
+}
+
+# a module that became a package: its old public names -> the module now holding each
+MOVED_NAMES: dict[str, dict[str, str]] = {}
+
+
+def _warn(old: str, new: str, stacklevel: int) -> None:
+    warnings.warn(f"{old} moved to {new}; the old name goes away in the next release",
+                  DeprecationWarning, stacklevel=stacklevel)
+
+
+class _AliasLoader(importlib.abc.Loader):
+    """Gives the new module's object for the old name (and its code to ``python -m``)."""
+
+    def __init__(self, old: str, new: str) -> None:
+        self.old, self.new = old, new
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        # stacklevel 3: past this loader and importlib's frames (which warnings skips)
+        _warn(self.old, self.new, stacklevel=3)
+        module = importlib.import_module(self.new)
+        self._spec = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Nothing to run (the new module ran when it was imported); importlib pointed
+        its ``__spec__`` at the old name's: give it back its own."""
+        module.__spec__ = self._spec
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        """The new module's code, so that ``python -m <old name>`` still runs it."""
+        _warn(self.old, self.new, stacklevel=2)
+        spec = importlib.util.find_spec(self.new)
+        return spec.loader.get_code(self.new)  # type: ignore[union-attr]
+
+
+class MovedModuleFinder(importlib.abc.MetaPathFinder):
+    """Finds the old names of :data:`MOVED` (only those; every other name is left alone)."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        new = MOVED.get(fullname)
+        if new is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(fullname, new))
+
+
+def install() -> None:
+    """Put the finder on ``sys.meta_path`` (once)."""
+    if not any(isinstance(f, MovedModuleFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, MovedModuleFinder())
+
+
+def moved_name(package: str) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for ``package`` serving the old module's names, with a warning."""
+    names = MOVED_NAMES[package]
+
+    def __getattr__(name: str) -> Any:
+        if name not in names:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        _warn(f"{package}.{name}", f"{names[name]}.{name}", stacklevel=3)
+        return getattr(importlib.import_module(names[name]), name)
+
+    return __getattr__
