@@ -231,7 +231,7 @@ def _main(args: argparse.Namespace) -> int:
     ok = all(f["intact"] == f["sent"] for f in results["flows"].values())
     ok = ok and results["rma_write"]["intact"]
     if not args.no_fabric:
-        from netweft.testbed.bench_fabric import (
+        from netweft.testbed.bench.fabric import (
             format_fabric,
             plot_names,
             run_fabric_experiments,

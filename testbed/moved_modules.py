@@ -36,6 +36,15 @@ MOVED: dict[str, str] = {
     "netweft.testbed.fabric_command": "netweft.testbed.commands.fabric",
     "netweft.testbed.trace_command": "netweft.testbed.commands.trace",
     "netweft.testbed.aggregation_command": "netweft.testbed.commands.aggregation",
+
+    "netweft.testbed.bench_switch": "netweft.testbed.bench.switch",
+    "netweft.testbed.bench_aggregation": "netweft.testbed.bench.aggregation",
+    "netweft.testbed.bench_allreduce": "netweft.testbed.bench.allreduce",
+    "netweft.testbed.bench_cc": "netweft.testbed.bench.cc",
+    "netweft.testbed.bench_ec": "netweft.testbed.bench.ec",
+    "netweft.testbed.bench_fabric": "netweft.testbed.bench.fabric",
+    "netweft.testbed.bench_links": "netweft.testbed.bench.links",
+    "netweft.testbed.bench_reliability": "netweft.testbed.bench.reliability",
 }
 
 # a module that became a package: its old public names -> the module now holding each

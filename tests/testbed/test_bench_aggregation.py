@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from netweft.testbed.bench_aggregation import format_table, run_bench
+from netweft.testbed.bench.aggregation import format_table, run_bench
 
 
 def test_rows_sum_every_block_and_print():

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from netweft.testbed.bench_allreduce import FRAME, in_network_frames
+from netweft.testbed.bench.allreduce import FRAME, in_network_frames
 from netweft.testbed.command_line import main
 
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from pyroute2 import netns
 
-from netweft.testbed.bench_links import (
+from netweft.testbed.bench.links import (
     SETTINGS,
     format_forwarding,
     format_links,

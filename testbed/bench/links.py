@@ -143,7 +143,7 @@ def in_process_pps(frame: int, packets: int) -> float:
     """``netweft bench switch``'s figure for basic_forward.p4 at one frame size."""
     from netweft.emulation.switch import SoftSwitch
     from netweft.p4.compiler import compile_p4
-    from netweft.testbed.bench_switch import measure, udp_frame
+    from netweft.testbed.bench.switch import measure, udp_frame
 
     sw = SoftSwitch(compile_p4(str(program("basic_forward"))))
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},

@@ -9,18 +9,12 @@ entries; and the basic forwarder through the traffic manager (``receive`` on a
 virtual clock with a queue, then also a link's rate and delay), so the cost of
 queueing shows beside ``process``.  Prints absolute figures; tests never
 assert them.
-
-``netweft bench`` is a command group: other benches register under the
-entry point group ``netweft.benches`` with the same ``register(subparsers)``
-convention as ``netweft.commands``.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import time
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from netweft.emulation.port_options import parse_link_options
@@ -144,10 +138,8 @@ def run_switch_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add ``netweft bench`` with its ``switch`` bench (and any registered others)."""
-    bench = subparsers.add_parser("bench", help="measure netweft's components")
-    benches = bench.add_subparsers(dest="bench", metavar="BENCH")
+def register(benches: argparse._SubParsersAction) -> None:
+    """Add ``netweft bench switch``."""
     sw = benches.add_parser("switch", help="packets/s of the embedded P4 switch")
     sw.add_argument("--packets", type=int_in(1, 100_000_000), default=20000,
                     help="packets per measured program (default 20000)")
@@ -157,12 +149,3 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     type=existing_dir,
                     help="directory searched by #include for --program (repeatable)")
     sw.set_defaults(func=run_switch_bench)
-    for ep in entry_points(group="netweft.benches"):
-        module, _, attr = ep.value.partition(":")
-        getattr(importlib.import_module(module), attr)(benches)
-
-    def _help(_args: argparse.Namespace) -> int:
-        bench.print_help()
-        return 2
-
-    bench.set_defaults(func=_help)

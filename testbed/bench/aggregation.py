@@ -101,7 +101,7 @@ def forwarding_rate(packets: int) -> float:
     from netweft.emulation.switch import SoftSwitch
     from netweft.p4.compiler import compile_p4
     from netweft.p4.programs import program
-    from netweft.testbed.bench_switch import udp_frame
+    from netweft.testbed.bench.switch import udp_frame
     from netweft.transport.aggregation_layer import PACKET_LEN
 
     sw = SoftSwitch(compile_p4(str(program("basic_forward"))))
