@@ -45,10 +45,29 @@ MOVED: dict[str, str] = {
     "netweft.testbed.bench_fabric": "netweft.testbed.bench.fabric",
     "netweft.testbed.bench_links": "netweft.testbed.bench.links",
     "netweft.testbed.bench_reliability": "netweft.testbed.bench.reliability",
+
+    "netweft.testbed.perf_latency": "netweft.testbed.perf.latency",
+    "netweft.testbed.perf_options": "netweft.testbed.perf.options",
+    "netweft.testbed.perf_sweep": "netweft.testbed.perf.sweep",
+    "netweft.testbed.perf_pair": "netweft.testbed.perf.pair",
+    "netweft.testbed.perf_sim": "netweft.testbed.perf.sim",
 }
 
 # a module that became a package: its old public names -> the module now holding each
-MOVED_NAMES: dict[str, dict[str, str]] = {}
+_PERF = "netweft.testbed.perf."
+MOVED_NAMES: dict[str, dict[str, str]] = {
+    "netweft.testbed.perf": {
+        **dict.fromkeys(("CONTROL_PORT", "IP_UDP_HEADERS", "PerfResult", "PerfError", "Control",
+                         "cpu_seconds", "server_endpoint", "run_against_server",
+                         "local_ip_towards", "NetweftSession"), _PERF + "protocol"),
+        **dict.fromkeys(("CLIENT_COUNTERS", "SERVER_COUNTERS", "run_tcp", "run_netweft",
+                         "engine_counters", "run_client", "ratios", "format_report"),
+                        _PERF + "goodput"),
+        "serve": _PERF + "server",
+        "reliability_arg": _PERF + "options",
+        **dict.fromkeys(("MODE_DEFAULTS", "register"), "netweft.testbed.commands.perf"),
+    },
+}
 
 
 def _warn(old: str, new: str, stacklevel: int) -> None:

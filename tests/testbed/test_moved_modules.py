@@ -10,7 +10,7 @@ from importlib.metadata import entry_points
 import pytest
 
 from netweft.testbed.command_line import main
-from netweft.testbed.moved_modules import MOVED
+from netweft.testbed.moved_modules import MOVED, MOVED_NAMES
 
 
 @pytest.mark.parametrize("old,new", sorted(MOVED.items()))
@@ -73,3 +73,24 @@ def test_every_command_has_help(command, capsys):
 @pytest.mark.parametrize("bench", [ep.name for ep in _entry_points("netweft.benches")])
 def test_every_bench_has_help(bench, capsys):
     _help(["bench", bench], capsys)
+
+
+@pytest.mark.parametrize("name,new", sorted(MOVED_NAMES["netweft.testbed.perf"].items()))
+def test_the_old_perf_module_names_resolve_in_the_perf_package(name, new):
+    # netweft.testbed.perf was a module and is now a package: the package gives the
+    # old module's names (from the module now holding each), with a warning
+    import netweft.testbed.perf as perf
+
+    with pytest.warns(DeprecationWarning, match=f"netweft.testbed.perf.{name} moved to {new}"):
+        value = getattr(perf, name)
+    assert value is getattr(importlib.import_module(new), name)
+
+
+def test_the_new_modules_import_without_deprecation_warnings():
+    # every module of the tree imports the others by their new names
+    script = ("import importlib, pkgutil, warnings\n"
+              "warnings.filterwarnings('error', category=DeprecationWarning, module='netweft')\n"
+              "import netweft.testbed as t\n"
+              "for m in pkgutil.walk_packages(t.__path__, 'netweft.testbed.'):\n"
+              "    importlib.import_module(m.name)\n")
+    subprocess.run([sys.executable, "-c", script], check=True)

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from netweft.testbed.perf import PerfResult, format_report
+from netweft.testbed.perf.goodput import format_report
+from netweft.testbed.perf.protocol import PerfResult
 
 PERF = [sys.executable, "-m", "netweft.testbed.command_line", "perf"]
 

@@ -9,6 +9,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from netweft.transport.errors import InvalidArgumentError
+from netweft.transport.reliability_policy import Reliability, parse_reliability
+
 # IPv4 + UDP headers, the UET headers of the largest data packet (64 bytes) and a
 # payload worth sending: below 576 bytes (the IPv4 minimum every host accepts), a
 # packet carries so little that a test measures header processing, not a transport.
@@ -137,3 +140,11 @@ depth = int_range("depth", 1)
 rounds = int_range("rounds", 1)
 port = int_range("port", 1, 65535)
 listen_port = int_range("port", 0, 65535)
+
+
+def reliability_arg(text: str) -> Reliability:
+    """argparse type: sr, ec:K,M or adaptive, checked at parse time."""
+    try:
+        return parse_reliability(text)
+    except InvalidArgumentError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from netweft.testbed import perf_options as opt
+from netweft.testbed.perf import options as opt
 from netweft.transport import Impairments, Link, Simulation
 
 
@@ -90,8 +90,6 @@ def _main(args: argparse.Namespace) -> int:
 
 def add_parser(perf: argparse._SubParsersAction) -> None:
     """Add ``netweft perf sim`` to the ``perf`` subcommands."""
-    from netweft.testbed.perf import reliability_arg
-
     p = perf.add_parser("sim", help="goodput with and without loss in the deterministic simulation")
     p.add_argument("--loss", type=opt.probability, default=0.01, help="loss probability (0.01)")
     p.add_argument("--msg-size", type=opt.size, default=1 << 20, help="bytes per write (1m)")
@@ -109,6 +107,6 @@ def add_parser(perf: argparse._SubParsersAction) -> None:
                    help="an engine setting, e.g. reorder_pkts=16 (repeatable)")
     p.add_argument("--json", metavar="FILE", type=opt.json_file,
                    help="also write the raw numbers to FILE")
-    p.add_argument("--reliability", type=reliability_arg, default="sr",
+    p.add_argument("--reliability", type=opt.reliability_arg, default="sr",
                    help="loss repair: sr (default), ec:K,M or adaptive")
     p.set_defaults(func=_main)

@@ -30,12 +30,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from netweft.testbed.perf import (
+from netweft.testbed.perf.protocol import (
     IP_UDP_HEADERS,
     Control,
     NetweftSession,
     PerfError,
     cpu_seconds,
+    local_ip_towards,
+    run_against_server,
     server_endpoint,
 )
 from netweft.transport.errors import CompletionTimeout
@@ -337,7 +339,6 @@ def ping_netweft_send(ctl: Control, host: str, duration: float, msg_size: int,
     """netweft send answered by a send: post to the reply's receive completion."""
     import numpy as np
 
-    from netweft.testbed.perf import local_ip_towards
     from netweft.transport import udp_endpoint
 
     payload = mtu - IP_UDP_HEADERS
@@ -456,8 +457,6 @@ def _netweft_options(args: Any) -> dict[str, Any]:
 def latency_main(args: Any) -> int:
     """``netweft perf client --mode latency``: run, print, write --json and --plot."""
     import json
-
-    from netweft.testbed.perf import run_against_server
 
     results = run_against_server(args, lambda ctl: run_latency(
         ctl, args.host, duration=args.time, rounds=args.rounds, msg_size=args.msg_size,

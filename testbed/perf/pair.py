@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from netweft.testbed.perf import CONTROL_PORT, PerfError
+from netweft.testbed.perf.protocol import CONTROL_PORT, PerfError
 
 
 def _client_argv(args: argparse.Namespace, host: str, control_port: int,

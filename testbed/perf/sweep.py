@@ -17,7 +17,9 @@ import argparse
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from netweft.testbed.perf import Control, PerfError, PerfResult, run_netweft, run_tcp
+from netweft.testbed.perf import options as opt
+from netweft.testbed.perf.goodput import run_netweft, run_tcp
+from netweft.testbed.perf.protocol import Control, PerfError, PerfResult, run_against_server
 
 DEFAULT_SIZES = (64, 4 << 10, 64 << 10, 1 << 20, 4 << 20)
 DEFAULT_DEPTHS = (1, 8, 64)
@@ -63,15 +65,11 @@ class SweepRow:
 
 def size_list(text: str) -> tuple[int, ...]:
     """argparse type: comma-separated sizes (64,4k,1m)."""
-    from netweft.testbed import perf_options as opt
-
     return tuple(opt.size(t) for t in text.split(","))
 
 
 def count_list(what: str, low: int, high: int | None = None) -> Any:
     """argparse type: comma-separated integers in [low, high]."""
-    from netweft.testbed import perf_options as opt
-
     one = opt.int_range(what, low, high)
 
     def parse(text: str) -> tuple[int, ...]:
@@ -147,8 +145,6 @@ def add_options(p: argparse.ArgumentParser) -> None:
 def sweep_main(args: Any) -> int:
     """``netweft perf client --mode sweep|spray``: run the grid, print, --json, --plot."""
     import json
-
-    from netweft.testbed.perf import run_against_server
 
     spray = args.mode == "spray"
     sizes = (args.msg_size,) if spray else (args.sizes or DEFAULT_SIZES)
