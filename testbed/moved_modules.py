@@ -51,6 +51,18 @@ MOVED: dict[str, str] = {
     "netweft.testbed.perf_sweep": "netweft.testbed.perf.sweep",
     "netweft.testbed.perf_pair": "netweft.testbed.perf.pair",
     "netweft.testbed.perf_sim": "netweft.testbed.perf.sim",
+
+    "netweft.testbed.demo": "netweft.testbed.experiments.demo",
+    "netweft.testbed.demo_hosts": "netweft.testbed.experiments.demo_hosts",
+    "netweft.testbed.fabric_testbed": "netweft.testbed.experiments.fabric_testbed",
+    "netweft.testbed.fabric_hosts": "netweft.testbed.experiments.fabric_hosts",
+    "netweft.testbed.marks_experiment": "netweft.testbed.experiments.marks",
+    "netweft.testbed.multicast_experiment": "netweft.testbed.experiments.multicast",
+    "netweft.testbed.spray_experiment": "netweft.testbed.experiments.spray",
+    "netweft.testbed.cc_testbed": "netweft.testbed.experiments.cc_testbed",
+    "netweft.testbed.cc_studies": "netweft.testbed.experiments.cc_studies",
+    "netweft.testbed.allreduce_testbed": "netweft.testbed.experiments.allreduce_testbed",
+    "netweft.testbed.reliability_testbed": "netweft.testbed.experiments.reliability_testbed",
 }
 
 # a module that became a package: its old public names -> the module now holding each

@@ -132,8 +132,11 @@ TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB)
 def _run_testbed(args: argparse.Namespace) -> int:
     import os
 
-    from netweft.testbed.allreduce_testbed import format_emulated, run_emulated_allreduce
     from netweft.testbed.command_line import CommandError
+    from netweft.testbed.experiments.allreduce_testbed import (
+        format_emulated,
+        run_emulated_allreduce,
+    )
 
     if os.geteuid() != 0:
         raise CommandError("--testbed builds network namespaces and needs root; run it as "

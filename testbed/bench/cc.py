@@ -13,7 +13,7 @@ Scenarios (``--scenario``), each run once per scheme with the same seed:
   flows starting at random times in the first 200 us; slowdown of the short
   flows separately.
 
-Fabric parameters are htsim's defaults (``netweft.testbed.cc_studies``). Each
+Fabric parameters are htsim's defaults (``netweft.testbed.experiments.cc_studies``). Each
 scheme is a real C engine mode (``docs/congestion.md``); a scheme this build's
 engine lacks is listed as not available. Runs that would take too long (a trim
 storm without congestion control) stop at ``--budget`` seconds of wall time and
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from netweft.testbed.arg_types import float_in, int_in
-from netweft.testbed.cc_studies import (
+from netweft.testbed.experiments.cc_studies import (
     MIB,
     SCHEMES,
     StudyResult,
@@ -271,8 +271,12 @@ TESTBED_SCHEMES = ["none", "nscc", "rccc"]
 def _run_testbed(args: argparse.Namespace) -> int:
     import os
 
-    from netweft.testbed.cc_testbed import RATE_MBIT, format_testbed_table, run_incast_testbed
     from netweft.testbed.command_line import CommandError
+    from netweft.testbed.experiments.cc_testbed import (
+        RATE_MBIT,
+        format_testbed_table,
+        run_incast_testbed,
+    )
 
     if os.geteuid() != 0:
         raise CommandError("--testbed builds network namespaces and needs root; run it as "

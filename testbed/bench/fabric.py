@@ -4,11 +4,11 @@ One testbed (``testbed/topologies/fabric-leaf-spine.yaml``: fabric.p4 on every
 switch, configured over P4Runtime by the fabric controller) runs, in turn:
 
 - ``spray``: two flows whose flow hashes collide, five spray modes
-  (:mod:`netweft.testbed.spray_experiment`);
+  (:mod:`netweft.testbed.experiments.spray`);
 - ``marks``: ECN marking and trimming in a 3-to-1 incast
-  (:mod:`netweft.testbed.marks_experiment`);
+  (:mod:`netweft.testbed.experiments.marks`);
 - ``multicast``: a buffer to three receivers by unicast fan-out, multicast, and
-  multicast with ACK aggregation (:mod:`netweft.testbed.multicast_experiment`).
+  multicast with ACK aggregation (:mod:`netweft.testbed.experiments.multicast`).
 
 Each prints a table; the raw numbers go to ``fabric.json`` and the plots to
 ``spray.png``, ``marks_queue.png`` and ``multicast.png`` in the output folder,
@@ -29,13 +29,13 @@ from pathlib import Path
 from netweft.emulation.network import NetworkError
 from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.command_line import CommandError
+from netweft.testbed.experiments.fabric_testbed import TOPOLOGY, FabricTestbed
+from netweft.testbed.experiments.marks import format_marks, run_marks
+from netweft.testbed.experiments.multicast import format_multicast, run_multicast
+from netweft.testbed.experiments.spray import format_spray, run_spray
 from netweft.testbed.fabric.installer import InstallError
 from netweft.testbed.fabric.p4runtime_session import SessionError
-from netweft.testbed.fabric_testbed import TOPOLOGY, FabricTestbed
-from netweft.testbed.marks_experiment import format_marks, run_marks
-from netweft.testbed.multicast_experiment import format_multicast, run_multicast
 from netweft.testbed.plots import plot_multicast, plot_queue_runs, plot_spray
-from netweft.testbed.spray_experiment import format_spray, run_spray
 
 EXPERIMENTS = ("spray", "marks", "multicast")
 

@@ -185,7 +185,7 @@ TESTBED_GRID = {"drops": (1e-2, 1e-1), "rtts_us": (3500.0,), "sizes": (64 * KIB,
 def run_testbed_points(args: argparse.Namespace, drops, rtts, sizes, fixed: str
                        ) -> list[PointResult]:
     """The same measurement on two hosts and a switch in namespaces (needs root)."""
-    from netweft.testbed.reliability_testbed import run_testbed_point
+    from netweft.testbed.experiments.reliability_testbed import run_testbed_point
 
     results = []
     for size in sizes:

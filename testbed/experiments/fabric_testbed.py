@@ -23,8 +23,8 @@ from netweft.testbed.fabric.p4runtime_session import SwitchSession
 from netweft.testbed.fabric.settings import FabricSettings
 from netweft.testbed.topology import load_topology
 
-TOPOLOGY = Path(__file__).resolve().parent / "topologies" / "fabric-leaf-spine.yaml"
-HOSTS = [sys.executable, "-m", "netweft.testbed.fabric_hosts"]
+TOPOLOGY = Path(__file__).resolve().parents[1] / "topologies" / "fabric-leaf-spine.yaml"
+HOSTS = [sys.executable, "-m", "netweft.testbed.experiments.fabric_hosts"]
 ELECTION_ID = 10   # above a user's netweft fabric install (default 1)
 
 
@@ -99,7 +99,7 @@ class FabricTestbed:
         return cells
 
     def start(self, host: str, *args: str) -> subprocess.Popen:
-        """A role of :mod:`netweft.testbed.fabric_hosts` on ``host`` (stdout piped)."""
+        """A role of :mod:`netweft.testbed.experiments.fabric_hosts` on ``host`` (stdout piped)."""
         return self.net.host(host).popen(*HOSTS, *args, stdout=subprocess.PIPE, text=True,
                                          start_new_session=True)
 

@@ -1,6 +1,6 @@
 """The programs ``netweft demo`` runs on its emulated hosts, one role per invocation.
 
-``python -m netweft.testbed.demo_hosts ROLE ARGS``:
+``python -m netweft.testbed.experiments.demo_hosts ROLE ARGS``:
 
 - ``echo PORT``: a UDP echo service; prints ``ready``.
 - ``ping DST PORT COUNT SIZE``: sends COUNT datagrams of random content, waits for

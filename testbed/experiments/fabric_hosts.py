@@ -1,6 +1,6 @@
 """The programs the fabric experiments run on emulated hosts, one role per invocation.
 
-``python -m netweft.testbed.fabric_hosts ROLE ARGS``:
+``python -m netweft.testbed.experiments.fabric_hosts ROLE ARGS``:
 
 - ``blast DST DPORT RATE_MBIT SECONDS SIZE FLOW SPORT [--uet] [--ect]``: sends UDP
   datagrams of SIZE bytes paced at RATE_MBIT (counting Ethernet, IP and UDP

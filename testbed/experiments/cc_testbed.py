@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from netweft.testbed.capture import read_capture
+from netweft.testbed.experiments.fabric_testbed import FabricTestbed
 from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
-from netweft.testbed.fabric_testbed import FabricTestbed
 
-TOPOLOGY = Path(__file__).resolve().parent / "topologies" / "cc-incast.yaml"
+TOPOLOGY = Path(__file__).resolve().parents[1] / "topologies" / "cc-incast.yaml"
 SWITCH, RX_PORT = "s1", 1
 RECEIVER = "r1"
 SENDERS = tuple(f"h{i}" for i in range(1, 9))
