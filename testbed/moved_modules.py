@@ -3,7 +3,7 @@
 The testbed was one flat folder; its modules now live in ``commands/``, ``bench/``,
 ``perf/`` and ``experiments/``. :data:`MOVED` maps each old name to its new
 module: :class:`MovedModuleFinder` (installed on ``sys.meta_path`` by
-``netweft/testbed/__init__.py``) makes ``import netweft.testbed.bench_switch``
+the package's ``__init__``) makes ``import netweft.testbed.bench_switch``
 warn and give the very module object of ``netweft.testbed.bench.switch``, and
 ``python -m`` an old name runs the new module. ``netweft.testbed.perf`` was a
 module and is now a package: the names the old module offered resolve through
