@@ -120,7 +120,7 @@ def test_stf_example_prints_what_the_guide_shows(monkeypatch):
     text = (ROOT / "docs" / "guide-switch.md").read_text()
     block = re.search(r"^```\n\$ (netweft stf [^\n]*)\n(.*?)^```", text, re.S | re.M)
     command, shown = block.group(1), block.group(2)
-    proc = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", *command.split()[1:]],
+    proc = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", *command.split()[1:]],
                           cwd=ROOT, capture_output=True, text=True, check=False)
     assert proc.returncode == 1  # the example is a failing test
     assert proc.stdout == shown

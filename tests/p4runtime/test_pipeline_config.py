@@ -28,7 +28,7 @@ def compiled(tmp_path_factory):
     """netweft-p4c's P4Info (text) and device config for the test program."""
     out = tmp_path_factory.mktemp("build")
     p4info, config = out / "cp.p4info.txtpb", out / "cp.json"
-    done = subprocess.run([sys.executable, "-m", "netweft.testbed.compile_command", "--p4v", "16",
+    done = subprocess.run([sys.executable, "-m", "netweft.testbed.commands.compile", "--p4v", "16",
                            "--p4runtime-files", str(p4info), "-o", str(config), str(PROGRAM)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
