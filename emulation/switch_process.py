@@ -38,6 +38,7 @@ import json
 import selectors
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -51,6 +52,10 @@ from netweft.emulation.port_options import PortOptionError, PortOptions, parse_l
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
+PACKET_IGNORE_OUTGOING = 23
+KERNEL_DROPS_EVERY_S = 0.5  # how often the loop reads the kernel's drop counters
 MAX_FRAME = 65536 + 64
 IDLE_WAKEUP_S = 0.2        # how often an idle loop checks for a stop request
 BATCH = 64                 # frames read from one port before the others get a turn
@@ -58,7 +63,16 @@ DLT_EN10MB = 1
 
 
 class SwitchPorts:
-    """AF_PACKET sockets bound to the switch's interfaces, by port number."""
+    """AF_PACKET sockets bound to the switch's interfaces, by port number.
+
+    :meth:`count_kernel_drops` adds what the kernel dropped because the switch
+    did not read fast enough (the socket's receive buffer was full:
+    PACKET_STATISTICS ``tp_drops``) as ``kernel_drops_portN``, so that the
+    frames that reached a port = ``rx_portN`` + ``kernel_drops_portN``. (A
+    veth whose peer's backlog is full refuses the frame to its sender, who sees
+    ENOBUFS; a VLAN-tagged frame shorter than its tag is dropped by the kernel
+    before any socket sees it.)
+    """
 
     def __init__(self, ports: dict[int, str]) -> None:
         self.sockets: dict[int, socket.socket] = {}
@@ -69,10 +83,22 @@ class SwitchPorts:
                 sock.bind((ifname, 0))
                 sock.setblocking(False)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+                try:  # the switch's own frames never come back (Linux 4.20 and later)
+                    sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+                except OSError:
+                    pass
+                sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8)  # reading resets them
                 self.sockets[number] = sock
         except OSError:
             self.close()
             raise
+
+    def count_kernel_drops(self, stats: Counter) -> None:
+        """Add the sockets' drops since the last call (reading them resets them)."""
+        for number, sock in self.sockets.items():
+            _received, drops = struct.unpack(
+                "II", sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
+            stats[f"kernel_drops_port{number}"] += drops
 
     def close(self) -> None:
         for sock in self.sockets.values():
@@ -132,6 +158,7 @@ class _Loop:
         self.on_digests = on_digests
         self.timed = hasattr(switch, "receive") and hasattr(switch, "advance")
         self.t0 = time.monotonic_ns()
+        self.next_drop_count = 0.0
 
     def now(self) -> int:
         return time.monotonic_ns() - self.t0
@@ -215,6 +242,9 @@ class _Loop:
             self.captures.flush()
         if self.trace_out is not None:
             self.trace_out.flush()
+        if time.monotonic() >= self.next_drop_count:
+            self.io.count_kernel_drops(stats)
+            self.next_drop_count = time.monotonic() + KERNEL_DROPS_EVERY_S
 
 
 def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
@@ -280,6 +310,7 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
             loop.housekeeping()
     finally:
         sel.close()
+        io.count_kernel_drops(stats)
         io.close()
         if captures is not None:
             captures.close()
