@@ -346,8 +346,61 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     ``--control`` options; ``grpc_address``: serve P4Runtime there
     (``--grpc-server-addr``); ``log``: the process's stderr; ``extra_args``: further
     options of ``python -m netweft.emulation.switch_process``.  A failed start
-    raises :class:`SwitchStartError` with the process's error output.
+    raises :class:`SwitchStartError` with the process's error output.  The process
+    gets SIGTERM if the calling thread's process dies
+    (:mod:`netweft.emulation.process_lifetime`).
     """
+    launch = launch_switch_process(node, program, runtime, stats_out, log, links, pcap_dir,
+                                   trace_file, control, priority_queues, seed, extra_args,
+                                   grpc_address)
+    try:
+        return launch.wait_ready(timeout)
+    finally:
+        launch.close()
+
+
+class SwitchLaunch:
+    """A started switch process not known to be ready yet (see :func:`launch_switch_process`)."""
+
+    def __init__(self, node, proc: subprocess.Popen, stderr: Any) -> None:
+        self.node, self.proc, self.stderr = node, proc, stderr
+
+    def wait_ready(self, timeout: float = 60.0) -> subprocess.Popen:
+        """The process once it printed ``ready``; else kill it, raise :class:`SwitchStartError`."""
+        proc = self.proc
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"
+        sel.close()
+        if ready:
+            return proc
+        try:  # it closed its output: it is exiting
+            status = proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            status = None
+        proc.kill()
+        proc.wait()
+        self.stderr.seek(0)
+        why = self.stderr.read().strip()[-2000:] or "no error output"
+        state = (f"exited with status {status}" if status is not None
+                 else f"was not ready after {timeout:g} s")
+        raise SwitchStartError(f"switch process in {self.node.netns} {state}: {why}")
+
+    def close(self) -> None:
+        """Close this side's copy of the error output file (the child keeps its own)."""
+        self.stderr.close()
+
+
+def launch_switch_process(node, program: Path, runtime: Path | None = None,
+                          stats_out: Path | None = None, log: Path | None = None,
+                          links: Mapping[int, PortOptions] | Iterable[str] = (),
+                          pcap_dir: Path | None = None, trace_file: Path | None = None,
+                          control: Path | None = None, priority_queues: int = 1,
+                          seed: int = 0, extra_args: Iterable[str] = (),
+                          grpc_address: str | None = None) -> SwitchLaunch:
+    """Start a switch process (the options of :func:`start_switch_process`) without
+    waiting for it, so that several compile side by side, all started from the
+    calling thread (their parent-death signal follows that thread)."""
     argv = [sys.executable, "-m", "netweft.emulation.switch_process", "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
         argv += ["--port", f"{number}={ifname}"]
@@ -373,25 +426,13 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     argv += list(extra_args)
     # The child's error output goes to ``log``, or else to an anonymous file, so that
     # a failed start can say why (never a pipe: nobody drains it while the switch runs).
-    with open(log, "w+") if log else tempfile.TemporaryFile("w+") as stderr:
+    stderr = open(log, "w+") if log else tempfile.TemporaryFile("w+")  # noqa: SIM115
+    try:
         proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=stderr, text=True)
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"
-        sel.close()
-        if not ready:
-            try:  # it closed its output: it is exiting
-                status = proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                status = None
-            proc.kill()
-            proc.wait()
-            stderr.seek(0)
-            why = stderr.read().strip()[-2000:] or "no error output"
-            state = (f"exited with status {status}" if status is not None
-                     else f"was not ready after {timeout:g} s")
-            raise SwitchStartError(f"switch process in {node.netns} {state}: {why}")
-    return proc
+    except BaseException:
+        stderr.close()
+        raise
+    return SwitchLaunch(node, proc, stderr)
 
 
 def link_arguments(links: Mapping[int, PortOptions] | Iterable[str]) -> list[str]:
