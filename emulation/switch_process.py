@@ -242,7 +242,7 @@ class _Loop:
             self.captures.flush()
         if self.trace_out is not None:
             self.trace_out.flush()
-        if time.monotonic() >= self.next_drop_count:
+        if self.io is not None and time.monotonic() >= self.next_drop_count:
             self.io.count_kernel_drops(stats)
             self.next_drop_count = time.monotonic() + KERNEL_DROPS_EVERY_S
 
