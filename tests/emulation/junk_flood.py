@@ -44,12 +44,13 @@ def _rx_packets(node, ifname: str = "eth0") -> int:
 def _settled_counters(control: Path) -> dict:
     """The switch's counters once nothing changes any more (kernel drops included)."""
     before = json.loads(send_command(control, "counters"))
-    while True:
+    for _ in range(30):
         time.sleep(0.7)  # longer than the loop's kernel-drop reading interval
         now = json.loads(send_command(control, "counters"))
         if now == before:
             return now
         before = now
+    raise AssertionError(f"the switch's counters still change 20 s after the traffic: {now}")
 
 
 def _phase(net: Network, sender: Path, switch_pid: int, control: Path, valid_rate: int,
