@@ -30,7 +30,6 @@ import subprocess
 import time
 import uuid
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from pyroute2 import IPRoute, NetNS, netns
 
 from netweft.emulation.link_params import LinkParams
 from netweft.emulation.port_options import PortOptions
+from netweft.emulation.process_lifetime import die_with_parent
 
 DEFAULT_PREFIX = "nw"
 # A running network records its owner's PID here, so that ``netweft clean`` removes
@@ -80,8 +80,11 @@ class Node:
                               text=True, check=check, timeout=timeout, **kwargs)
 
     def popen(self, *argv: str, **kwargs) -> subprocess.Popen:
-        """Start a command inside the node's namespace; the network stops it on ``stop``."""
-        proc = subprocess.Popen(["ip", "netns", "exec", self.netns, *argv], **kwargs)
+        """Start a command inside the node's namespace; the network stops it on ``stop``,
+        and it ends if this process dies first (call it from a long-lived thread:
+        :mod:`netweft.emulation.process_lifetime`)."""
+        proc = subprocess.Popen(die_with_parent(["ip", "netns", "exec", self.netns, *argv]),
+                                **kwargs)
         self.network._processes.append(proc)
         return proc
 
@@ -402,31 +405,35 @@ class Network:
                        "rate", f"{rate_mbit}mbit", "burst", str(burst), "latency", "50ms")
 
     def _start_switches(self, switches: list[Switch]) -> None:
-        """Start the switch processes side by side (each compiles its program first);
-        the first failure, by declaration order, is raised once all have finished."""
-        if len(switches) <= 1:
-            for switch in switches:
-                self._start_switch(switch)
-            return
-        with ThreadPoolExecutor(min(len(switches), os.cpu_count() or 2)) as pool:
-            futures = [pool.submit(self._start_switch, switch) for switch in switches]
-        for future in futures:
-            future.result()
+        """Start the switch processes side by side (each compiles its program first),
+        all from this thread, whose end their parent-death signal follows; the first
+        failure, by declaration order, is raised."""
+        from netweft.emulation.process.switch_process import SwitchStartError, launch_switch_process
 
-    def _start_switch(self, switch: Switch) -> None:
-        from netweft.emulation.process.switch_process import start_switch_process
-
-        if switch.pcap_dir is not None:
-            switch.pcap_dir.mkdir(parents=True, exist_ok=True)
+        launches = []
         try:
-            switch.process = start_switch_process(
-                switch, switch.program, switch.runtime, switch.stats_out, log=switch.log_file,
-                links=switch.port_settings(), pcap_dir=switch.pcap_dir,
-                trace_file=switch.trace_file, control=switch.control,
-                priority_queues=switch.priority_queues, grpc_address=switch.grpc_address,
-                extra_args=["--commands", str(switch.commands)] if switch.commands else ())
-        except RuntimeError as exc:
-            raise NetworkError(f"switch {switch.name}: {exc}") from None
+            for switch in switches:
+                if switch.pcap_dir is not None:
+                    switch.pcap_dir.mkdir(parents=True, exist_ok=True)
+                try:
+                    launches.append(launch_switch_process(
+                        switch, switch.program, switch.runtime, switch.stats_out,
+                        log=switch.log_file, links=switch.port_settings(),
+                        pcap_dir=switch.pcap_dir, trace_file=switch.trace_file,
+                        control=switch.control, priority_queues=switch.priority_queues,
+                        grpc_address=switch.grpc_address,
+                        extra_args=["--commands", str(switch.commands)] if switch.commands
+                        else ()))
+                except RuntimeError as exc:  # a setting the switch process would refuse
+                    raise NetworkError(f"switch {switch.name}: {exc}") from None
+            for switch, launch in zip(switches, launches, strict=True):
+                try:
+                    switch.process = launch.wait_ready()
+                except SwitchStartError as exc:
+                    raise NetworkError(f"switch {switch.name}: {exc}") from None
+        finally:
+            for launch in launches:
+                launch.close()
 
     def _run_host_commands(self, host: Host) -> None:
         for line in host.commands:

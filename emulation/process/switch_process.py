@@ -38,6 +38,7 @@ import json
 import selectors
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -52,6 +53,10 @@ from netweft.emulation.process.build import SwitchBuildError, SwitchSetup, build
 
 ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
+SOL_PACKET = 263
+PACKET_STATISTICS = 6
+PACKET_IGNORE_OUTGOING = 23
+KERNEL_DROPS_EVERY_S = 0.5  # how often the loop reads the kernel's drop counters
 MAX_FRAME = 65536 + 64
 IDLE_WAKEUP_S = 0.2        # how often an idle loop checks for a stop request
 BATCH = 64                 # frames read from one port before the others get a turn
@@ -59,7 +64,16 @@ DLT_EN10MB = 1
 
 
 class SwitchPorts:
-    """AF_PACKET sockets bound to the switch's interfaces, by port number."""
+    """AF_PACKET sockets bound to the switch's interfaces, by port number.
+
+    :meth:`count_kernel_drops` adds what the kernel dropped because the switch
+    did not read fast enough (the socket's receive buffer was full:
+    PACKET_STATISTICS ``tp_drops``) as ``kernel_drops_portN``, so that the
+    frames that reached a port = ``rx_portN`` + ``kernel_drops_portN``. (A
+    veth whose peer's backlog is full refuses the frame to its sender, who sees
+    ENOBUFS; a VLAN-tagged frame shorter than its tag is dropped by the kernel
+    before any socket sees it.)
+    """
 
     def __init__(self, ports: dict[int, str]) -> None:
         self.sockets: dict[int, socket.socket] = {}
@@ -70,10 +84,22 @@ class SwitchPorts:
                 sock.bind((ifname, 0))
                 sock.setblocking(False)
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+                try:  # the switch's own frames never come back (Linux 4.20 and later)
+                    sock.setsockopt(SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)
+                except OSError:
+                    pass
+                sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8)  # reading resets them
                 self.sockets[number] = sock
         except OSError:
             self.close()
             raise
+
+    def count_kernel_drops(self, stats: Counter) -> None:
+        """Add the sockets' drops since the last call (reading them resets them)."""
+        for number, sock in self.sockets.items():
+            _received, drops = struct.unpack(
+                "II", sock.getsockopt(SOL_PACKET, PACKET_STATISTICS, 8))
+            stats[f"kernel_drops_port{number}"] += drops
 
     def close(self) -> None:
         for sock in self.sockets.values():
@@ -133,6 +159,7 @@ class SwitchLoop:
         self.on_digests = on_digests
         self.timed = hasattr(switch, "receive") and hasattr(switch, "advance")
         self.t0 = time.monotonic_ns()
+        self.next_drop_count = 0.0
 
     def now(self) -> int:
         return time.monotonic_ns() - self.t0
@@ -216,6 +243,9 @@ class SwitchLoop:
             self.captures.flush()
         if self.trace_out is not None:
             self.trace_out.flush()
+        if self.io is not None and time.monotonic() >= self.next_drop_count:
+            self.io.count_kernel_drops(stats)
+            self.next_drop_count = time.monotonic() + KERNEL_DROPS_EVERY_S
 
 
 def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
@@ -281,6 +311,7 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
             loop.housekeeping()
     finally:
         sel.close()
+        io.count_kernel_drops(stats)
         io.close()
         if captures is not None:
             captures.close()
@@ -316,8 +347,61 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     ``--control`` options; ``grpc_address``: serve P4Runtime there
     (``--grpc-server-addr``); ``log``: the process's stderr; ``extra_args``: further
     options of ``python -m netweft.emulation.process.switch_process``.  A failed start
-    raises :class:`SwitchStartError` with the process's error output.
+    raises :class:`SwitchStartError` with the process's error output.  The process
+    gets SIGTERM if the calling thread's process dies
+    (:mod:`netweft.emulation.process_lifetime`).
     """
+    launch = launch_switch_process(node, program, runtime, stats_out, log, links, pcap_dir,
+                                   trace_file, control, priority_queues, seed, extra_args,
+                                   grpc_address)
+    try:
+        return launch.wait_ready(timeout)
+    finally:
+        launch.close()
+
+
+class SwitchLaunch:
+    """A started switch process not known to be ready yet (see :func:`launch_switch_process`)."""
+
+    def __init__(self, node, proc: subprocess.Popen, stderr: Any) -> None:
+        self.node, self.proc, self.stderr = node, proc, stderr
+
+    def wait_ready(self, timeout: float = 60.0) -> subprocess.Popen:
+        """The process once it printed ``ready``; else kill it, raise :class:`SwitchStartError`."""
+        proc = self.proc
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"
+        sel.close()
+        if ready:
+            return proc
+        try:  # it closed its output: it is exiting
+            status = proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            status = None
+        proc.kill()
+        proc.wait()
+        self.stderr.seek(0)
+        why = self.stderr.read().strip()[-2000:] or "no error output"
+        state = (f"exited with status {status}" if status is not None
+                 else f"was not ready after {timeout:g} s")
+        raise SwitchStartError(f"switch process in {self.node.netns} {state}: {why}")
+
+    def close(self) -> None:
+        """Close this side's copy of the error output file (the child keeps its own)."""
+        self.stderr.close()
+
+
+def launch_switch_process(node, program: Path, runtime: Path | None = None,
+                          stats_out: Path | None = None, log: Path | None = None,
+                          links: Mapping[int, PortOptions] | Iterable[str] = (),
+                          pcap_dir: Path | None = None, trace_file: Path | None = None,
+                          control: Path | None = None, priority_queues: int = 1,
+                          seed: int = 0, extra_args: Iterable[str] = (),
+                          grpc_address: str | None = None) -> SwitchLaunch:
+    """Start a switch process (the options of :func:`start_switch_process`) without
+    waiting for it, so that several compile side by side, all started from the
+    calling thread (their parent-death signal follows that thread)."""
     argv = [sys.executable, "-m", "netweft.emulation.process.switch_process",
             "--program", str(program)]
     for number, ifname in sorted(node.port_map().items()):
@@ -344,25 +428,13 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     argv += list(extra_args)
     # The child's error output goes to ``log``, or else to an anonymous file, so that
     # a failed start can say why (never a pipe: nobody drains it while the switch runs).
-    with open(log, "w+") if log else tempfile.TemporaryFile("w+") as stderr:
+    stderr = open(log, "w+") if log else tempfile.TemporaryFile("w+")  # noqa: SIM115
+    try:
         proc = node.popen(*argv, stdout=subprocess.PIPE, stderr=stderr, text=True)
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        ready = bool(sel.select(timeout)) and proc.stdout.readline().strip() == "ready"
-        sel.close()
-        if not ready:
-            try:  # it closed its output: it is exiting
-                status = proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                status = None
-            proc.kill()
-            proc.wait()
-            stderr.seek(0)
-            why = stderr.read().strip()[-2000:] or "no error output"
-            state = (f"exited with status {status}" if status is not None
-                     else f"was not ready after {timeout:g} s")
-            raise SwitchStartError(f"switch process in {node.netns} {state}: {why}")
-    return proc
+    except BaseException:
+        stderr.close()
+        raise
+    return SwitchLaunch(node, proc, stderr)
 
 
 def link_arguments(links: Mapping[int, PortOptions] | Iterable[str]) -> list[str]:
