@@ -246,6 +246,12 @@ void nw_cc_init(nw_engine_t *e, nw_pdc_t *p);
 uint32_t nw_cc_spec_bytes(const nw_engine_t *e);
 /* 1 if the NSCC window admits a new packet (always without NSCC). */
 int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p);
+/* 1 if the new data packet about to leave closes the NSCC window, which is
+ * above its floor: the packet asks for an ACK at once (AR), as htsim's sender
+ * does, so that a window of fewer packets than ack_every_pkts is not held for
+ * ack_delay_ns by the receiver. At the floor the ACK is left to the receiver's
+ * coalescing, which spaces a one-packet window's packets (docs/congestion.md). */
+int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if credit (RCCC) and rate (DCQCN) admit a data packet now (e->now). */
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_cc_on_enqueue(nw_engine_t *e, nw_pdc_t *p, uint64_t wire_bytes);

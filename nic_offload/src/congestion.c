@@ -72,6 +72,14 @@ int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p)
     return !p->cc.nscc_on || p->cc.pipe_bytes < p->cc.nscc.cwnd;
 }
 
+int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    const nw_cc_t *c = &p->cc;
+    if (!c->nscc_on || c->nscc.cwnd <= c->np.min_bytes)
+        return 0;
+    return c->pipe_bytes + e->cfg.mtu >= c->nscc.cwnd;
+}
+
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p)
 {
     const nw_cc_t *c = &p->cc;

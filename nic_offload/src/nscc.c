@@ -3,6 +3,7 @@
 #include "nscc.h"
 
 #define NSCC_APPLY_MTUS 8u      /* apply accumulated increases every 8 MTU acknowledged */
+#define NSCC_FAIR_INC_MTUS 2u   /* fair increase: 2 MTU per window acknowledged */
 #define NSCC_MD_GAIN_PERMILLE 800u
 #define NSCC_MD_FLOOR_PERMILLE 500u
 #define NSCC_QA_DELAY_FACTOR 4u /* quick adapt when delay > 4 x target */
@@ -62,7 +63,7 @@ uint32_t nw_nscc_on_loss(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t byte
 static void fair_increase(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t newly)
 {
     uint64_t w = n->cwnd ? n->cwnd : 1;
-    n->inc += newly * pr->mtu / w;
+    n->inc += newly * NSCC_FAIR_INC_MTUS * pr->mtu / w;
 }
 
 static void proportional_increase(nw_nscc_t *n, const nw_nscc_params_t *pr, uint64_t newly,

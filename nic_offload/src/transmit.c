@@ -196,7 +196,7 @@ static int32_t build_data(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w, uint32_t psn,
         }
         if (retx)
             h->flags |= NW_PDS_F_RETX | NW_PDS_F_AR;
-        if (eom)
+        if (eom || (!retx && nw_cc_ack_wanted(e, p)))
             h->flags |= NW_PDS_F_AR;
     }
     if (w->kind == NW_WR_READ_RESP) {
