@@ -7,8 +7,8 @@ import json
 import pytest
 from tm_helpers import probe_frame, probe_switch, run
 
-from netweft.emulation.link_model import GilbertElliott, LinkConfig
-from netweft.emulation.port_options import (
+from netweft.emulation.links.link_model import GilbertElliott, LinkConfig
+from netweft.emulation.links.port_options import (
     PortOptionError,
     PortOptions,
     parse_link_option,
@@ -53,7 +53,6 @@ def test_settings_survive_the_round_trip_through_the_command_line(links):
     ("1:gemodel=0/0", "cannot both be 0"),
     ("1/in:queue=8", "drop '/in'"),
     ("1:colour=red", "unknown key 'colour'"),
-    ("1:loss=0.1,gemodel=0.1/0.2", "not both"),
     ("600:delay=1ms", "not in 0..510"),
     ("1:queue=-3", "whole number"),
 ])

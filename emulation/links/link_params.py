@@ -5,9 +5,9 @@ from Python) and parsed here, with the units people write: ``"5ms"``, ``"250us"`
 or a number of milliseconds for times; ``"100mbit"``, ``"1gbit"`` or a number of
 Mbit/s for rates (as Mininet's ``bw``); ``"1%"`` or a fraction for loss; a number
 of packets, or ``{packets: N, bytes: B}``, for the queue. Strings are read by the
-switch's own ``--link`` parser (:mod:`netweft.emulation.port_options`), so both
+switch's own ``--link`` parser (:mod:`netweft.emulation.links.port_options`), so both
 spellings agree. The switch at a link's switch end applies them as
-:class:`~netweft.emulation.port_options.PortOptions` (this kernel has no
+:class:`~netweft.emulation.links.port_options.PortOptions` (this kernel has no
 ``netem``); a link between two hosts can only take a rate, which the kernel's
 ``tbf`` enforces.
 """
@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from netweft.emulation.link_model import LinkConfig
-from netweft.emulation.port_options import (
+from netweft.emulation.links.link_model import LinkConfig
+from netweft.emulation.links.port_options import (
     PortOptionError,
     PortOptions,
     parse_duration,
     parse_fraction,
 )
-from netweft.emulation.port_options import parse_rate as parse_tc_rate
+from netweft.emulation.links.port_options import parse_rate as parse_tc_rate
 
 
 class LinkParamsError(ValueError):

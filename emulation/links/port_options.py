@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from netweft.emulation.link_model import GilbertElliott, LinkConfig
+from netweft.emulation.links.link_model import GilbertElliott, LinkConfig
 
 __all__ = ["PortOptions", "PortOptionError", "link_option_port", "parse_link_option",
            "parse_link_options",
@@ -291,21 +291,13 @@ def parse_link_option(text: str, base: PortOptions | None = None) -> tuple[int, 
         except PortOptionError as err:
             raise PortOptionError(f"--link {text!r}: {err}") from None
     try:
-        ingress = (_updated(opts.ingress, link_changes) if direction in (None, "in")
-                   else opts.ingress)
-        egress = (_updated(opts.egress, link_changes) if direction in (None, "out")
-                  else opts.egress)
+        ingress = (replace(opts.ingress, **link_changes)  # type: ignore[arg-type]
+                   if direction in (None, "in") else opts.ingress)
+        egress = (replace(opts.egress, **link_changes)  # type: ignore[arg-type]
+                  if direction in (None, "out") else opts.egress)
     except ValueError as err:
         raise PortOptionError(f"--link {text!r}: {err}") from None
     return port, replace(opts, ingress=ingress, egress=egress, **queue_changes)
-
-
-def _updated(cfg: LinkConfig, changes: dict[str, object]) -> LinkConfig:
-    if "loss" in changes:
-        changes = {**changes, "gemodel": changes.get("gemodel")}
-    elif "gemodel" in changes:
-        changes = {**changes, "loss": 0.0}
-    return replace(cfg, **changes)  # type: ignore[arg-type]
 
 
 def parse_link_options(texts: Iterable[str]) -> dict[int, PortOptions]:
