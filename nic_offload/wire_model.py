@@ -18,7 +18,7 @@ from typing import NamedTuple
 from netweft.nic_offload._engine import ffi, lib
 
 __all__ = ["WireConfig", "WireModel", "WireResult", "DELIVER", "DROP_LIMIT", "DROP_LOSS",
-           "DROP_BURST", "flip_bit", "seed64"]
+           "DROP_BURST", "flip_bit", "seed64", "serialization_ns"]
 
 DELIVER = int(lib.NW_LINK_DELIVER)
 DROP_LIMIT = int(lib.NW_LINK_DROP_LIMIT)
@@ -94,6 +94,13 @@ def seed64(seed: int | str) -> int:
         return seed
     digest = hashlib.blake2b(str(seed).encode(), digest_size=8).digest()
     return int.from_bytes(digest, "little")
+
+
+def serialization_ns(rate_bps: int, length: int) -> int:
+    """Nanoseconds a transmitter of ``rate_bps`` needs for ``length`` bytes:
+    round(length * 8e9 / rate_bps), at least 1 (0 without a rate). The wire model's
+    transmitter and the simulator's queues all serialize by this rule."""
+    return lib.nw_link_serialization_ns(rate_bps, length)
 
 
 def flip_bit(frame: bytes, bit: int) -> bytes:

@@ -41,6 +41,7 @@ void nw_link_free(nw_link_t *link);
 uint32_t nw_link_send(nw_link_t *link, uint64_t now_ns, uint32_t len, nw_link_result_t *out);
 uint32_t nw_link_propagate(nw_link_t *link, uint64_t now_ns, uint32_t len,
                            nw_link_result_t *out);
+uint64_t nw_link_serialization_ns(uint64_t rate_bps, uint32_t len);
 uint64_t nw_link_transmit_ns(const nw_link_t *link, uint32_t len);
 uint64_t nw_link_busy_until(const nw_link_t *link);
 void nw_link_get_stats(const nw_link_t *link, nw_link_stats_t *out);

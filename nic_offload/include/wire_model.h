@@ -103,6 +103,11 @@ uint32_t nw_link_send(nw_link_t *link, uint64_t now_ns, uint32_t len, nw_link_re
 uint32_t nw_link_propagate(nw_link_t *link, uint64_t now_ns, uint32_t len,
                            nw_link_result_t *out);
 
+/* Nanoseconds a transmitter of `rate_bps` needs for `len` bytes: round(len * 8e9 /
+ * rate_bps), at least 1; 0 if rate_bps is 0. Every queue of the simulator serializes
+ * with this rule too. */
+uint64_t nw_link_serialization_ns(uint64_t rate_bps, uint32_t len);
+
 /* Nanoseconds the transmitter needs for a `len`-byte frame (0 without a rate). */
 uint64_t nw_link_transmit_ns(const nw_link_t *link, uint32_t len);
 

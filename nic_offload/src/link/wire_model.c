@@ -102,14 +102,18 @@ void nw_link_free(nw_link_t *link)
     }
 }
 
-uint64_t nw_link_transmit_ns(const nw_link_t *link, uint32_t len)
+uint64_t nw_link_serialization_ns(uint64_t rate_bps, uint32_t len)
 {
-    uint64_t rate = link->cfg.rate_bps;
-    if (rate == 0)
+    if (rate_bps == 0)
         return 0;
     unsigned __int128 bits_ns = (unsigned __int128)len * 8u * 1000000000u;
-    uint64_t ns = (uint64_t)((bits_ns + rate / 2) / rate);
+    uint64_t ns = (uint64_t)((bits_ns + rate_bps / 2) / rate_bps);
     return ns ? ns : 1;
+}
+
+uint64_t nw_link_transmit_ns(const nw_link_t *link, uint32_t len)
+{
+    return nw_link_serialization_ns(link->cfg.rate_bps, len);
 }
 
 uint64_t nw_link_busy_until(const nw_link_t *link)

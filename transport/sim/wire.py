@@ -1,11 +1,21 @@
-"""Seeded packet impairments and a link model for the deterministic simulation.
+"""The simulator's wire: the one wire model plus the simulator's extra effects.
 
-:class:`Impairments` says what may happen to each datagram (loss, duplication,
-reordering, corruption, extra delay and jitter, injected junk datagrams);
-:class:`Link` gives an endpoint a rate each way, a propagation delay and a
-queue in front of its downlink (:class:`DownlinkQueue`, tail drop);
-:class:`Path` applies both to one datagram at a time with a seeded
-``random.Random`` and returns its arrivals. It is pure: no I/O, no engine.
+:class:`Impairments` says what may happen to each datagram; :class:`Link` gives an
+endpoint a rate each way, a propagation delay and the queue in front of its
+downlink (:class:`netweft.transport.sim.port.OutputPort`). :class:`Path` sends
+one datagram at a time and returns its arrivals. It is pure: no I/O, no engine.
+
+A path is two layers. The wire is the one wire model in C
+(:mod:`netweft.nic_offload.wire_model`, the same code the emulation's links run,
+``docs/links.md``): the transmitter at the link's rate, the delay (the link's
+plus the impairments'), jitter (uniform in [-jitter, +jitter], order kept),
+Bernoulli and Gilbert-Elliott loss and one-bit corruption, from the path's seed.
+On top of it, effects only the simulator has, drawn from a ``random.Random`` of
+their own: junk datagrams, duplication, explicit reordering (``reorder``: a
+datagram held back by ``reorder_delay_ns``; jitter never reorders) and the
+spraying fabric's path skew. So for one seed the wire decides exactly what an
+emulated link with the same parameters would, and the extra effects do not
+change which datagrams the wire loses or corrupts.
 
 Corruption flips one bit. Each datagram carries the RFC 1071 checksum of its
 bytes computed at transmit, as UDP does; the receiving side of the simulation
@@ -18,14 +28,19 @@ drop.
 from __future__ import annotations
 
 import random
-from collections import Counter, deque
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 
-from netweft.nic_offload import lib, trim
+from netweft.nic_offload.wire_model import (
+    DELIVER,
+    DROP_BURST,
+    WireConfig,
+    WireModel,
+    flip_bit,
+    serialization_ns,
+)
 from netweft.transport.errors import InvalidArgumentError
 
-ECN_ECT1, ECN_ECT0, ECN_CE = 1, 2, 3  # IP ECN codepoints (RFC 3168)
-TRIM_KEEP = int(lib.NW_WIRE_TRIM_KEEP)  # bytes a trimming queue keeps of a packet
 JUNK_TRUNCATE_MAX = 8  # junk copies of real datagrams keep fewer bytes than any header
 
 
@@ -41,7 +56,15 @@ class Impairments:
     each datagram the path moves from its good to its bad state with probability
     ``burst_enter`` (from bad to good with ``burst_exit``), and in the bad state a
     datagram is lost with probability ``burst_loss``; ``loss`` applies in both
-    states. Mean burst length is ``1 / burst_exit`` datagrams."""
+    states (a datagram is lost if either loses it). Mean burst length is
+    ``1 / burst_exit`` datagrams.
+
+    ``delay_ns`` adds to the link's propagation delay; ``jitter_ns`` moves each
+    datagram's delay by a uniform amount in ``[-jitter_ns, +jitter_ns]`` (never
+    below zero) and never reorders: reordering is ``reorder`` alone, which holds
+    a datagram back by ``reorder_delay_ns``. Loss, burst loss, delay, jitter and
+    corruption mean what they mean on an emulated link (the one wire model,
+    ``docs/links.md``)."""
 
     loss: float = 0.0
     duplicate: float = 0.0
@@ -83,6 +106,15 @@ class Impairments:
         return cls(loss=level, duplicate=level, reorder=level, corrupt=level,
                    delay_ns=20_000, jitter_ns=10_000, junk=level)
 
+    def wire(self, link: Link) -> WireConfig:
+        """The wire model's parameters for a datagram sent on ``link`` with these
+        impairments (the simulator's own effects are not among them)."""
+        burst = (self.burst_enter, self.burst_exit, 0.0, self.burst_loss)
+        return WireConfig(rate_bps=max(1, round(link.rate_bps)),
+                          delay_ns=link.delay_ns + self.delay_ns, jitter_ns=self.jitter_ns,
+                          loss=self.loss, corrupt=self.corrupt,
+                          gemodel=burst if self.burst_enter else None)
+
 
 @dataclass(frozen=True)
 class Link:
@@ -116,58 +148,9 @@ class Link:
                                        f"got {self.ecn_threshold_pkts!r}")
 
     def serialization_ns(self, nbytes: int) -> int:
-        """Time to put ``nbytes`` on the wire (at least 1 ns, so events stay ordered)."""
-        return max(1, int(nbytes * 8 * 1e9 / self.rate_bps))
-
-
-class DownlinkQueue:
-    """The tail-drop FIFO in front of an endpoint's downlink, served at the link's rate."""
-
-    def __init__(self, link: Link) -> None:
-        self.link = link
-        self._departures: deque[int] = deque()
-        self.drops = 0
-        self.trims = 0
-        self.ce_marks = 0
-        self.max_depth = 0
-
-    def depth(self, now_ns: int) -> int:
-        """Packets in the queue at ``now_ns``."""
-        deps = self._departures
-        while deps and deps[0] <= now_ns:
-            deps.popleft()
-        return len(deps)
-
-    def admit(self, now_ns: int, nbytes: int) -> int | None:
-        """When a packet arriving at ``now_ns`` reaches the endpoint, or None if dropped."""
-        deps = self._departures
-        if self.depth(now_ns) >= self.link.queue_pkts:
-            self.drops += 1
-            return None
-        leave = max(now_ns, deps[-1] if deps else 0) + self.link.serialization_ns(nbytes)
-        deps.append(leave)
-        self.max_depth = max(self.max_depth, len(deps))
-        return leave
-
-    def enqueue(self, now_ns: int, data: bytes, ecn: int = 0) -> tuple[int, bytes, int] | None:
-        """A packet with IP ECN codepoint ``ecn`` arrives: (when it reaches the endpoint,
-        its bytes, its ECN codepoint), or None if dropped. Marks CE above the ECN threshold
-        (ECN-capable packets only) and trims instead of dropping when the link trims."""
-        link = self.link
-        depth = self.depth(now_ns)
-        if depth >= link.queue_pkts and link.trim:
-            if len(data) <= TRIM_KEEP:  # control packets share the header queue
-                return now_ns + link.serialization_ns(len(data)), data, ecn
-            trimmed = trim(data)
-            if trimmed is not None:
-                self.trims += 1
-                return now_ns + link.serialization_ns(len(trimmed)), trimmed, ecn
-        if link.ecn_threshold_pkts and ecn in (ECN_ECT1, ECN_ECT0) and \
-                depth >= link.ecn_threshold_pkts:
-            ecn = ECN_CE
-            self.ce_marks += 1
-        leave = self.admit(now_ns, len(data))
-        return None if leave is None else (leave, data, ecn)
+        """Time to put ``nbytes`` on the wire (the wire model's rule: rounded, at least
+        1 ns, so events stay ordered)."""
+        return serialization_ns(max(1, round(self.rate_bps)), nbytes)
 
 
 @dataclass(frozen=True)
@@ -180,72 +163,62 @@ class Arrival:
     junk: bool = False
 
 
-@dataclass
 class Path:
-    """A sender's link plus impairments, drawing every decision from ``rng``."""
+    """A sender's link plus impairments: the wire model seeded with ``seed``, and the
+    simulator's extra effects drawn from a generator of their own.
 
-    link: Link
-    impairments: Impairments
-    rng: random.Random
-    busy_until_ns: int = 0
-    counters: Counter = field(default_factory=Counter)
-    in_burst: bool = False  # Gilbert-Elliott state: True = bad
+    ``seed`` is a 64-bit int, or a ``random.Random`` to take one from."""
+
+    def __init__(self, link: Link, impairments: Impairments,
+                 seed: int | random.Random = 0) -> None:
+        if isinstance(seed, random.Random):
+            seed = seed.getrandbits(64)
+        self.link = link
+        self.impairments = impairments
+        self.seed = seed
+        self.wire = WireModel(impairments.wire(link), seed)
+        self.rng = random.Random(f"{seed}/effects")
+        self.counters: Counter = Counter()
+        self._delay_ns = link.delay_ns + impairments.delay_ns
+
+    @property
+    def busy_until_ns(self) -> int:
+        """When the sender's transmitter is free again."""
+        return self.wire.busy_until_ns
 
     def transmit(self, now_ns: int, data: bytes, entropy: int = 0) -> tuple[int, list[Arrival]]:
         """Send ``data`` at ``now_ns``: (time the link is free again, arrivals at the receiver).
 
         ``entropy`` (the UDP source port) picks one of ``spray_paths`` paths, path
         ``k`` being ``k * spray_skew_ns`` longer, as a spraying fabric would."""
-        imp, rng = self.impairments, self.rng
-        start = max(now_ns, self.busy_until_ns)
-        self.busy_until_ns = start + self.link.serialization_ns(len(data))
-        self.counters["sent"] += 1
-        base = self.busy_until_ns + self.link.delay_ns + imp.delay_ns
-        if imp.spray_paths > 1:
-            base += (entropy % imp.spray_paths) * imp.spray_skew_ns
+        imp, rng, counters = self.impairments, self.rng, self.counters
+        verdict, depart, arrive, bit = self.wire.send(now_ns, len(data))
+        counters["sent"] += 1
+        skew = (entropy % imp.spray_paths) * imp.spray_skew_ns if imp.spray_paths > 1 else 0
         arrivals: list[Arrival] = []
         if imp.junk and rng.random() < imp.junk:
-            arrivals.append(Arrival(base, self._junk(data), junk=True))
-            self.counters["junk"] += 1
-        if imp.loss and rng.random() < imp.loss:
-            self.counters["lost"] += 1
-            return self.busy_until_ns, arrivals
-        if imp.burst_enter and self._burst_drop():
-            self.counters["lost"] += 1
-            self.counters["burst_lost"] += 1
-            return self.busy_until_ns, arrivals
+            arrivals.append(Arrival(depart + self._delay_ns + skew, self._junk(data), junk=True))
+            counters["junk"] += 1
+        if verdict != DELIVER:
+            counters["lost"] += 1
+            if verdict == DROP_BURST:
+                counters["burst_lost"] += 1
+            return depart, arrivals
+        payload, intact = data, True
+        if bit is not None:
+            payload, intact = flip_bit(data, bit), False
+            counters["corrupted"] += 1
         copies = 1
         if imp.duplicate and rng.random() < imp.duplicate:
             copies = 2
-            self.counters["duplicated"] += 1
+            counters["duplicated"] += 1
         for _ in range(copies):
-            at = base + (rng.randrange(imp.jitter_ns + 1) if imp.jitter_ns else 0)
+            at = arrive + skew
             if imp.reorder and rng.random() < imp.reorder:
                 at += imp.reorder_delay_ns
-                self.counters["reordered"] += 1
-            payload, intact = data, True
-            if imp.corrupt and rng.random() < imp.corrupt:
-                payload, intact = self._flip_bit(data), False
-                self.counters["corrupted"] += 1
+                counters["reordered"] += 1
             arrivals.append(Arrival(at, payload, intact))
-        return self.busy_until_ns, arrivals
-
-    def _burst_drop(self) -> bool:
-        """One Gilbert-Elliott step: move between the states, then drop in the bad one."""
-        imp, rng = self.impairments, self.rng
-        if self.in_burst:
-            self.in_burst = rng.random() >= imp.burst_exit
-        else:
-            self.in_burst = rng.random() < imp.burst_enter
-        return self.in_burst and rng.random() < imp.burst_loss
-
-    def _flip_bit(self, data: bytes) -> bytes:
-        if not data:
-            return data
-        buf = bytearray(data)
-        bit = self.rng.randrange(len(buf) * 8)
-        buf[bit // 8] ^= 1 << (bit % 8)
-        return bytes(buf)
+        return depart, arrivals
 
     def _junk(self, data: bytes) -> bytes:
         if self.rng.random() < 0.5:
