@@ -158,3 +158,16 @@ def test_jitter_alone_never_reorders_on_the_simulators_wire():
     times = [path.transmit(k * 2_000, b"j" * 100)[1][0].at_ns for k in range(2000)]
     assert times == sorted(times)
     assert path.counters["reordered"] == 0
+
+
+def test_impairments_read_the_text_every_link_setting_is_written_in():
+    imp = Impairments.from_spec("delay 20us jitter=10us, loss 1% gemodel 0.01 0.3 0.9 "
+                                "corrupt 0.1% reorder 0.5% duplicate 0.01 junk 0")
+    assert imp == Impairments(delay_ns=20_000, jitter_ns=10_000, loss=0.01, burst_enter=0.01,
+                              burst_exit=0.3, burst_loss=0.9, corrupt=0.001, reorder=0.005,
+                              duplicate=0.01)
+    for text, message in [("rate 1gbit", "the Link's"), ("gemodel 0.1/0.2/1/0.1", "good state"),
+                          ("loss", "needs a value"), ("spin 3", "unknown key 'spin'"),
+                          ("delay 5", "duration with a unit")]:
+        with pytest.raises(InvalidArgumentError, match=message):
+            Impairments.from_spec(text)

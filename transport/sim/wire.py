@@ -39,6 +39,13 @@ from netweft.nic_offload.wire_model import (
     flip_bit,
     serialization_ns,
 )
+from netweft.nic_offload.wire_spec import (
+    WIRE_KEYS,
+    WireSpecError,
+    parse_fraction,
+    split_settings,
+    wire_setting,
+)
 from netweft.transport.errors import InvalidArgumentError
 
 JUNK_TRUNCATE_MAX = 8  # junk copies of real datagrams keep fewer bytes than any header
@@ -105,6 +112,35 @@ class Impairments:
         """Every impairment at once at probability ``level``, with jitter."""
         return cls(loss=level, duplicate=level, reorder=level, corrupt=level,
                    delay_ns=20_000, jitter_ns=10_000, junk=level)
+
+    @classmethod
+    def from_spec(cls, text: str) -> Impairments:
+        """Impairments from their text form, the wire keys as every link setting writes
+        them (:mod:`netweft.nic_offload.wire_spec`: ``delay``, ``jitter``, ``loss``,
+        ``gemodel P R [LOSS_BAD]``, ``corrupt``) plus the simulator's own fractions
+        ``duplicate``, ``reorder`` and ``junk``:
+        ``Impairments.from_spec("delay 20us jitter 10us loss 1% reorder 0.5%")``. The rate
+        is the :class:`Link`'s."""
+        own = ("duplicate", "reorder", "junk")
+        fields: dict[str, object] = {}
+        try:
+            for key, value in split_settings(text, (*WIRE_KEYS, *own)):
+                if key in own:
+                    fields[key] = parse_fraction(value, key)
+                    continue
+                if key in ("rate", "limit"):
+                    raise WireSpecError(f"{key} is the Link's, not an impairment")
+                setting = wire_setting(key, value)
+                if "gemodel" in setting:
+                    p, r, loss_good, loss_bad = setting.pop("gemodel")  # type: ignore[misc]
+                    if loss_good:
+                        raise WireSpecError("gemodel: the simulator's burst loss has no "
+                                            "loss in the good state (give P/R/LOSS_BAD)")
+                    setting = {"burst_enter": p, "burst_exit": r, "burst_loss": loss_bad}
+                fields.update(setting)
+        except WireSpecError as exc:
+            raise InvalidArgumentError(f"impairments {text!r}: {exc}") from None
+        return cls(**fields)  # type: ignore[arg-type]
 
     def wire(self, link: Link) -> WireConfig:
         """The wire model's parameters for a datagram sent on ``link`` with these
