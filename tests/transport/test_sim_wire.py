@@ -6,6 +6,7 @@ import random
 import pytest
 
 from netweft.transport.errors import InvalidArgumentError
+from netweft.transport.sim.port import TRIM_KEEP
 from netweft.transport.sim.wire import Impairments, Link, Path
 
 
@@ -92,6 +93,29 @@ def test_downlink_queue_serializes_and_tail_drops():
     loop.run_for(10_000 - loop.now_ns)
     assert [t for t, _ in got] == [1000, 2000, 3000, 4000]
     assert arrive(10_000, 500) and loop.step() and got[-1][0] == 10_500
+
+
+def test_downlink_queue_marks_from_k_waiting_and_trims_when_full_ahead_of_the_data():
+    from netweft.transport.event_loop import EventLoop
+    from netweft.transport.sim.port import ECN_ECT0, FabricPacket, OutputPort
+
+    loop, got = EventLoop(), []
+    q = OutputPort.for_link(loop, "d", got.append,
+                            Link(rate_bps=8e9, queue_pkts=4, ecn_threshold_pkts=2, trim=True))
+    rud, ack = bytes([2 << 3, 0x10]) + bytes(998), bytes([7 << 3]) + bytes(31)
+    pkts = [FabricPacket(rud, -1, -1, 1, k, ECN_ECT0, 0, overhead=0) for k in range(6)]
+    control = FabricPacket(ack, -1, -1, 1, 99, ECN_ECT0, 0, overhead=0)
+    assert all(q.arrive(p) for p in pkts[:3]) and q.arrive(control)
+    assert all(q.arrive(p) for p in pkts[3:])
+    while loop.step():
+        pass
+    # one on the wire, then found waiting 0, 1, (the ACK queues with the data), 3, 4, 4:
+    # marked from 2 waiting on
+    assert [p.ce for p in pkts] == [False, False, False, True, True, True]
+    # the last two found the queue full: trimmed, and served before the data waiting
+    assert [p.trimmed for p in pkts] == [False] * 4 + [True] * 2 and q.counters.trimmed == 2
+    assert len(pkts[5].data) == TRIM_KEEP and q.counters.dropped == 0
+    assert [p.entropy for p in got] == [0, 4, 5, 1, 2, 99, 3]
 
 
 def test_spraying_maps_entropy_to_paths_of_different_lengths():

@@ -194,7 +194,7 @@ class OutputPort:
             self._start(pkt, now, 0)
             return True
         kept = True
-        if pkt.is_data and not pkt.trimmed or not self.control_priority and not pkt.trimmed:
+        if not pkt.trimmed and (pkt.is_data or not self.control_priority):
             if self._fits(pkt):
                 self._account(now)
                 self.data_q.append(pkt)
