@@ -24,7 +24,7 @@ PACKAGE_DATA = {
     "netweft.p4.tna": ["*.p4"],
     "netweft.p4.compiler.arch": ["*.p4"],
     "netweft.nic_offload.include": ["*.h"],
-    "netweft.nic_offload.src": ["*.c", "*.h"],
+    "netweft.nic_offload.src": ["*.c", "*.h", "link/*.c"],
     "netweft.transport.wireshark": ["*.lua"],
     "netweft.testbed.topologies": ["*.yaml"],
     "netweft.testbed.topologies.leaf_spine": ["*.json"],

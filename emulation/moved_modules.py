@@ -27,6 +27,9 @@ MOVED: dict[str, str] = {
     "netweft.emulation.switch_command": "netweft.emulation.process.netweft_switch",
     "netweft.emulation.switch_control": "netweft.emulation.process.control",
     "netweft.emulation.mininet": "netweft.emulation.network.mininet",
+    "netweft.emulation.link_model": "netweft.emulation.links.link_model",
+    "netweft.emulation.link_params": "netweft.emulation.links.link_params",
+    "netweft.emulation.port_options": "netweft.emulation.links.port_options",
 }
 
 

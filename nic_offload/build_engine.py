@@ -1,6 +1,6 @@
 """cffi build of the C engine that plays the NIC.
 
-Every ``src/*.c`` file is compiled into one extension module,
+Every ``src/**/*.c`` file is compiled into one extension module,
 ``netweft.nic_offload._engine``. The Python-visible API is the set of
 declarations in ``cdef/*.h`` (plain C declarations, no preprocessor lines, in
 the subset cffi's ``cdef`` parses); the full headers for C code live in
@@ -12,7 +12,7 @@ from pathlib import Path
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
-SOURCES = sorted(str(p.relative_to(HERE.parent)) for p in (HERE / "src").glob("*.c"))
+SOURCES = sorted(str(p.relative_to(HERE.parent)) for p in (HERE / "src").rglob("*.c"))
 CDEFS = sorted((HERE / "cdef").glob("*.h"))
 
 ffibuilder = FFI()

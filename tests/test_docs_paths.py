@@ -74,8 +74,7 @@ def test_every_docs_page_is_listed_in_the_readme():
 # tree; each entry expires by itself: once the path exists, the test below fails
 # until it is removed here.
 COMING = {"testbed/control",
-          "transport/udp", "transport/sim", "transport/wire", "transport/collectives",
-          "emulation/links"}
+          "transport/udp", "transport/wire", "transport/collectives"}
 # Packages that those moves empty; the table leaves them out. Same expiry: once
 # the folder is gone, the test below fails until it is removed here.
 GOING = {"testbed/fabric"}

@@ -11,12 +11,16 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from netweft.transport import moved_modules
+
+moved_modules.install()
+
 _EXPORTS = {
     "Endpoint": "endpoint", "Peer": "endpoint", "Mode": "endpoint",
     "MemoryRegion": "memory_region", "RemoteKey": "memory_region", "Access": "memory_region",
     "Completion": "completion_queue", "CompletionQueue": "completion_queue",
     "Opcode": "completion_queue",
-    "Simulation": "simulation", "Impairments": "impairments", "Link": "impairments",
+    "Simulation": "simulation", "Impairments": "sim.wire", "Link": "sim.wire",
     "udp_endpoint": "udp_driver",
     "TransportError": "errors", "InvalidArgumentError": "errors",
     "EndpointClosedError": "errors", "PeerClosedError": "errors",

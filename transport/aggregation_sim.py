@@ -5,7 +5,7 @@ AggregationWorker` cores and switches (netweft's embedded P4 switch,
 :class:`~netweft.emulation.switch.SoftSwitch`, or anything with its
 ``receive(port, frame, now)``, ``advance(now)`` and ``next_deadline()``) with
 links on the transport's discrete-event loop. Each link direction is a
-:class:`~netweft.transport.impairments.Path`: a rate (serialization, so a busy
+:class:`~netweft.transport.sim.wire.Path`: a rate (serialization, so a busy
 link queues), a propagation delay and seeded impairments (loss, duplication,
 reordering, jitter). A corrupted frame is dropped at the receiving port, as an
 Ethernet FCS check would, before anyone parses it. The same seed gives the same
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 from netweft.transport.aggregation_codec import FrameTemplate, decode_payload, frame_payload
 from netweft.transport.aggregation_worker import AggregationPacket, AggregationWorker
 from netweft.transport.event_loop import EventLoop
-from netweft.transport.impairments import Impairments, Link, Path
+from netweft.transport.sim.wire import Impairments, Link, Path
 
 
 class FrameSwitch(Protocol):
@@ -87,7 +87,7 @@ class AggregationNetwork:
         link = link or Link()
         impairments = impairments or Impairments()
         for (src, sp), (dst, dp) in (((a, a_port), (b, b_port)), ((b, b_port), (a, a_port))):
-            path = Path(link, impairments, random.Random(self.rng.getrandbits(64)))
+            path = Path(link, impairments, self.rng.getrandbits(64))
             self._links[(src, sp)] = (dst, dp, path)
 
     # ---- moving frames ----

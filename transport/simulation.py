@@ -5,8 +5,9 @@ A :class:`Simulation` holds an :class:`EventLoop`, one seeded
 (the same code that runs on sockets) behind a simulated NIC: its egress link
 serializes packets at the link's rate, its path applies the seeded
 :class:`Impairments` (loss, duplication, reordering, corruption, delay,
-jitter, junk), the receiver's downlink queues arrivals from every sender (tail
-drop at the link's queue depth: incast), and the receiving NIC checks each
+jitter, junk; :mod:`netweft.transport.sim.wire`), the receiver's downlink queues
+arrivals from every sender (an :class:`~netweft.transport.sim.port.OutputPort`:
+tail drop at the link's queue depth: incast), and the receiving NIC checks each
 datagram's checksum as UDP would, then hands it to the receiving engine with
 the packet's entropy as its UDP source port. Engine timers run at the
 engine's own deadlines. :meth:`Simulation.stall` models a host that does not
@@ -15,7 +16,7 @@ as in a socket buffer, and its timers run late.
 
 With a ``fabric`` (:class:`FabricSpec`), endpoints are the fabric's hosts in
 the order they are made, and packets cross output-queued switches with ECN
-marking and trimming (:mod:`netweft.transport.fabric`) instead of the
+marking and trimming (:mod:`netweft.transport.sim.network`) instead of the
 per-receiver downlink queue; the endpoint's link is then the host's uplink into
 its ToR.
 
@@ -33,16 +34,9 @@ from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
 from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
 from netweft.transport.event_loop import EventLoop, Timer
-from netweft.transport.fabric import Fabric, FabricSpec
-from netweft.transport.impairments import (
-    ECN_CE,
-    Arrival,
-    DownlinkQueue,
-    Impairments,
-    Link,
-    Path,
-)
-from netweft.transport.switch_port import FabricPacket
+from netweft.transport.sim.network import Fabric, FabricSpec
+from netweft.transport.sim.port import FabricPacket, OutputPort
+from netweft.transport.sim.wire import Arrival, Impairments, Link, Path
 from netweft.transport.trace import TraceEvent, drain
 
 DEFAULT_PORT = 4793
@@ -56,7 +50,8 @@ class SimulatedNic:
                  host: int = -1) -> None:
         self.sim = sim
         self.host = host  # index on the simulation's fabric, -1 without one
-        self.downlink = DownlinkQueue(path.link)
+        self.downlink = OutputPort.for_link(sim.loop, f"{ip}:{port}", self._from_downlink,
+                                            path.link)
         self.address = (ip, port)
         self.ip_int = ip_to_int(ip)
         self.path = path
@@ -267,6 +262,9 @@ class SimulatedNic:
         self._service_pending = True
         self._service()
 
+    def _from_downlink(self, pkt: FabricPacket) -> None:
+        self.sim._arrive(self, pkt)
+
     def receive(self, data: bytes, src_ip: int, src_port: int, ecn: int = 0) -> None:
         """A datagram (with its IP ECN codepoint) reached this NIC: hand it to the engine,
         then run the NIC."""
@@ -347,7 +345,7 @@ class Simulation:
                                            "pass ip= and port= instead")
         cfg = make_config(local_ip=ip_to_int(ip), local_port=port, **settings)
         path = Path(link or self.link, impairments or self.impairments,
-                    random.Random(self.rng.getrandbits(64)))
+                    self.rng.getrandbits(64))
         host = -1
         if self.fabric is not None:
             host = len(self._host_nics)
@@ -388,36 +386,35 @@ class Simulation:
 
     def _deliver(self, arrival: Arrival, checksum: int, dst: tuple[int, int], src_ip: int,
                  src_port: int, seq: int, ecn: int = 0) -> None:
+        """A datagram reaches the queue in front of its receiver's downlink."""
         nic = self._nics.get((int_to_ip(dst[0]), dst[1]))
         if nic is None:
             self.counters["unroutable"] += 1
             return
-        if arrival.junk or not arrival.intact:  # a queue neither trims nor marks these here
-            at = nic.downlink.admit(self.loop.now_ns, len(arrival.data))
-            queued = None if at is None else (at, arrival.data, ecn)
-        else:
-            queued = nic.downlink.enqueue(self.loop.now_ns, arrival.data, ecn)
-        if queued is None:
+        pkt = FabricPacket(arrival.data, -1, -1, src_ip, src_port, ecn, arrival.at_ns,
+                           overhead=0)
+        pkt.checksum, pkt.seq, pkt.junk = checksum, seq, arrival.junk
+        pkt.may_trim = arrival.intact and not arrival.junk  # a queue does not trim these
+        if not nic.downlink.arrive(pkt):
             self.counters["queue_drops"] += 1
-            return
-        at, data, ecn = queued
-        if data is not arrival.data:  # trimmed: the switch rewrites the UDP checksum
-            self.counters["trims"] += 1
-            arrival, checksum = Arrival(arrival.at_ns, data), csum16(data)
-        if ecn == ECN_CE:
-            self.counters["ce_marks"] += 1
-        self.loop.call_at(at, self._arrive, nic, arrival, checksum, src_ip, src_port, seq, ecn)
 
-    def _arrive(self, nic: SimulatedNic, arrival: Arrival, checksum: int, src_ip: int,
-                src_port: int, seq: int, ecn: int = 0) -> None:
-        if not arrival.junk and csum16(arrival.data) != checksum:
+    def _arrive(self, nic: SimulatedNic, pkt: FabricPacket) -> None:
+        """A datagram left the receiver's downlink queue: its UDP layer checks it."""
+        checksum = pkt.checksum
+        if pkt.trimmed:  # the switch rewrites the UDP checksum
+            self.counters["trims"] += 1
+            checksum = csum16(pkt.data)
+        if pkt.ce:
+            self.counters["ce_marks"] += 1
+        if not pkt.junk and csum16(pkt.data) != checksum:
             self.counters["checksum_drops"] += 1  # what the receiver's UDP layer does
             return
-        if not arrival.junk:  # reordering as the receiver sees it, per sender
-            if seq < nic.highest_seq_from.get(src_ip, 0):
+        src_ip = pkt.src_ip
+        if not pkt.junk:  # reordering as the receiver sees it, per sender
+            if pkt.seq < nic.highest_seq_from.get(src_ip, 0):
                 self.counters["out_of_order"] += 1
-            nic.highest_seq_from[src_ip] = max(seq, nic.highest_seq_from.get(src_ip, 0))
-        nic.receive(arrival.data, src_ip, src_port, ecn)
+            nic.highest_seq_from[src_ip] = max(pkt.seq, nic.highest_seq_from.get(src_ip, 0))
+        nic.receive(pkt.data, src_ip, pkt.entropy, pkt.ecn)
 
     def run_for(self, seconds: float) -> None:
         """Advance virtual time by ``seconds``, running everything due."""
@@ -448,9 +445,9 @@ class Simulation:
             raise InvalidArgumentError("nic_counters: the endpoint is not on this simulation")
         return Counter(nic.counters)
 
-    def downlink(self, endpoint: Endpoint) -> DownlinkQueue:
-        """The queue in front of ``endpoint``'s downlink (``max_depth``, ``drops``,
-        ``trims``, ``ce_marks``)."""
+    def downlink(self, endpoint: Endpoint) -> OutputPort:
+        """The queue in front of ``endpoint``'s downlink (its ``counters``: ``peak_packets``,
+        ``dropped``, ``trimmed``, ``ce_marked``, ...)."""
         nic = self._nics.get(tuple(endpoint.address))
         if nic is None:
             raise InvalidArgumentError("downlink: the endpoint is not on this simulation")

@@ -8,7 +8,7 @@ error propagates. ``stop`` (or leaving the ``with`` block) does the same for a
 running network. All namespaces carry the network's ``prefix`` so that
 ``netweft clean`` can find leftovers of a crashed run, as ``mn -c`` does.
 
-A link carries :class:`~netweft.emulation.link_params.LinkParams` (delay,
+A link carries :class:`~netweft.emulation.links.link_params.LinkParams` (delay,
 jitter, loss, rate, queue) that hold in each direction, as Mininet's ``TCLink``.
 This kernel has no ``netem``, so the switch at a link's switch end applies them
 through its traffic manager's per-port options: on packets it sends into the
@@ -35,8 +35,8 @@ from pathlib import Path
 
 from pyroute2 import IPRoute, NetNS, netns
 
-from netweft.emulation.link_params import LinkParams
-from netweft.emulation.port_options import PortOptions
+from netweft.emulation.links.link_params import LinkParams
+from netweft.emulation.links.port_options import PortOptions
 from netweft.emulation.process_lifetime import die_with_parent
 
 DEFAULT_PREFIX = "nw"

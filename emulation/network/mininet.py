@@ -37,8 +37,8 @@ from typing import Any
 
 from mininet.node import Switch
 
-from netweft.emulation.link_params import LinkParams, LinkParamsError
-from netweft.emulation.port_options import PortOptions
+from netweft.emulation.links.link_params import LinkParams, LinkParamsError
+from netweft.emulation.links.port_options import PortOptions
 from netweft.p4.programs import program as shipped_program
 
 # Mininet's TCLink keywords, read from a link's interface parameters.

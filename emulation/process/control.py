@@ -45,7 +45,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from netweft.emulation.port_options import (
+from netweft.emulation.links.port_options import (
     PortOptionError,
     PortOptions,
     link_option_port,

@@ -23,7 +23,7 @@ Run by hand::
         --control /run/netweft/s1.sock
 
 ``--link`` takes ``PORT[/in|/out]:KEY=VALUE,...`` (see
-:mod:`netweft.emulation.port_options`); ``--priority-queues N`` gives every
+:mod:`netweft.emulation.links.port_options`); ``--priority-queues N`` gives every
 port N strict-priority queues; ``--pcap DIR`` writes ``<iface>_in.pcap`` and
 ``<iface>_out.pcap`` per port as BMv2 does; ``--log-console`` (stdout) and
 ``--log-file FILE`` write the per-packet trace
@@ -48,7 +48,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from netweft.emulation.port_options import PortOptionError, PortOptions, parse_link_options
+from netweft.emulation.links.port_options import PortOptionError, PortOptions, parse_link_options
 from netweft.emulation.process.build import SwitchBuildError, SwitchSetup, build_switch
 
 ETH_P_ALL = 0x0003

@@ -45,6 +45,7 @@
 #include "engine_state.h"
 #include "packet_ring.h"
 #include "udp_frame.h"
+#include "wire_model.h"
 
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103
@@ -84,7 +85,7 @@ struct nw_io {
     int cq_signalled;
     int gro;
     uint32_t mtu;
-    uint64_t drop_rng;
+    nw_link_t *drop_link;     /* loss injection: the wire model with loss alone */
     nw_io_stats_t st;
     /* receive batch */
     uint8_t *rx_buf;
@@ -303,17 +304,13 @@ static uint32_t gro_size(struct msghdr *m)
     return 0;
 }
 
-/* Loss injection: 1 if this datagram is to be dropped (xorshift64*). */
-static int injected_drop(nw_io_t *io)
+/* Loss injection: 1 if this datagram is to be dropped. The draw is the one wire
+ * model's Bernoulli loss (link/wire_model.c), so a seed drops the datagrams a
+ * simulated or emulated wire with that loss and seed would. */
+static int injected_drop(nw_io_t *io, uint32_t len)
 {
-    if (io->cfg.rx_drop_ppm == 0)
-        return 0;
-    uint64_t x = io->drop_rng;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    io->drop_rng = x;
-    if ((x * 0x2545f4914f6cdd1dull) % 1000000u >= io->cfg.rx_drop_ppm)
+    nw_link_result_t res;
+    if (io->drop_link == NULL || nw_link_propagate(io->drop_link, 0, len, &res) == NW_LINK_DELIVER)
         return 0;
     io->st.injected_drops++;
     return 1;
@@ -333,7 +330,7 @@ static void deliver(nw_io_t *io, const uint8_t *p, uint32_t len, uint32_t ip, ui
                     uint8_t ecn, uint64_t now)
 {
     io->st.recv_pkts++;
-    if (!injected_drop(io))
+    if (!injected_drop(io, len))
         nw_input_ecn(io->e, p, len, ip, port, ecn, now);
 }
 
@@ -770,6 +767,7 @@ static void io_free(nw_io_t *io)
     free(io->tx_order);
     free(io->tx_addr);
     free(io->tx_ctl);
+    nw_link_free(io->drop_link);
     pthread_mutex_destroy(&io->mu);
     pthread_mutex_destroy(&io->drive_mu);
     free(io);
@@ -798,7 +796,15 @@ nw_io_t *nw_io_start(nw_engine_t *e, const nw_io_config_t *cfg, int32_t *err)
                       ? (uint64_t)(cfg->busy_poll_us ? cfg->busy_poll_us : 50) * 1000u
                       : 0;
     io->mtu = e->cfg.mtu;
-    io->drop_rng = cfg->rx_drop_seed ? cfg->rx_drop_seed : 0x9e3779b97f4a7c15ull;
+    if (cfg->rx_drop_ppm > 0) {
+        nw_link_config_t loss = {.loss = cfg->rx_drop_ppm / 1e6};
+        io->drop_link = nw_link_new(&loss, cfg->rx_drop_seed);
+        if (io->drop_link == NULL) {
+            free(io);
+            *err = NW_ENOMEM;
+            return NULL;
+        }
+    }
     pthread_mutex_init(&io->mu, NULL);
     pthread_mutex_init(&io->drive_mu, NULL);
     uint32_t b = cfg->batch;

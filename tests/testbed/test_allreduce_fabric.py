@@ -9,7 +9,7 @@ import pytest
 
 from netweft.testbed.allreduce_fabric import FabricSpec, run_in_network, run_ring
 from netweft.transport.aggregation_layer import PACKET_LEN
-from netweft.transport.impairments import Impairments
+from netweft.transport.sim.wire import Impairments
 
 FRAME = 14 + 20 + 8 + PACKET_LEN  # 314 bytes
 
@@ -75,7 +75,7 @@ def test_two_jobs_at_once_on_the_embedded_switch():
     from netweft.transport.aggregation_layer import AGG_LANES
     from netweft.transport.aggregation_sim import AggregationNetwork
     from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
-    from netweft.transport.impairments import Link
+    from netweft.transport.sim.wire import Link
 
     net = AggregationNetwork(seed=9)
     sw = SoftSwitch(aggregation_program())

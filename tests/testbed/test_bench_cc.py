@@ -79,7 +79,7 @@ def test_runs_are_deterministic_and_seeded():
 
 
 def test_permutation_sprays_over_every_uplink():
-    from netweft.transport.fabric import FabricSpec
+    from netweft.transport.sim.network import FabricSpec
 
     flows = permutation_flows(8, 64 * KIB, 1, 4)
     assert sorted(f.dst for f in flows) == list(range(8))

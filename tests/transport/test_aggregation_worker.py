@@ -10,7 +10,7 @@ import pytest
 from netweft.transport.aggregation_codec import FrameTemplate
 from netweft.transport.aggregation_sim import AggregationNetwork
 from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
-from netweft.transport.impairments import Impairments, Link
+from netweft.transport.sim.wire import Impairments, Link
 
 from .aggregation_model import ModelSwitch
 

@@ -1,23 +1,33 @@
-"""An output port of a simulated switch: byte-limited queues, ECN marking, trimming.
+"""An output port of the simulator: the one queue model of its switches and downlinks.
 
-This is the per-port traffic manager of the simulator's fabric model
-(:mod:`netweft.transport.fabric`), in the shape of UEC's htsim switch model
+Every queue of the simulated network is an :class:`OutputPort`: each switch
+port of the simulator's network (:mod:`netweft.transport.sim.network`) and, in
+a simulation without one, the queue in front of each endpoint's downlink
+(built from its :class:`~netweft.transport.sim.wire.Link` by
+:meth:`OutputPort.for_link`). It follows UEC's htsim switch model
 (``/work/shared/anchors/uec-htsim.md``; the code is not copied, the rules are):
 
-- A **data queue** of at most ``buffer_bytes`` wire bytes, served FIFO at the
-  port's rate. A data packet (a UET request) that would overflow it is
-  **trimmed** when trimming is on: the packet keeps its first
-  ``NW_WIRE_TRIM_KEEP`` = 64 UDP payload bytes (every PDS and SES header),
-  gets the trimmed mark ``NW_PDS_F_TRIMMED`` in its PDS flags
-  (``docs/wire.md``) and joins the priority queue; with trimming off it is
-  dropped (tail drop).
-- A **priority queue** of at most ``priority_bytes`` (htsim: 2 × buffer) for
-  trimmed headers and control packets (ACK, NACK, CTRL); it is served before the
-  data queue. What would overflow it is dropped and counted.
-- **ECN**: an ECN-capable packet (ECT(0) or ECT(1) in its IP header; netweft's
-  engines send data packets so) leaving the data queue is CE-marked with a RED-like
-  probability that grows linearly from 0 at ``ecn_min_bytes`` of queue to 1 at
-  ``ecn_max_bytes`` (the queue as the packet leaves it, the packet included).
+- A **data queue**, tail drop, of at most ``buffer_bytes`` wire bytes and/or
+  ``buffer_pkts`` packets waiting (the packet being sent is not counted),
+  served FIFO at the port's rate (serialization by the wire model's rule,
+  :func:`netweft.nic_offload.wire_model.serialization_ns`). A data packet (a
+  UET request) that would overflow it is **trimmed** when trimming is on: the
+  packet keeps its first ``NW_WIRE_TRIM_KEEP`` = 64 UDP payload bytes (every
+  PDS and SES header), gets the trimmed mark ``NW_PDS_F_TRIMMED`` in its PDS
+  flags (``docs/wire.md``) and joins the priority queue; with trimming off it
+  is dropped.
+- A **priority queue** of at most ``priority_bytes`` (None: no limit) for
+  trimmed headers and, with ``control_priority``, control packets (ACK, NACK,
+  CTRL); it is served before the data queue. What would overflow it is
+  dropped and counted. Without ``control_priority`` control packets queue
+  with the data, and take the priority queue only when the data queue is full
+  and the port trims.
+- **ECN**, two rules: with ``ecn``, an ECN-capable packet (ECT(0) or ECT(1)
+  in its IP header; netweft's engines send data packets so) leaving the data
+  queue is CE-marked with a RED-like probability that grows linearly from 0 at
+  ``ecn_min_bytes`` of queue to 1 at ``ecn_max_bytes`` (the queue as the
+  packet leaves it, the packet included); with ``ecn_step_pkts`` K > 0 one
+  arriving when at least K packets wait is marked (DCTCP's step).
 
 The port is sans-IO over the simulation's :class:`EventLoop` (virtual time) and
 draws every marking decision from its own seeded ``random.Random``: the same
@@ -35,8 +45,11 @@ from typing import Any
 
 from netweft.nic_offload import lib
 from netweft.nic_offload import trim as wire_trim
+from netweft.nic_offload.wire_model import serialization_ns
 from netweft.transport.event_loop import EventLoop
-from netweft.transport.impairments import ECN_CE, ECN_ECT0, ECN_ECT1
+from netweft.transport.sim.wire import Link
+
+ECN_ECT1, ECN_ECT0, ECN_CE = 1, 2, 3  # IP ECN codepoints (RFC 3168)
 
 TRIM_KEEP = int(lib.NW_WIRE_TRIM_KEEP)    # UDP payload bytes a trimming switch keeps
 PDS_F_TRIMMED = int(lib.NW_PDS_F_TRIMMED)  # the trimmed mark, low 7 bits of the PDS prologue
@@ -47,16 +60,21 @@ WIRE_OVERHEAD = 46      # Ethernet header and FCS (18) + IPv4 (20) + UDP (8) per
 
 
 class FabricPacket:
-    """One UDP datagram crossing the fabric: the engine's bytes plus what switches see
-    (the IP header's ECN codepoint ``ecn``, the UDP source port ``entropy``)."""
+    """One UDP datagram crossing the simulated network: the engine's bytes plus what
+    switches see (the IP header's ECN codepoint ``ecn``, the UDP source port
+    ``entropy``), its wire bytes (``overhead`` for the headers around the UDP payload),
+    and what the receiving NIC checks (the UDP ``checksum`` taken at send, None: not
+    checked; ``junk``; the sender's sequence number ``seq``). ``may_trim`` False keeps a
+    queue from trimming it (a corrupted or junk datagram)."""
 
-    __slots__ = ("data", "wire", "is_data", "src_host", "dst_host", "src_ip", "entropy",
-                 "ecn", "trimmed", "sent_ns")
+    __slots__ = ("data", "wire", "overhead", "is_data", "src_host", "dst_host", "src_ip",
+                 "entropy", "ecn", "trimmed", "sent_ns", "checksum", "seq", "junk", "may_trim")
 
     def __init__(self, data: bytes, src_host: int, dst_host: int, src_ip: int, entropy: int,
-                 ecn: int, sent_ns: int) -> None:
+                 ecn: int, sent_ns: int, overhead: int = WIRE_OVERHEAD) -> None:
         self.data = data
-        self.wire = len(data) + WIRE_OVERHEAD
+        self.overhead = overhead
+        self.wire = len(data) + self.overhead
         self.is_data = bool(data) and (data[0] >> 3) in DATA_TYPES
         self.src_host = src_host
         self.dst_host = dst_host
@@ -65,6 +83,10 @@ class FabricPacket:
         self.ecn = ecn
         self.trimmed = False
         self.sent_ns = sent_ns
+        self.checksum: int | None = None
+        self.seq = 0
+        self.junk = False
+        self.may_trim = True
 
     @property
     def ce(self) -> bool:
@@ -74,11 +96,11 @@ class FabricPacket:
     def trim(self) -> bool:
         """Cut to the headers with the trimmed mark, as a trimming switch does
         (:func:`netweft.nic_offload.trim`); False if this packet may not be trimmed."""
-        head = wire_trim(self.data)
+        head = wire_trim(self.data) if self.may_trim else None
         if head is None:
             return False
         self.data = head
-        self.wire = len(head) + WIRE_OVERHEAD
+        self.wire = len(head) + self.overhead
         self.trimmed = True
         return True
 
@@ -87,7 +109,7 @@ class PortCounters:
     """What one output port did; all counts are packets unless named bytes."""
 
     __slots__ = ("forwarded", "forwarded_bytes", "data_bytes", "ce_marked", "trimmed",
-                 "dropped", "trim_dropped", "priority_dropped", "peak_bytes",
+                 "dropped", "trim_dropped", "priority_dropped", "peak_bytes", "peak_packets",
                  "queue_area", "busy_ns")
 
     def __init__(self) -> None:
@@ -100,6 +122,7 @@ class PortCounters:
         self.trim_dropped = 0          # trimmed headers dropped: the priority queue was full
         self.priority_dropped = 0      # control packets dropped: the priority queue was full
         self.peak_bytes = 0            # largest data-queue occupancy seen
+        self.peak_packets = 0          # most packets waiting in the data queue
         self.queue_area = 0            # integral of the data-queue bytes over time (byte*ns)
         self.busy_ns = 0               # time spent serializing
 
@@ -108,29 +131,35 @@ class PortCounters:
 
 
 class OutputPort:
-    """One switch output port and the link behind it (rate, propagation delay).
+    """One output port and the link behind it (rate, propagation delay).
 
     ``deliver(packet)`` is called when a packet reaches the far end of the link
     (the next switch or a host). ``trace`` records (time, data-queue bytes) at
-    every change, for plots of the queue over time.
+    every change, for plots of the queue over time. ``buffer_bytes`` and
+    ``buffer_pkts`` None: no limit of that kind.
     """
 
     def __init__(self, loop: EventLoop, name: str, deliver: Callable[[FabricPacket], Any], *,
-                 rate_bps: float, delay_ns: int, buffer_bytes: int, priority_bytes: int,
-                 ecn_min_bytes: int, ecn_max_bytes: int, ecn: bool, trim: bool,
-                 rng: random.Random, trace: bool = False) -> None:
+                 rate_bps: float, delay_ns: int = 0, buffer_bytes: int | None = None,
+                 buffer_pkts: int | None = None, priority_bytes: int | None = None,
+                 ecn_min_bytes: int = 0, ecn_max_bytes: int = 0, ecn: bool = False,
+                 ecn_step_pkts: int = 0, trim: bool = False, control_priority: bool = True,
+                 rng: random.Random | None = None, trace: bool = False) -> None:
         self.loop = loop
         self.name = name
         self.deliver = deliver
-        self.ns_per_byte = 8e9 / rate_bps
+        self.rate_bps = max(1, round(rate_bps))
         self.delay_ns = delay_ns
         self.buffer_bytes = buffer_bytes
+        self.buffer_pkts = buffer_pkts
         self.priority_bytes = priority_bytes
         self.ecn_min = ecn_min_bytes
         self.ecn_max = ecn_max_bytes
         self.ecn = ecn
+        self.ecn_step = ecn_step_pkts
         self.trim = trim
-        self.rng = rng
+        self.control_priority = control_priority
+        self.rng = rng or random.Random(0)
         self.data_q: deque[FabricPacket] = deque()
         self.prio_q: deque[FabricPacket] = deque()
         self.data_bytes = 0
@@ -142,27 +171,54 @@ class OutputPort:
         self.trace_t: array | None = array("q") if trace else None
         self.trace_q: array | None = array("q") if trace else None
 
-    def arrive(self, pkt: FabricPacket) -> None:
-        """``pkt`` reaches this port now: send it, queue it, trim it or drop it."""
+    @classmethod
+    def for_link(cls, loop: EventLoop, name: str, deliver: Callable[[FabricPacket], Any],
+                 link: Link) -> OutputPort:
+        """The queue in front of an endpoint's downlink on ``link`` (the simulation
+        without a network): ``queue_pkts`` deep, step ECN marking at
+        ``ecn_threshold_pkts``, trimming as the link says; no propagation delay (the
+        sender's path has it) and no limit on the trimmed headers."""
+        return cls(loop, name, deliver, rate_bps=link.rate_bps, buffer_pkts=link.queue_pkts,
+                   ecn_step_pkts=link.ecn_threshold_pkts, trim=link.trim,
+                   control_priority=False)
+
+    def arrive(self, pkt: FabricPacket) -> bool:
+        """``pkt`` reaches this port now: send it, queue it or trim it (True), or drop
+        it (False)."""
         now = self.loop.now_ns
-        if (self.busy_until <= now and not self.data_bytes and not self.prio_q):
+        if self.ecn_step and len(self.data_q) >= self.ecn_step and \
+                (pkt.ecn == ECN_ECT0 or pkt.ecn == ECN_ECT1):
+            pkt.ecn = ECN_CE
+            self.counters.ce_marked += 1
+        if self.busy_until <= now and not self.data_q and not self.prio_q:
             self._start(pkt, now, 0)
-            return
-        if pkt.is_data and not pkt.trimmed:
-            if self.data_bytes + pkt.wire <= self.buffer_bytes:
+            return True
+        kept = True
+        if not pkt.trimmed and (pkt.is_data or not self.control_priority):
+            if self._fits(pkt):
                 self._account(now)
                 self.data_q.append(pkt)
                 self.data_bytes += pkt.wire
-                if self.data_bytes > self.counters.peak_bytes:
-                    self.counters.peak_bytes = self.data_bytes
+                c = self.counters
+                if self.data_bytes > c.peak_bytes:
+                    c.peak_bytes = self.data_bytes
+                if len(self.data_q) > c.peak_packets:
+                    c.peak_packets = len(self.data_q)
                 self._record(now)
+            elif self.trim and not pkt.is_data:      # control beside the trimmed headers
+                kept = self._prio_append(pkt)
+                if not kept:
+                    self.counters.priority_dropped += 1
             elif self.trim and pkt.trim():
                 self.counters.trimmed += 1
-                if not self._prio_append(pkt):
+                kept = self._prio_append(pkt)
+                if not kept:
                     self.counters.trim_dropped += 1
             else:
                 self.counters.dropped += 1
+                kept = False
         elif not self._prio_append(pkt):
+            kept = False
             if pkt.trimmed:
                 self.counters.trim_dropped += 1
             else:
@@ -170,9 +226,16 @@ class OutputPort:
         if not self._dequeue_pending:
             self._dequeue_pending = True
             self.loop.post(max(self.busy_until, now), self._dequeue, None)
+        return kept
+
+    def _fits(self, pkt: FabricPacket) -> bool:
+        """Whether the data queue has room for ``pkt`` (tail drop)."""
+        if self.buffer_bytes is not None and self.data_bytes + pkt.wire > self.buffer_bytes:
+            return False
+        return self.buffer_pkts is None or len(self.data_q) < self.buffer_pkts
 
     def _prio_append(self, pkt: FabricPacket) -> bool:
-        if self.prio_bytes + pkt.wire > self.priority_bytes:
+        if self.priority_bytes is not None and self.prio_bytes + pkt.wire > self.priority_bytes:
             return False
         self.prio_q.append(pkt)
         self.prio_bytes += pkt.wire
@@ -203,7 +266,7 @@ class OutputPort:
                      or self.rng.random() * (self.ecn_max - self.ecn_min) < queued - self.ecn_min)):
             pkt.ecn = ECN_CE
             self.counters.ce_marked += 1
-        ser = int(pkt.wire * self.ns_per_byte) or 1
+        ser = serialization_ns(self.rate_bps, pkt.wire)
         self.busy_until = now + ser
         c = self.counters
         c.forwarded += 1

@@ -1,4 +1,4 @@
-"""The simulator's switched fabric: topologies of output-queued switches.
+"""The simulator's switched network (its "fabric"): topologies of output-queued switches.
 
 A :class:`FabricSpec` describes the network (one switch with every host on it,
 or a two-tier leaf-spine), the link rate and delay, each port's buffer, the ECN
@@ -28,7 +28,7 @@ from typing import Any
 
 from netweft.transport.errors import InvalidArgumentError
 from netweft.transport.event_loop import EventLoop
-from netweft.transport.switch_port import FabricPacket, OutputPort
+from netweft.transport.sim.port import FabricPacket, OutputPort
 
 TOPOLOGIES = ("one_switch", "leaf_spine")
 ROUTINGS = ("spray", "hash")

@@ -2,14 +2,15 @@
 jitter, loss and corruption.
 
 This kernel has no ``netem`` (see the project's design notes), so the switch
-emulates its links itself.  The model is sans-IO: every call takes the current
-time in nanoseconds and returns when a frame arrives at the far end, so the same
-object runs in virtual time (tests, simulations) and in real time (switch
-processes).  All randomness comes from generators seeded from ``seed``: one run
-with the same seed and the same traffic loses, corrupts and delays the same
-frames.
+emulates its links itself, with the one wire model the simulator runs too
+(:mod:`netweft.nic_offload.wire_model`, C in ``nic_offload/src/link/``).  The
+model is sans-IO: every call takes the current time in nanoseconds and returns
+when a frame arrives at the far end, so the same object runs in virtual time
+(tests, simulations) and in real time (switch processes).  All randomness comes
+from the model's streams seeded from ``seed``: one run with the same seed and
+the same traffic loses, corrupts and delays the same frames.
 
-Semantics, after ``netem``/``tbf``:
+Semantics, after ``netem``/``tbf`` (``docs/links.md`` has the details):
 
 - ``rate_bps``: frames are serialized one after another at this rate (frame
   bytes as seen on the interface, no preamble or inter-frame gap); a frame that
@@ -22,16 +23,23 @@ Semantics, after ``netem``/``tbf``:
   left; frames keep their order (a frame never overtakes the one before it, as
   on a real wire).
 - ``loss``: each frame is lost independently with this probability (Bernoulli);
-  ``gemodel``: losses in bursts by the Gilbert-Elliott model (the two are
-  exclusive).
+  ``gemodel``: losses in bursts by the Gilbert-Elliott model; with both, a
+  frame is lost if either loses it.
 - ``corrupt``: with this probability one random bit of the frame is flipped.
 """
 
 from __future__ import annotations
 
-import random
-from collections import deque
 from dataclasses import dataclass, field
+
+from netweft.nic_offload.wire_model import (
+    DELIVER,
+    DROP_LIMIT,
+    WireConfig,
+    WireModel,
+    WireResult,
+    flip_bit,
+)
 
 NS_PER_S = 1_000_000_000
 
@@ -86,8 +94,6 @@ class LinkConfig:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a fraction in 0..1, got {value}")
-        if self.loss and self.gemodel is not None:
-            raise ValueError("give either loss (independent) or gemodel (bursts), not both")
         if self.rate_bps is not None and self.rate_bps <= 0:
             raise ValueError(f"rate must be positive, got {self.rate_bps}")
         if self.limit < 1:
@@ -105,6 +111,15 @@ class LinkConfig:
         return bool(self.delay_ns or self.jitter_ns or self.loss or self.gemodel is not None
                     or self.corrupt)
 
+    def wire(self) -> WireConfig:
+        """These settings as the one wire model's parameters."""
+        ge = self.gemodel
+        return WireConfig(rate_bps=0 if self.rate_bps is None else max(1, round(self.rate_bps)),
+                          limit=self.limit, delay_ns=self.delay_ns, jitter_ns=self.jitter_ns,
+                          loss=self.loss, corrupt=self.corrupt,
+                          gemodel=None if ge is None else (ge.p, ge.r, ge.loss_good,
+                                                           ge.loss_bad))
+
 
 @dataclass
 class LinkStats:
@@ -118,81 +133,40 @@ class LinkStats:
 
 @dataclass
 class LinkDirection:
-    """One direction of a link, with its own seeded random streams."""
+    """One direction of a link: the wire model over ``config``, seeded with ``seed``."""
 
     config: LinkConfig
     seed: int | str = 0
     stats: LinkStats = field(default_factory=LinkStats)
 
     def __post_init__(self) -> None:
-        # independent streams: changing the jitter does not change which frames are lost
-        self._loss_rng = random.Random(f"{self.seed}/loss")
-        self._corrupt_rng = random.Random(f"{self.seed}/corrupt")
-        self._jitter_rng = random.Random(f"{self.seed}/jitter")
-        self._bad = False
-        self._busy_until = 0
-        self._last_arrival = 0
-        self._waiting: deque[int] = deque()   # end times of frames not yet fully sent
-        rate = self.config.rate_bps
-        self._ns_per_byte = 8 * NS_PER_S / rate if rate else 0.0
+        self._wire = WireModel(self.config.wire(), self.seed)
 
     def transmit_ns(self, length: int) -> int:
         """Nanoseconds the transmitter needs for a ``length``-byte frame (0: no rate)."""
-        return int(length * self._ns_per_byte + 0.5) if self._ns_per_byte else 0
+        return self._wire.transmit_ns(length)
 
     def send(self, now: int, frame: bytes) -> tuple[int, bytes] | None:
         """Hand ``frame`` to the transmitter at ``now``: ``(arrival time, frame)`` or None.
 
         None means the frame is gone (waiting room full, or lost on the wire).
         """
-        if self._ns_per_byte:
-            waiting = self._waiting
-            while waiting and waiting[0] <= now:
-                waiting.popleft()
-            if len(waiting) >= self.config.limit:
-                self.stats.limit += 1
-                return None
-            start = self._busy_until if self._busy_until > now else now
-            now = start + self.transmit_ns(len(frame))
-            self._busy_until = now
-            waiting.append(now)
-        return self.propagate(now, frame)
+        return self._outcome(self._wire.send(now, len(frame)), frame)
 
     def propagate(self, now: int, frame: bytes) -> tuple[int, bytes] | None:
         """The wire only: ``frame``'s last bit left at ``now``; ``(arrival, frame)`` or None."""
-        cfg = self.config
-        if self._lost():
-            self.stats.lost += 1
+        return self._outcome(self._wire.propagate(now, len(frame)), frame)
+
+    def _outcome(self, result: WireResult, frame: bytes) -> tuple[int, bytes] | None:
+        verdict, _, arrival, bit = result
+        if verdict != DELIVER:
+            if verdict == DROP_LIMIT:
+                self.stats.limit += 1
+            else:
+                self.stats.lost += 1
             return None
-        if cfg.corrupt and frame and self._corrupt_rng.random() < cfg.corrupt:
-            frame = self._flip_bit(frame)
+        if bit is not None:
+            frame = flip_bit(frame, bit)
             self.stats.corrupted += 1
-        arrival = now + cfg.delay_ns
-        if cfg.jitter_ns:
-            arrival += int(self._jitter_rng.uniform(-cfg.jitter_ns, cfg.jitter_ns))
-            if arrival < now:
-                arrival = now
-        if arrival < self._last_arrival:
-            arrival = self._last_arrival
-        self._last_arrival = arrival
         self.stats.sent += 1
         return arrival, frame
-
-    def _lost(self) -> bool:
-        cfg = self.config
-        ge = cfg.gemodel
-        if ge is not None:
-            rng = self._loss_rng
-            if self._bad:
-                if rng.random() < ge.r:
-                    self._bad = False
-            elif rng.random() < ge.p:
-                self._bad = True
-            return rng.random() < (ge.loss_bad if self._bad else ge.loss_good)
-        return bool(cfg.loss) and self._loss_rng.random() < cfg.loss
-
-    def _flip_bit(self, frame: bytes) -> bytes:
-        bit = self._corrupt_rng.randrange(len(frame) * 8)
-        out = bytearray(frame)
-        out[bit >> 3] ^= 0x80 >> (bit & 7)
-        return bytes(out)

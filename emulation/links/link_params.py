@@ -5,9 +5,9 @@ from Python) and parsed here, with the units people write: ``"5ms"``, ``"250us"`
 or a number of milliseconds for times; ``"100mbit"``, ``"1gbit"`` or a number of
 Mbit/s for rates (as Mininet's ``bw``); ``"1%"`` or a fraction for loss; a number
 of packets, or ``{packets: N, bytes: B}``, for the queue. Strings are read by the
-switch's own ``--link`` parser (:mod:`netweft.emulation.port_options`), so both
-spellings agree. The switch at a link's switch end applies them as
-:class:`~netweft.emulation.port_options.PortOptions` (this kernel has no
+unit parsers every link setting goes through (:mod:`netweft.nic_offload.wire_spec`,
+behind the switch's ``--link`` too), so both spellings agree. The switch at a link's switch end applies them as
+:class:`~netweft.emulation.links.port_options.PortOptions` (this kernel has no
 ``netem``); a link between two hosts can only take a rate, which the kernel's
 ``tbf`` enforces.
 """
@@ -17,14 +17,14 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from netweft.emulation.link_model import LinkConfig
-from netweft.emulation.port_options import (
-    PortOptionError,
-    PortOptions,
+from netweft.emulation.links.link_model import LinkConfig
+from netweft.emulation.links.port_options import PortOptions
+from netweft.nic_offload.wire_spec import (
+    WireSpecError,
     parse_duration,
     parse_fraction,
 )
-from netweft.emulation.port_options import parse_rate as parse_tc_rate
+from netweft.nic_offload.wire_spec import parse_rate as parse_tc_rate
 
 
 class LinkParamsError(ValueError):
@@ -41,7 +41,7 @@ def parse_time(value: Any, what: str = "delay") -> float:
         return float(value) * 1e-3
     try:
         return parse_duration(str(value), what) * 1e-9
-    except PortOptionError as exc:
+    except WireSpecError as exc:
         raise LinkParamsError(str(exc)) from None
 
 
@@ -55,7 +55,7 @@ def parse_rate(value: Any, what: str = "rate") -> float:
         return float(value) * 1e6
     try:
         return parse_tc_rate(str(value), what)
-    except PortOptionError as exc:
+    except WireSpecError as exc:
         raise LinkParamsError(str(exc)) from None
 
 
@@ -65,7 +65,7 @@ def parse_loss(value: Any, what: str = "loss") -> float:
         raise LinkParamsError(f"{what}: {value!r} is not a loss (write e.g. 1% or 0.01)")
     try:
         return parse_fraction(str(value), what)
-    except PortOptionError as exc:
+    except WireSpecError as exc:
         raise LinkParamsError(str(exc)) from None
 
 

@@ -11,8 +11,11 @@ of the port's egress queues.  The command-line form (the switch process's
     --link 2/out:gemodel=0.01/0.3,corrupt=0.001
     --link 3:queue=32,queue_bytes=48000,queue_pps=10000
 
-Link keys apply to both directions unless the port names one (``/in``:
-frames the switch receives on the port, ``/out``: frames it sends):
+Settings may also be written ``KEY VALUE`` and separated by spaces, as
+``netem`` writes them (``1:delay 5ms loss 1%``); the link keys and their units
+are read by :mod:`netweft.nic_offload.wire_spec`, as everywhere else.  Link
+keys apply to both directions unless the port names one (``/in``: frames the
+switch receives on the port, ``/out``: frames it sends):
 
 ``delay``, ``jitter``
     a duration with its unit: ``ns``, ``us``, ``ms`` or ``s`` (``5ms``).
@@ -49,14 +52,24 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from netweft.emulation.link_model import GilbertElliott, LinkConfig
+from netweft.emulation.links.link_model import GilbertElliott, LinkConfig
+from netweft.nic_offload.wire_spec import (
+    WIRE_KEYS,
+    WireSpecError,
+    format_duration,
+    format_rate,
+    parse_count,
+    parse_rate,
+    split_settings,
+    wire_setting,
+)
 
 __all__ = ["PortOptions", "PortOptionError", "link_option_port", "parse_link_option",
            "parse_link_options",
            "format_duration", "format_rate"]
 
 
-class PortOptionError(ValueError):
+class PortOptionError(WireSpecError):
     """A ``--link`` setting that cannot be read; the message names the part and the fix."""
 
 
@@ -100,74 +113,8 @@ class PortOptions:
         return out
 
 
-_DURATION = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_RATE = {"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9, "tbit": 1e12}
-_NUMBER = r"(\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
-_LINK_KEYS = ("delay", "jitter", "loss", "gemodel", "corrupt", "rate", "limit")
+_LINK_KEYS = WIRE_KEYS
 _QUEUE_KEYS = ("queue", "queue_bytes", "queue_pps", "queue_rate")
-
-
-def parse_duration(text: str, what: str) -> int:
-    """``5ms`` -> nanoseconds."""
-    m = re.fullmatch(rf"\s*({_NUMBER})\s*(ns|us|ms|s)\s*", text)
-    if not m:
-        raise PortOptionError(f"{what}={text!r}: give a duration with a unit, e.g. 5ms "
-                              "(units: ns, us, ms, s)")
-    return int(round(float(m.group(1)) * _DURATION[m.group(3)]))
-
-
-def parse_rate(text: str, what: str) -> float:
-    """``100mbit`` -> bits per second."""
-    m = re.fullmatch(rf"\s*({_NUMBER})\s*([a-zA-Z]+)\s*", text)
-    unit = m.group(3).lower() if m else ""
-    if not m or unit not in _RATE:
-        hint = (" (tc's 'bps' means bytes/s; write mbit for megabits/s)"
-                if unit.endswith("bps") else "")
-        raise PortOptionError(f"{what}={text!r}: give bits/s with a unit, e.g. 100mbit "
-                              f"(units: bit, kbit, mbit, gbit){hint}")
-    value = float(m.group(1)) * _RATE[unit]
-    if value <= 0:
-        raise PortOptionError(f"{what}={text!r}: the rate must be positive")
-    return value
-
-
-def parse_fraction(text: str, what: str) -> float:
-    """``0.01`` or ``1%`` -> 0.01."""
-    t = text.strip()
-    scale = 1.0
-    if t.endswith("%"):
-        t, scale = t[:-1], 0.01
-    try:
-        value = float(t) * scale
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        raise PortOptionError(f"{what}={text!r}: give a fraction in 0..1 (0.01) or a "
-                              "percentage (1%)")
-    return value
-
-
-def _positive_int(text: str, what: str, minimum: int = 0) -> int:
-    if not text.strip().isdigit() or int(text) < minimum:
-        raise PortOptionError(f"{what}={text!r}: give a whole number >= {minimum}")
-    return int(text)
-
-
-def format_duration(ns: int) -> str:
-    """Nanoseconds in the shortest exact unit (``5000000`` -> ``5ms``)."""
-    for unit in ("s", "ms", "us"):
-        if ns and ns % _DURATION[unit] == 0:
-            return f"{ns // _DURATION[unit]}{unit}"
-    return f"{ns}ns"
-
-
-def format_rate(bps: float) -> str:
-    """Bits/s with a ``tc`` unit (``1e8`` -> ``100mbit``)."""
-    for unit in ("gbit", "mbit", "kbit"):
-        scaled = bps / _RATE[unit]
-        if scaled >= 1 and scaled == int(scaled):
-            return f"{int(scaled)}{unit}"
-    return f"{bps:g}bit"
 
 
 def _fraction_text(value: float) -> str:
@@ -209,36 +156,18 @@ def _queue_keys(opts: PortOptions) -> list[str]:
 
 
 def _link_value(key: str, value: str) -> dict[str, object]:
-    if key == "delay":
-        return {"delay_ns": parse_duration(value, key)}
-    if key == "jitter":
-        return {"jitter_ns": parse_duration(value, key)}
-    if key == "loss":
-        return {"loss": parse_fraction(value, key)}
-    if key == "corrupt":
-        return {"corrupt": parse_fraction(value, key)}
-    if key == "rate":
-        return {"rate_bps": parse_rate(value, key)}
-    if key == "limit":
-        return {"limit": _positive_int(value, key, 1)}
-    parts = value.split("/")
-    if not 1 <= len(parts) <= 4:
-        raise PortOptionError(f"gemodel={value!r}: give P/R[/LOSS_BAD[/LOSS_GOOD]], "
-                              "e.g. gemodel=0.01/0.3")
-    probs = [parse_fraction(p, "gemodel") for p in parts]
-    p = probs[0]
-    r = probs[1] if len(probs) > 1 else 1.0 - p
-    try:
-        return {"gemodel": GilbertElliott(p, r, *probs[2:])}
-    except ValueError as err:
-        raise PortOptionError(f"gemodel={value!r}: {err}") from None
+    fields = wire_setting(key, value)
+    if "gemodel" in fields:
+        p, r, loss_good, loss_bad = fields["gemodel"]  # type: ignore[misc]
+        fields["gemodel"] = GilbertElliott(p, r, loss_bad, loss_good)
+    return fields
 
 
 def _queue_value(key: str, value: str) -> dict[str, object]:
     if key == "queue":
-        return {"queue_depth": _positive_int(value, key)}
+        return {"queue_depth": parse_count(value, key)}
     if key == "queue_bytes":
-        return {"queue_bytes": _positive_int(value, key)}
+        return {"queue_bytes": parse_count(value, key)}
     if key == "queue_pps":
         try:
             pps = float(value)
@@ -273,14 +202,11 @@ def parse_link_option(text: str, base: PortOptions | None = None) -> tuple[int, 
     opts = base or PortOptions()
     link_changes: dict[str, object] = {}
     queue_changes: dict[str, object] = {}
-    for item in filter(None, (s.strip() for s in body.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip().lower()
-        if not eq or not value.strip():
-            raise PortOptionError(f"--link {text!r}: {item!r} is not KEY=VALUE")
-        if key not in _LINK_KEYS and key not in _QUEUE_KEYS:
-            raise PortOptionError(f"--link {text!r}: unknown key {key!r} (known: "
-                                  f"{', '.join(_LINK_KEYS + _QUEUE_KEYS)})")
+    try:
+        settings = split_settings(body, _LINK_KEYS + _QUEUE_KEYS)
+    except WireSpecError as err:
+        raise PortOptionError(f"--link {text!r}: {err}") from None
+    for key, value in settings:
         try:
             if key in _LINK_KEYS:
                 link_changes.update(_link_value(key, value))
@@ -288,24 +214,16 @@ def parse_link_option(text: str, base: PortOptions | None = None) -> tuple[int, 
                 raise PortOptionError(f"{key} sets the port's egress queues; drop '/in'")
             else:
                 queue_changes.update(_queue_value(key, value))
-        except PortOptionError as err:
+        except WireSpecError as err:
             raise PortOptionError(f"--link {text!r}: {err}") from None
     try:
-        ingress = (_updated(opts.ingress, link_changes) if direction in (None, "in")
-                   else opts.ingress)
-        egress = (_updated(opts.egress, link_changes) if direction in (None, "out")
-                  else opts.egress)
+        ingress = (replace(opts.ingress, **link_changes)  # type: ignore[arg-type]
+                   if direction in (None, "in") else opts.ingress)
+        egress = (replace(opts.egress, **link_changes)  # type: ignore[arg-type]
+                  if direction in (None, "out") else opts.egress)
     except ValueError as err:
         raise PortOptionError(f"--link {text!r}: {err}") from None
     return port, replace(opts, ingress=ingress, egress=egress, **queue_changes)
-
-
-def _updated(cfg: LinkConfig, changes: dict[str, object]) -> LinkConfig:
-    if "loss" in changes:
-        changes = {**changes, "gemodel": changes.get("gemodel")}
-    elif "gemodel" in changes:
-        changes = {**changes, "loss": 0.0}
-    return replace(cfg, **changes)  # type: ignore[arg-type]
 
 
 def parse_link_options(texts: Iterable[str]) -> dict[int, PortOptions]:
