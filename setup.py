@@ -25,7 +25,7 @@ PACKAGE_DATA = {
     "netweft.p4.compiler.arch": ["*.p4"],
     "netweft.nic_offload.include": ["*.h"],
     "netweft.nic_offload.src": ["*.c", "*.h"],
-    "netweft.transport.wireshark": ["*.lua"],
+    "netweft.transport.wire.wireshark": ["*.lua"],
     "netweft.testbed.topologies": ["*.yaml"],
     "netweft.testbed.topologies.leaf_spine": ["*.json"],
     "netweft.testbed.topologies.demo_fabric": ["*.json"],

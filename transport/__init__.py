@@ -11,6 +11,10 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from netweft.transport import moved_modules
+
+moved_modules.install()
+
 _EXPORTS = {
     "Endpoint": "endpoint", "Peer": "endpoint", "Mode": "endpoint",
     "MemoryRegion": "memory_region", "RemoteKey": "memory_region", "Access": "memory_region",
