@@ -21,7 +21,7 @@ _EXPORTS = {
     "Completion": "completion_queue", "CompletionQueue": "completion_queue",
     "Opcode": "completion_queue",
     "Simulation": "simulation", "Impairments": "impairments", "Link": "impairments",
-    "udp_endpoint": "udp_driver",
+    "udp_endpoint": "udp.driver",
     "TransportError": "errors", "InvalidArgumentError": "errors",
     "EndpointClosedError": "errors", "PeerClosedError": "errors",
     "UnregisteredMemoryError": "errors",

@@ -24,7 +24,7 @@ thread regardless.
 
 Endpoints are made by a driver: :meth:`Simulation.endpoint
 <netweft.transport.simulation.Simulation.endpoint>` (virtual time) or
-:func:`netweft.transport.udp_driver.udp_endpoint` (real UDP sockets).
+:func:`netweft.transport.udp.driver.udp_endpoint` (real UDP sockets).
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ from types import ModuleType
 # old name -> new name (issue 21: the transport's folders show its parts)
 MOVED: dict[str, str] = {
     "netweft.transport.layers": "netweft.transport.wire.layers",
+    "netweft.transport.udp_driver": "netweft.transport.udp.driver",
+    "netweft.transport.socket_loss": "netweft.transport.udp.socket_loss",
 }
 
 
