@@ -9,7 +9,7 @@ leaves route contributions to it and results back by IPv4). :func:`run_in_networ
 and :func:`run_ring` run one all-reduce of ``n`` random float32 arrays and return
 the completion time, the bytes on each host link and whether the sums are right.
 
-The ring runs on :class:`~netweft.transport.simulation.Simulation` (the C engines
+The ring runs on :class:`~netweft.transport.sim.simulation.Simulation` (the C engines
 in virtual time), whose network is each endpoint's own link: rate, and a delay set
 to the one-way path delay the same workers have in the switched fabric (two links
 to a neighbour on the same switch, four across the spine). The ring sends to one
@@ -33,7 +33,7 @@ from netweft.transport.aggregation_worker import AggregationJob, AggregationWork
 from netweft.transport.impairments import Impairments, Link
 from netweft.transport.ring_allreduce import RingAllreduce, RingGroup
 from netweft.transport.ring_allreduce import run_ring as drive_ring
-from netweft.transport.simulation import Simulation
+from netweft.transport.sim.simulation import Simulation
 
 SERVICE_IP = "10.0.0.254"
 SERVICE_MAC = "02:00:00:00:00:fe"

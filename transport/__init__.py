@@ -20,7 +20,7 @@ _EXPORTS = {
     "MemoryRegion": "memory_region", "RemoteKey": "memory_region", "Access": "memory_region",
     "Completion": "completion_queue", "CompletionQueue": "completion_queue",
     "Opcode": "completion_queue",
-    "Simulation": "simulation", "Impairments": "impairments", "Link": "impairments",
+    "Simulation": "sim.simulation", "Impairments": "impairments", "Link": "impairments",
     "udp_endpoint": "udp.driver",
     "TransportError": "errors", "InvalidArgumentError": "errors",
     "EndpointClosedError": "errors", "PeerClosedError": "errors",

@@ -25,8 +25,8 @@ from typing import Any, Protocol
 
 from netweft.transport.aggregation_codec import FrameTemplate, decode_payload, frame_payload
 from netweft.transport.aggregation_worker import AggregationPacket, AggregationWorker
-from netweft.transport.event_loop import EventLoop
 from netweft.transport.impairments import Impairments, Link, Path
+from netweft.transport.sim.event_loop import EventLoop
 
 
 class FrameSwitch(Protocol):

@@ -23,7 +23,7 @@ thread at a time; on real sockets the packet work runs on the engine's own C
 thread regardless.
 
 Endpoints are made by a driver: :meth:`Simulation.endpoint
-<netweft.transport.simulation.Simulation.endpoint>` (virtual time) or
+<netweft.transport.sim.simulation.Simulation.endpoint>` (virtual time) or
 :func:`netweft.transport.udp.driver.udp_endpoint` (real UDP sockets).
 """
 

@@ -22,6 +22,8 @@ MOVED: dict[str, str] = {
     "netweft.transport.layers": "netweft.transport.wire.layers",
     "netweft.transport.udp_driver": "netweft.transport.udp.driver",
     "netweft.transport.socket_loss": "netweft.transport.udp.socket_loss",
+    "netweft.transport.simulation": "netweft.transport.sim.simulation",
+    "netweft.transport.event_loop": "netweft.transport.sim.event_loop",
 }
 
 

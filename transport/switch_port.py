@@ -35,8 +35,8 @@ from typing import Any
 
 from netweft.nic_offload import lib
 from netweft.nic_offload import trim as wire_trim
-from netweft.transport.event_loop import EventLoop
 from netweft.transport.impairments import ECN_CE, ECN_ECT0, ECN_ECT1
+from netweft.transport.sim.event_loop import EventLoop
 
 TRIM_KEEP = int(lib.NW_WIRE_TRIM_KEEP)    # UDP payload bytes a trimming switch keeps
 PDS_F_TRIMMED = int(lib.NW_PDS_F_TRIMMED)  # the trimmed mark, low 7 bits of the PDS prologue

@@ -32,7 +32,6 @@ from netweft.nic_offload import csum16
 from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
 from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
-from netweft.transport.event_loop import EventLoop, Timer
 from netweft.transport.fabric import Fabric, FabricSpec
 from netweft.transport.impairments import (
     ECN_CE,
@@ -42,6 +41,7 @@ from netweft.transport.impairments import (
     Link,
     Path,
 )
+from netweft.transport.sim.event_loop import EventLoop, Timer
 from netweft.transport.switch_port import FabricPacket
 from netweft.transport.trace import TraceEvent, drain
 
