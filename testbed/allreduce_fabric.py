@@ -30,9 +30,9 @@ from netweft.transport.aggregation_codec import FrameTemplate
 from netweft.transport.aggregation_layer import AGG_LANES, AGG_UDP_PORT
 from netweft.transport.aggregation_sim import AggregationNetwork
 from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
+from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup
+from netweft.transport.collectives.ring_allreduce import run_ring as drive_ring
 from netweft.transport.impairments import Impairments, Link
-from netweft.transport.ring_allreduce import RingAllreduce, RingGroup
-from netweft.transport.ring_allreduce import run_ring as drive_ring
 from netweft.transport.sim.simulation import Simulation
 
 SERVICE_IP = "10.0.0.254"

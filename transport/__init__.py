@@ -27,8 +27,8 @@ _EXPORTS = {
     "UnregisteredMemoryError": "errors",
     "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
     "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
-    "allreduce": "collectives", "SwitchGroup": "aggregation_udp", "RingGroup": "ring_allreduce",
-    "broadcast": "collectives", "MulticastGroup": "broadcast_udp",
+    "allreduce": "collectives.operations", "SwitchGroup": "aggregation_udp", "RingGroup": "collectives.ring_allreduce",
+    "broadcast": "collectives.operations", "MulticastGroup": "broadcast_udp",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -24,6 +24,7 @@ MOVED: dict[str, str] = {
     "netweft.transport.socket_loss": "netweft.transport.udp.socket_loss",
     "netweft.transport.simulation": "netweft.transport.sim.simulation",
     "netweft.transport.event_loop": "netweft.transport.sim.event_loop",
+    "netweft.transport.ring_allreduce": "netweft.transport.collectives.ring_allreduce",
 }
 
 

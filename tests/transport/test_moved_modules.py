@@ -52,3 +52,13 @@ def test_every_new_path_exists(new):
 def test_other_missing_names_still_fail():
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("netweft.transport.no_such_module")
+
+
+def test_collectives_still_gives_allreduce_and_broadcast():
+    # netweft.transport.collectives was one module; it is now the folder of the
+    # collectives, whose __init__ still gives its two functions.
+    from netweft.transport.collectives import allreduce, broadcast, operations
+
+    assert (allreduce, broadcast) == (operations.allreduce, operations.broadcast)
+    with pytest.raises(ImportError):
+        exec("from netweft.transport.collectives import no_such_name")
