@@ -1,7 +1,7 @@
 """All-reduce fabrics in virtual time: in-network aggregation on the embedded switch
 running ``p4/aggregation.p4``, and ring all-reduce on the transport's simulation.
 
-:func:`aggregation_fabric` builds an :class:`~netweft.transport.aggregation_sim.
+:func:`aggregation_fabric` builds an :class:`~netweft.transport.collectives.aggregation.sim.
 AggregationNetwork` of ``SoftSwitch`` es running the aggregation program, either one
 switch with every worker on it (``"star"``) or two leaves and two spines with the
 workers split over the leaves (``"leaf-spine"``: the job aggregates on spine1, the
@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from netweft.testbed.aggregation_controller import EVENTS as AGG_EVENTS
-from netweft.transport.aggregation_codec import FrameTemplate
-from netweft.transport.aggregation_layer import AGG_LANES, AGG_UDP_PORT
-from netweft.transport.aggregation_sim import AggregationNetwork
-from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
+from netweft.transport.collectives.aggregation.codec import FrameTemplate
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
+from netweft.transport.collectives.aggregation.sim import AggregationNetwork
+from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup
 from netweft.transport.collectives.ring_allreduce import run_ring as drive_ring
 from netweft.transport.impairments import Impairments, Link

@@ -35,7 +35,7 @@ import numpy as np
 
 from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.bench_reliability import _size_arg
-from netweft.transport.aggregation_layer import AGG_LANES, PACKET_LEN
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, PACKET_LEN
 
 KIB, MIB = 1 << 10, 1 << 20
 DEFAULT_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB)

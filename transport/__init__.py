@@ -27,7 +27,7 @@ _EXPORTS = {
     "UnregisteredMemoryError": "errors",
     "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
     "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
-    "allreduce": "collectives.operations", "SwitchGroup": "aggregation_udp", "RingGroup": "collectives.ring_allreduce",
+    "allreduce": "collectives.operations", "SwitchGroup": "collectives.aggregation.udp", "RingGroup": "collectives.ring_allreduce",
     "broadcast": "collectives.operations", "MulticastGroup": "broadcast_udp",
 }
 

@@ -25,6 +25,12 @@ MOVED: dict[str, str] = {
     "netweft.transport.simulation": "netweft.transport.sim.simulation",
     "netweft.transport.event_loop": "netweft.transport.sim.event_loop",
     "netweft.transport.ring_allreduce": "netweft.transport.collectives.ring_allreduce",
+    "netweft.transport.aggregation_codec": "netweft.transport.collectives.aggregation.codec",
+    "netweft.transport.aggregation_layer": "netweft.transport.collectives.aggregation.layer",
+    "netweft.transport.aggregation_sim": "netweft.transport.collectives.aggregation.sim",
+    "netweft.transport.aggregation_udp": "netweft.transport.collectives.aggregation.udp",
+    "netweft.transport.aggregation_worker": "netweft.transport.collectives.aggregation.worker",
+    "netweft.transport.quantization": "netweft.transport.collectives.aggregation.quantization",
 }
 
 
