@@ -28,7 +28,7 @@ _EXPORTS = {
     "OutOfBoundsError": "errors", "QueueFullError": "errors", "EngineError": "errors",
     "CompletionTimeout": "errors", "WorkRequestFailed": "errors",
     "allreduce": "collectives.operations", "SwitchGroup": "collectives.aggregation.udp", "RingGroup": "collectives.ring_allreduce",
-    "broadcast": "collectives.operations", "MulticastGroup": "broadcast_udp",
+    "broadcast": "collectives.operations", "MulticastGroup": "collectives.multicast.broadcast",
 }
 
 __all__ = sorted(_EXPORTS)

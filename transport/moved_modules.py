@@ -31,6 +31,10 @@ MOVED: dict[str, str] = {
     "netweft.transport.aggregation_udp": "netweft.transport.collectives.aggregation.udp",
     "netweft.transport.aggregation_worker": "netweft.transport.collectives.aggregation.worker",
     "netweft.transport.quantization": "netweft.transport.collectives.aggregation.quantization",
+    "netweft.transport.multicast_header": "netweft.transport.collectives.multicast.header",
+    "netweft.transport.multicast_udp": "netweft.transport.collectives.multicast.udp",
+    "netweft.transport.reliable_multicast": "netweft.transport.collectives.multicast.reliable",
+    "netweft.transport.broadcast_udp": "netweft.transport.collectives.multicast.broadcast",
 }
 
 
