@@ -1,7 +1,9 @@
 """cffi build of the C engine that plays the NIC.
 
-Every ``src/*.c`` file is compiled into one extension module,
-``netweft.nic_offload._engine``. The Python-visible API is the set of
+Every ``.c`` file under ``src/`` is compiled into one extension module,
+``netweft.nic_offload._engine``: the engine at the top of ``src/``, its
+congestion control in ``cc/``, erasure coding in ``ec/``, and the I/O driver
+(the only code that touches sockets and rings) in ``io/``. The Python-visible API is the set of
 declarations in ``cdef/*.h`` (plain C declarations, no preprocessor lines, in
 the subset cffi's ``cdef`` parses); the full headers for C code live in
 ``include/``.
@@ -12,7 +14,7 @@ from pathlib import Path
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
-SOURCES = sorted(str(p.relative_to(HERE.parent)) for p in (HERE / "src").glob("*.c"))
+SOURCES = sorted(str(p.relative_to(HERE.parent)) for p in (HERE / "src").rglob("*.c"))
 CDEFS = sorted((HERE / "cdef").glob("*.h"))
 
 ffibuilder = FFI()
