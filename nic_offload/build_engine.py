@@ -6,7 +6,9 @@ congestion control in ``cc/``, erasure coding in ``ec/``, and the I/O driver
 (the only code that touches sockets and rings) in ``io/``. The Python-visible API is the set of
 declarations in ``cdef/*.h`` (plain C declarations, no preprocessor lines, in
 the subset cffi's ``cdef`` parses); the full headers for C code live in
-``include/``.
+``include/``, one folder for all of ``src/``'s subfolders: the engine's modules
+and its driver share ``engine_state.h``, ``netweft_nic.h`` includes the whole
+API, and one ``-I`` path serves this build, the fuzz Makefile and the C tests.
 """
 
 from pathlib import Path
