@@ -168,6 +168,20 @@ static int32_t build_nack(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     return nw_wire_build(&pk, buf, cap);
 }
 
+void nw_fill_request_pds(const nw_pdc_t *p, uint32_t psn, nw_pds_hdr_t *h)
+{
+    h->psn = psn;
+    h->spdcid = p->local_id;
+    int32_t clr = nw_psn_diff(p->una, psn);
+    h->clear_psn_off = (int16_t)(clr < -32768 ? -32768 : clr);
+    if (!p->tx_synced) {
+        h->flags |= NW_PDS_F_SYN;
+        h->start_psn_off = (uint16_t)(psn - p->start_psn);
+    } else {
+        h->dpdcid = p->remote_id;
+    }
+}
+
 /* Writes one data packet of work request w: payload bytes [off, off+len). */
 static int32_t build_data(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w, uint32_t psn, uint32_t off,
                           uint32_t len, int retx, uint8_t *buf, uint32_t cap)
@@ -184,16 +198,7 @@ static int32_t build_data(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w, uint32_t psn,
             h->type = p->mode == NW_MODE_ROD ? NW_PDS_ROD_CC : NW_PDS_RUD_CC;
             h->credit_target = nw_rccc_target(e, p);
         }
-        h->psn = psn;
-        h->spdcid = p->local_id;
-        int32_t clr = nw_psn_diff(p->una, psn);
-        h->clear_psn_off = (int16_t)(clr < -32768 ? -32768 : clr);
-        if (!p->tx_synced) {
-            h->flags |= NW_PDS_F_SYN;
-            h->start_psn_off = (uint16_t)(psn - p->start_psn);
-        } else {
-            h->dpdcid = p->remote_id;
-        }
+        nw_fill_request_pds(p, psn, h);
         if (retx)
             h->flags |= NW_PDS_F_RETX | NW_PDS_F_AR;
         if (eom)
