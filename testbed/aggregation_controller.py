@@ -33,7 +33,7 @@ from p4.v1 import p4runtime_pb2
 from netweft.testbed.fabric.entity_encoder import EncodeError, EntityEncoder
 from netweft.testbed.fabric.entries import MulticastWrite, RegisterWrite, TableWrite, Write
 from netweft.testbed.fabric.p4runtime_session import SessionError, SwitchSession
-from netweft.transport.aggregation_layer import AGG_MAX_WORKERS
+from netweft.transport.collectives.aggregation.layer import AGG_MAX_WORKERS
 
 Update = p4runtime_pb2.Update
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from netweft.emulation.port_options import PortOptions
+from netweft.emulation.links.port_options import PortOptions
 
 if TYPE_CHECKING:
     from netweft.emulation.p4runtime.device import Device

@@ -1,5 +1,6 @@
 /* Internal state of the engine, shared by its modules (pdc.c, work_request.c,
- * retransmit.c, rx_message.c, engine.c). Not part of the public API. */
+ * transmit.c, retransmit.c, rx_message.c, engine.c, cc/, ec/, io/). Not part of
+ * the public API. */
 #ifndef NETWEFT_ENGINE_STATE_H
 #define NETWEFT_ENGINE_STATE_H
 
@@ -369,6 +370,13 @@ void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w);
 /* Completes a WRITE/SEND once all its packets are acknowledged and the
  * target's response arrived; otherwise marks it as awaiting the response. */
 void nw_wr_write_progress(nw_engine_t *e, nw_wr_t *w);
+
+/* transmit.c */
+/* The PDC's fields of the PDS header of a request (data or parity) with PSN
+ * psn: psn, spdcid, clear_psn_off (una - psn, clamped to int16), and the SYN
+ * flag with start_psn_off until the PDC is synchronized, dpdcid after. The
+ * caller sets type, next_hdr and its other flags. */
+void nw_fill_request_pds(const nw_pdc_t *p, uint32_t psn, nw_pds_hdr_t *h);
 
 /* erasure_code.c */
 /* Sets the code for the PDC's next blocks (k = m = 0: selective repeat only). */

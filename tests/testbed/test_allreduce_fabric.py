@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from netweft.testbed.allreduce_fabric import FabricSpec, run_in_network, run_ring
-from netweft.transport.aggregation_layer import PACKET_LEN
+from netweft.transport.collectives.aggregation.layer import PACKET_LEN
 from netweft.transport.sim.wire import Impairments
 
 FRAME = 14 + 20 + 8 + PACKET_LEN  # 314 bytes
@@ -71,10 +71,10 @@ def test_two_jobs_at_once_on_the_embedded_switch():
         host_ip,
         host_mac,
     )
-    from netweft.transport.aggregation_codec import FrameTemplate
-    from netweft.transport.aggregation_layer import AGG_LANES
-    from netweft.transport.aggregation_sim import AggregationNetwork
-    from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
+    from netweft.transport.collectives.aggregation.codec import FrameTemplate
+    from netweft.transport.collectives.aggregation.layer import AGG_LANES
+    from netweft.transport.collectives.aggregation.sim import AggregationNetwork
+    from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
     from netweft.transport.sim.wire import Link
 
     net = AggregationNetwork(seed=9)

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from netweft.transport import InvalidArgumentError
-from netweft.transport.event_loop import EventLoop
+from netweft.transport.sim.event_loop import EventLoop
 from netweft.transport.sim.network import Fabric, FabricSpec
 from netweft.transport.sim.port import (
     ECN_ECT0,

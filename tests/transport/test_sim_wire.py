@@ -75,7 +75,7 @@ def test_bad_link_is_refused():
 
 
 def test_downlink_queue_serializes_and_tail_drops():
-    from netweft.transport.event_loop import EventLoop
+    from netweft.transport.sim.event_loop import EventLoop
     from netweft.transport.sim.port import FabricPacket, OutputPort
 
     loop, got = EventLoop(), []
@@ -96,7 +96,7 @@ def test_downlink_queue_serializes_and_tail_drops():
 
 
 def test_downlink_queue_marks_from_k_waiting_and_trims_when_full_ahead_of_the_data():
-    from netweft.transport.event_loop import EventLoop
+    from netweft.transport.sim.event_loop import EventLoop
     from netweft.transport.sim.port import ECN_ECT0, FabricPacket, OutputPort
 
     loop, got = EventLoop(), []

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netweft.transport.errors import InvalidArgumentError
-from netweft.transport.event_loop import EventLoop
+from netweft.transport.sim.event_loop import EventLoop
 from netweft.transport.sim.port import FabricPacket, OutputPort
 
 TOPOLOGIES = ("one_switch", "leaf_spine")

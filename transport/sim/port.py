@@ -46,7 +46,7 @@ from typing import Any
 from netweft.nic_offload import lib
 from netweft.nic_offload import trim as wire_trim
 from netweft.nic_offload.wire_model import serialization_ns
-from netweft.transport.event_loop import EventLoop
+from netweft.transport.sim.event_loop import EventLoop
 from netweft.transport.sim.wire import Link
 
 ECN_ECT1, ECN_ECT0, ECN_CE = 1, 2, 3  # IP ECN codepoints (RFC 3168)

@@ -5,7 +5,7 @@ so that tests can compare the two field by field. Importing this module binds
 the layers to UDP destination port 4793::
 
     from scapy.all import rdpcap
-    from netweft.transport import layers  # noqa: F401  (binds the layers)
+    from netweft.transport.wire import layers  # noqa: F401  (binds the layers)
     pkt = rdpcap("capture.pcap")[0]
     pkt[layers.UETRequest].psn, pkt[layers.SESStd].opcode
 

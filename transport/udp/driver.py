@@ -8,7 +8,7 @@ completions through the driver's locked wrappers; a blocking wait releases the
 GIL inside ``nw_io_wait_cq``.
 
 ``loss`` (a probability) makes the receive socket drop that share of arriving
-datagrams with a kernel socket filter (see :mod:`netweft.transport.socket_loss`),
+datagrams with a kernel socket filter (see :mod:`netweft.transport.udp.socket_loss`),
 which is how netweft injects loss on a real path, since this kernel has no netem.
 """
 
@@ -34,8 +34,8 @@ from netweft.transport.engine_handle import (
     strerror,
 )
 from netweft.transport.errors import EndpointClosedError, EngineError, InvalidArgumentError
-from netweft.transport.socket_loss import attach_loss
 from netweft.transport.trace import TraceEvent, drain
+from netweft.transport.udp.socket_loss import attach_loss
 
 TX_MODES = {"socket": 0, "ports": 1, "raw": 2, "packet": 3}
 # How the application's threads meet the I/O thread (see io_driver.h, and the

@@ -31,7 +31,7 @@ import numpy as np
 from netweft.transport.completion_queue import Completion, Opcode
 from netweft.transport.endpoint import Endpoint, Mode
 from netweft.transport.errors import InvalidArgumentError, TransportError
-from netweft.transport.simulation import Simulation
+from netweft.transport.sim.simulation import Simulation
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The in-process driver of in-network all-reduce: workers and switches in virtual time.
 
-An :class:`AggregationNetwork` wires :class:`~netweft.transport.aggregation_worker.
+An :class:`AggregationNetwork` wires :class:`~netweft.transport.collectives.aggregation.worker.
 AggregationWorker` cores and switches (netweft's embedded P4 switch,
 :class:`~netweft.emulation.switch.SoftSwitch`, or anything with its
 ``receive(port, frame, now)``, ``advance(now)`` and ``next_deadline()``) with
@@ -23,9 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from netweft.transport.aggregation_codec import FrameTemplate, decode_payload, frame_payload
-from netweft.transport.aggregation_worker import AggregationPacket, AggregationWorker
-from netweft.transport.event_loop import EventLoop
+from netweft.transport.collectives.aggregation.codec import (
+    FrameTemplate,
+    decode_payload,
+    frame_payload,
+)
+from netweft.transport.collectives.aggregation.worker import AggregationPacket, AggregationWorker
+from netweft.transport.sim.event_loop import EventLoop
 from netweft.transport.sim.wire import Impairments, Link, Path
 
 

@@ -1,23 +1,24 @@
 """The collectives' front door: ``allreduce(array, group)`` and ``broadcast``.
 
-For ``allreduce`` the group says how: a :class:`~netweft.transport.aggregation_udp.
-SwitchGroup` sums in the switch (in-network aggregation, quantized to block-wise
-fixed point, within the bound of :mod:`netweft.transport.quantization`); a
-:class:`~netweft.transport.ring_allreduce.RingGroup` sums by ring all-reduce over
-netweft's transport (float32 additions). Every worker of the group calls it with
+For ``allreduce`` the group says how: a :class:`~netweft.transport.collectives.
+aggregation.udp.SwitchGroup` sums in the switch (in-network aggregation,
+quantized to block-wise fixed point, within the bound of
+:mod:`netweft.transport.collectives.aggregation.quantization`); a
+:class:`~netweft.transport.collectives.ring_allreduce.RingGroup` sums by ring
+all-reduce over netweft's transport (float32 additions). Every worker of the group calls it with
 its own array of the same shape and gets the element-wise sum. ``broadcast``
 copies the root's array to every member of a :class:`~netweft.transport.
-broadcast_udp.MulticastGroup` over the fabric's multicast.
+collectives.multicast.broadcast.MulticastGroup` over the fabric's multicast.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from netweft.transport.aggregation_udp import SwitchGroup
-from netweft.transport.broadcast_udp import MulticastGroup
+from netweft.transport.collectives.aggregation.udp import SwitchGroup
+from netweft.transport.collectives.multicast.broadcast import MulticastGroup
+from netweft.transport.collectives.ring_allreduce import RingGroup, ring_allreduce
 from netweft.transport.errors import InvalidArgumentError
-from netweft.transport.ring_allreduce import RingGroup, ring_allreduce
 
 
 def allreduce(array: np.ndarray, group: SwitchGroup | RingGroup,

@@ -33,7 +33,7 @@ from netweft.nic_offload import csum16
 from netweft.transport.endpoint import Endpoint
 from netweft.transport.engine_handle import EngineHandle, int_to_ip, ip_to_int, make_config
 from netweft.transport.errors import EndpointClosedError, InvalidArgumentError
-from netweft.transport.event_loop import EventLoop, Timer
+from netweft.transport.sim.event_loop import EventLoop, Timer
 from netweft.transport.sim.network import Fabric, FabricSpec
 from netweft.transport.sim.port import FabricPacket, OutputPort
 from netweft.transport.sim.wire import Arrival, Impairments, Link, Path

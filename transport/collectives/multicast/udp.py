@@ -1,6 +1,6 @@
 """The UDP driver of reliable multicast: sockets and a select loop around the sans-IO
-:class:`~netweft.transport.reliable_multicast.MulticastSender` and
-:class:`~netweft.transport.reliable_multicast.MulticastReceiver`.
+:class:`~netweft.transport.collectives.multicast.reliable.MulticastSender` and
+:class:`~netweft.transport.collectives.multicast.reliable.MulticastReceiver`.
 
 Both ends use UDP port 4795 (fabric.p4 parses ``nw_mcast_t`` there, and an ACK's
 destination port must be it for the switches to aggregate it). The sender sends
@@ -19,8 +19,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from netweft.transport.multicast_header import MULTICAST_PORT
-from netweft.transport.reliable_multicast import (
+from netweft.transport.collectives.multicast.header import MULTICAST_PORT
+from netweft.transport.collectives.multicast.reliable import (
     MulticastReceiver,
     MulticastSender,
     SenderStats,

@@ -212,21 +212,12 @@ void nw_ec_tx_on_data(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s, uint8_t *pkt
         tx_close(e, p);
 }
 
-/* PDS request header of a parity packet (as build_data's for data). */
+/* PDS request header of a parity packet (the PDC's fields as a data packet's). */
 static void parity_pds(const nw_pdc_t *p, uint32_t psn, nw_pds_hdr_t *h)
 {
     h->type = NW_PDS_RUD;
     h->next_hdr = NW_NH_NW_PARITY;
-    h->psn = psn;
-    h->spdcid = p->local_id;
-    int32_t clr = nw_psn_diff(p->una, psn);
-    h->clear_psn_off = (int16_t)(clr < -32768 ? -32768 : clr);
-    if (!p->tx_synced) {
-        h->flags |= NW_PDS_F_SYN;
-        h->start_psn_off = (uint16_t)(psn - p->start_psn);
-    } else {
-        h->dpdcid = p->remote_id;
-    }
+    nw_fill_request_pds(p, psn, h);
 }
 
 int32_t nw_ec_tx_output_parity(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap,

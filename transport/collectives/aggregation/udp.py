@@ -4,7 +4,7 @@
 switch: a UDP socket bound to the address the switch sends this worker's
 results to, the job's service address (where contributions go, UDP port
 61440), and the job's shape (workers, window). :meth:`SwitchGroup.allreduce`
-runs an :class:`~netweft.transport.aggregation_worker.AggregationWorker` over
+runs an :class:`~netweft.transport.collectives.aggregation.worker.AggregationWorker` over
 the socket: it sends what the core returns, reads results with a timeout set
 to the core's next deadline, and hands timeouts to the core. Datagrams that
 are not well-formed aggregation packets are counted and dropped.
@@ -18,9 +18,13 @@ import time
 
 import numpy as np
 
-from netweft.transport.aggregation_codec import AGG_UDP_PORT, decode_payload, encode_payload
-from netweft.transport.aggregation_layer import AGG_LANES
-from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
+from netweft.transport.collectives.aggregation.codec import (
+    AGG_UDP_PORT,
+    decode_payload,
+    encode_payload,
+)
+from netweft.transport.collectives.aggregation.layer import AGG_LANES
+from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.errors import CompletionTimeout
 
 

@@ -9,7 +9,7 @@ member calls :meth:`MulticastGroup.broadcast` with an array of the same shape
 and dtype; afterwards all hold the root's values (MPI_Bcast's contract).
 
 The transfer is fabric-ctl's reliable multicast
-(:mod:`netweft.transport.reliable_multicast`: ``nw_mcast_t`` DATA to the group,
+(:mod:`netweft.transport.collectives.multicast.reliable`: ``nw_mcast_t`` DATA to the group,
 per-chunk ACK bitmaps, retransmission): the root drives a ``MulticastSender``
 for ``members - 1`` receivers, and the member of rank ``r`` is receiver
 ``r`` below the root's rank and ``r - 1`` above it, so a switch aggregates the
@@ -32,13 +32,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from netweft.transport.errors import CompletionTimeout, InvalidArgumentError
-from netweft.transport.multicast_header import DATA, HEADER, MULTICAST_PORT
-from netweft.transport.reliable_multicast import (
+from netweft.transport.collectives.multicast.header import DATA, HEADER, MULTICAST_PORT
+from netweft.transport.collectives.multicast.reliable import (
     MAX_RECEIVERS,
     MulticastReceiver,
     MulticastSender,
 )
+from netweft.transport.errors import CompletionTimeout, InvalidArgumentError
 
 DEFAULT_CHUNK = 1400 - HEADER.size  # DATA bytes per packet: fits a 1500-byte MTU
 MULTICAST_TTL = 16

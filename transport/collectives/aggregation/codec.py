@@ -1,7 +1,7 @@
 """Aggregation packets to and from bytes: UDP payloads and whole Ethernet frames.
 
 The layout is ``agg_t`` of ``p4/include/aggregation_headers.p4`` (described in
-``docs/aggregation.md``; :mod:`netweft.transport.aggregation_layer` is its scapy
+``docs/aggregation.md``; :mod:`netweft.transport.collectives.aggregation.layer` is its scapy
 layer). This is the host library's fast path: ``struct`` for the 16-byte
 header and numpy for the K big-endian int32 lanes, no scapy per packet.
 Malformed payloads (short, wrong version or lane count) decode to None, so
@@ -14,7 +14,7 @@ import struct
 
 import numpy as np
 
-from netweft.transport.aggregation_layer import (
+from netweft.transport.collectives.aggregation.layer import (
     AGG_LANES,
     AGG_UDP_PORT,
     AGG_VERSION,
@@ -25,7 +25,7 @@ from netweft.transport.aggregation_layer import (
     LANES_DTYPE,
     PACKET_LEN,
 )
-from netweft.transport.aggregation_worker import AggregationPacket
+from netweft.transport.collectives.aggregation.worker import AggregationPacket
 
 __all__ = ["AGG_LANES", "AGG_UDP_PORT", "PACKET_LEN", "decode_payload", "encode_payload",
            "FrameTemplate", "frame_payload"]

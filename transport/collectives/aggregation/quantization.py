@@ -34,7 +34,7 @@ error is bounded by the same formula with ``e_b = -126``. Non-finite inputs
 (NaN, infinities) cannot be represented and raise ``ValueError``.
 
 Exponent agreement is the caller's business (the in-network worker has the
-switch take the maximum; see :mod:`netweft.transport.aggregation_worker`); this module
+switch take the maximum; see :mod:`netweft.transport.collectives.aggregation.worker`); this module
 only computes local exponents, combines them (:func:`shared_exponents`),
 quantizes and dequantizes.
 """

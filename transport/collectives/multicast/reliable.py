@@ -13,7 +13,7 @@ number (``flags`` AGGREGATED). Sequence numbers start at ``first_seq``, which th
 sender and its receivers agree on: a switch's ACK slot remembers the last
 sequence number it aggregated, so a group's next transfer must not reuse the
 numbers of the previous one (start it where that one ended). Neither side touches a socket or a clock: the
-driver (:mod:`netweft.transport.multicast_udp`) passes datagrams and the time
+driver (:mod:`netweft.transport.collectives.multicast.udp`) passes datagrams and the time
 in nanoseconds, and sends what they return.
 """
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from netweft.transport.multicast_header import (
+from netweft.transport.collectives.multicast.header import (
     ACK,
     DATA,
     F_AGGREGATED,

@@ -20,8 +20,8 @@ its clock:
   that slot's result, hence every worker is at most one round apart on a
   slot and two pools suffice: a retransmission of the previous round finds
   its result still in the shadow pool.
-- **Exponents one round ahead.** Quantization (:mod:`~netweft.transport.
-  quantization`) needs every worker to use the same exponent for a chunk. A
+- **Exponents one round ahead.** Quantization (:mod:`~netweft.transport.collectives.
+  aggregation.quantization`) needs every worker to use the same exponent for a chunk. A
   packet of round ``k`` on slot ``j`` carries chunk ``k``'s integers and, in
   its exponent field, the worker's *local* exponent of the chunk the slot
   carries in round ``k + 1``; the result of round ``k`` brings back the
@@ -47,7 +47,7 @@ its clock:
   carries an old block, which every worker ignores.
 
 Packets are :class:`AggregationPacket` objects; drivers encode them with the
-wire codec of :mod:`netweft.transport.aggregation_wire`.
+wire codec of :mod:`netweft.transport.collectives.aggregation.codec`.
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from netweft.transport.collectives.aggregation.quantization import EXPONENT_MIN, BlockQuantizer
 from netweft.transport.errors import InvalidArgumentError
-from netweft.transport.quantization import EXPONENT_MIN, BlockQuantizer
 
 
 @dataclass(frozen=True)

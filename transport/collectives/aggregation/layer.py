@@ -5,7 +5,7 @@ one P4 declaration of the format; tests compare the two. Importing this module
 binds the layer to UDP port 61440 in either direction (contributions go to it,
 results come from it)::
 
-    from netweft.transport import aggregation_layer as agg
+    from netweft.transport.collectives.aggregation import layer as agg
     pkt = IP(dst="10.0.0.254") / UDP(sport=40000) / agg.Aggregation(
         job_id=1, slot=3, worker_id=2, lanes=list(range(agg.AGG_LANES)))
     bytes(pkt)                                  # dport 61440 filled in
