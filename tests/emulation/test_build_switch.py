@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.links.port_options import parse_link_option
+from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.process.build import SwitchBuildError, SwitchSetup, build_switch
 from netweft.emulation.switch import SoftSwitch
 from netweft.p4.programs import program
