@@ -291,7 +291,8 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     nw_st_t *S = pkt ? pkt->state : NULL;
     if (!P || !S || !pkt->data || pkt->len > pkt->cap)
         return NW_ERR_ARG;
-    nw_ctx_t *X = &(nw_ctx_t){{0}};
+    nw_ctx_t ctx;   /* not zeroed: nw_ctx_start sets what is read */
+    nw_ctx_t *X = &ctx;
     uint64_t now = now_ns / 1000u;
     memset(S, 0, sizeof *S);
     {sm("ingress_port")} = pkt->ingress_port;
@@ -340,7 +341,8 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     nw_st_t *S = pkt ? pkt->state : NULL;
     if (!P || !S || !pkt->data || pkt->len > pkt->cap || S->payload_off > pkt->len)
         return NW_ERR_ARG;
-    nw_ctx_t *X = &(nw_ctx_t){{0}};
+    nw_ctx_t ctx;   /* not zeroed: nw_ctx_start sets what is read */
+    nw_ctx_t *X = &ctx;
     uint64_t now = now_ns / 1000u;
     {sm("egress_port")} = pkt->egress_port;
     {sm("egress_spec")} = 0;

@@ -162,6 +162,7 @@ static inline void nw_bits_put_var(nw_bits_t *b, const uint8_t *bytes, uint32_t 
 
 typedef struct nw_crc {
     uint32_t table[256];
+    uint8_t reflect8[256];
     uint32_t width, initial, final_xor, reflect_data, reflect_rem, mask;
 } nw_crc_t;
 
@@ -183,6 +184,7 @@ static void nw_crc_init(nw_crc_t *c, uint32_t width, uint32_t poly, uint32_t ini
         for (int i = 0; i < 8; i++)
             rem = ((rem & top) ? ((rem << 1) ^ poly) : (rem << 1)) & mask;
         c->table[d] = rem;
+        c->reflect8[d] = (uint8_t)nw_reflect(d, 8);
     }
     c->width = width;
     c->initial = initial;
@@ -195,7 +197,7 @@ static void nw_crc_init(nw_crc_t *c, uint32_t width, uint32_t poly, uint32_t ini
 static uint64_t nw_crc(const nw_crc_t *c, const uint8_t *data, uint32_t n) {
     uint32_t rem = c->initial, shift = c->width - 8;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t byte = c->reflect_data ? nw_reflect(data[i], 8) : data[i];
+        uint32_t byte = c->reflect_data ? c->reflect8[data[i]] : data[i];
         rem = c->table[(byte ^ (rem >> shift)) & 0xFFu] ^ ((rem << 8) & c->mask);
     }
     if (c->reflect_rem)
