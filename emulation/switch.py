@@ -30,7 +30,7 @@ from typing import Any
 
 from netweft.emulation.link_model import LinkConfig, LinkDirection, LinkStats
 from netweft.emulation.native.driver import NativeDriver
-from netweft.emulation.native.pipeline import NativePipeline
+from netweft.emulation.native.pipeline import NativePipeline, NativeUnavailable
 from netweft.emulation.native.selection import DEFAULT_BACKEND, select_backend
 from netweft.emulation.packet_trace import PacketTrace, TracedExtern, TracedTable, TracingDriver
 from netweft.emulation.pipeline.compiled import instantiate, lower_program
@@ -106,8 +106,11 @@ class SoftSwitch:
         self._seq = itertools.count()
         self._arrivals: list[tuple[int, int, int, bytes]] = []     # (time, seq, port, frame)
         self._deliveries: list[tuple[int, int, int, bytes]] = []   # (time, seq, port, frame)
-        native = select_backend(program, backend, trace is not None, seed,
-                                bmv2_select_no_match)
+        try:
+            native = select_backend(program, backend, trace is not None, seed,
+                                    bmv2_select_no_match)
+        except (NativeUnavailable, ValueError) as err:
+            raise SwitchError(f"switch back end: {err}") from None
         self.backend = "python" if native is None else "c"
         self._lowered = None if native is not None else lower_program(program,
                                                                       trace=trace is not None)

@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="P4Runtime device id (default 0)")
     p.add_argument("--priority-queues", type=_count(1, 8), metavar="N",
                    help="strict-priority egress queues per port (1..8)")
+    p.add_argument("--backend", choices=("auto", "c", "python"),
+                   help="pipeline back end: the native C one, the Python one, or auto "
+                        "(default: $NETWEFT_SWITCH_BACKEND, else python; docs/native-backend.md)")
     p.add_argument("--thrift-port", type=_count(0, 65535), metavar="PORT",
                    help="accepted for compatibility: netweft has no Thrift server "
                         "(use P4Runtime, or netweft cli)")
@@ -209,7 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
 
     def new_switch(program) -> SoftSwitch:
-        return SoftSwitch(program, priority_queues=args.queues, trace=trace)
+        return SoftSwitch(program, priority_queues=args.queues, trace=trace,
+                          backend=args.backend)
 
     device = Device(load_device_config, device_id=args.device_id,
                     cpu_port=args.target.cpu_port, switch_factory=new_switch)

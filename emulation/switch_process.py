@@ -439,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
                              "queue_bytes queue_pps queue_rate); repeated")
     parser.add_argument("--priority-queues", type=int, default=1, choices=range(1, 9),
                         metavar="N", help="strict-priority queues per port, 1..8 (default 1)")
+    parser.add_argument("--backend", choices=("auto", "c", "python"),
+                        help="pipeline back end: the native C one, the Python one, or auto "
+                             "(default: $NETWEFT_SWITCH_BACKEND, else python)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the links' loss, corruption and jitter (default 0)")
     parser.add_argument("--pcap", type=Path, metavar="DIR",
@@ -487,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     trace = PacketTrace.to_stream(trace_out) if trace_out is not None else None
     def new_switch(program) -> SoftSwitch:
         built = SoftSwitch(program, seed=args.seed, priority_queues=args.priority_queues,
-                           trace=trace)
+                           trace=trace, backend=args.backend)
         for port, opts in options.items():
             built.configure_port(port, opts)
         return built
