@@ -56,7 +56,9 @@
 #define NW_F_RECIRCULATE 8u   /* egress asked for recirculate (field list in recirc_fl) */
 #define NW_F_TRUNCATE 16u     /* truncate_len is set */
 #define NW_F_CLONE 32u        /* clone_session / clone_fl are set */
-#define NW_F_DIGEST 64u       /* a digest was requested (nw_pipeline_digest reads it) */
+#define NW_F_DIGEST 64u       /* a digest was requested */
+/* NW_F_RESUBMIT, NW_F_RECIRCULATE, NW_F_CLONE and NW_F_DIGEST are not produced yet:
+ * the native back end refuses programs that use those externs (Python runs them). */
 
 /* return codes of nw_ingress / nw_egress */
 #define NW_OK 0
@@ -87,7 +89,8 @@ typedef struct nw_pkt {
 } nw_pkt_t;
 
 /* What the traffic manager measured for a packet (BMv2 units: microseconds,
- * packets); same fields as dataplane_tm.h's nw_tm_queue_meta_t. */
+ * packets); same fields as dataplane_tm.h's nw_tm_queue_meta_t.
+ * enq_timestamp UINT64_MAX: not queued (the egress time is used). */
 typedef struct nw_queue_meta {
     uint64_t enq_timestamp;   /* microseconds */
     uint32_t enq_qdepth;
@@ -105,6 +108,8 @@ void nw_pipeline_free(void *pipeline);
 uint32_t nw_pipeline_abi_version(void);
 /* bytes of nw_pkt_t.state for this program */
 size_t nw_pipeline_state_size(void);
+/* the most bytes the deparser can emit: give nw_egress cap >= len + this */
+uint32_t nw_pipeline_emit_max(void);
 
 /* Parser, verify_checksum and ingress for pkt->data[0..len) received on
  * pkt->ingress_port at now_ns. The state is initialised (headers invalid,
