@@ -173,7 +173,8 @@ class SoftSwitch:
             except (TableError, BadValueError) as err:
                 raise P4Error(f"table {fqn}: {err}", decl.loc) from None
             self.tables[fqn] = table
-        self.driver = NativeDriver(native.library, native.pointer, self.pre, self._clock)
+        self.driver = NativeDriver(native.library, native.pointer, self.pre, self._clock,
+                                   native.lock)
 
     # ------------------------------------------------------------------ packets
 

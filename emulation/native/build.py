@@ -19,9 +19,10 @@ from typing import Any
 
 import cffi
 
-DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing",
+DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-pthread", "-std=gnu11", "-fno-strict-aliasing",
                  "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-label")
-SANITIZE_FLAGS = ("-O1", "-g", "-fPIC", "-shared", "-std=gnu11", "-fno-omit-frame-pointer",
+SANITIZE_FLAGS = ("-O1", "-g", "-fPIC", "-shared", "-pthread", "-std=gnu11",
+                  "-fno-omit-frame-pointer",
                   "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                   "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-label")
 
@@ -49,6 +50,8 @@ int nw_process(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns);
 void nw_process_batch(void *pipeline, nw_pkt_t *pkts, int32_t *rc, uint32_t n,
                       uint64_t now_ns, uint64_t step_ns);
 void nw_pipeline_set_select_no_match(void *p, int32_t code);
+void nw_pipeline_lock(void *p);
+void nw_pipeline_unlock(void *p);
 uint64_t *nw_pipeline_register(void *p, uint32_t i);
 uint64_t *nw_pipeline_counter(void *p, uint32_t i);
 int32_t nw_table_add(void *p, uint32_t t, uint64_t handle, const uint8_t *value,

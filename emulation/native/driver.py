@@ -49,8 +49,9 @@ class NativeDriver:
     """Drives one native pipeline (see the module docstring)."""
 
     def __init__(self, library: Any, pipeline: Any, pre: PacketReplicationEngine,
-                 clock: Callable[[], int]) -> None:
+                 clock: Callable[[], int], lock: Any) -> None:
         self.ffi, self.lib = library.ffi, library.lib
+        self.lock = lock    # shared with the tables: updates wait for the packet in C
         self.pipeline = pipeline
         self.pre = pre
         self.clock = clock
@@ -128,7 +129,8 @@ class NativeDriver:
             p.data, p.len, p.cap = buf, len(frame), cap
             p.ingress_port, p.instance_type = port, NORMAL
             p.state = states + i * self.state_size
-        lib.nw_process_batch(self.pipeline, pkts, rcs, n, now_ns, step_ns)
+        with self.lock:
+            lib.nw_process_batch(self.pipeline, pkts, rcs, n, now_ns, step_ns)
         results = []
         for i in range(n):
             self.stats["received"] += 1
@@ -173,7 +175,9 @@ class NativeDriver:
     # ------------------------------------------------------------------ passes
 
     def _ingress(self, pkt: Any) -> bool:
-        rc = self.lib.nw_ingress(self.pipeline, pkt, self.clock() * 1000)
+        now = self.clock() * 1000
+        with self.lock:
+            rc = self.lib.nw_ingress(self.pipeline, pkt, now)
         if rc == ERR_ASSERT:
             self._assert_failed()
             return False
@@ -234,7 +238,9 @@ class NativeDriver:
             meta.deq_timedelta = queue.deq_timedelta
             meta.deq_qdepth = queue.deq_qdepth
             meta.qid = queue.qid
-        rc = self.lib.nw_egress(self.pipeline, pkt, self.clock() * 1000, meta)
+        now = self.clock() * 1000
+        with self.lock:
+            rc = self.lib.nw_egress(self.pipeline, pkt, now, meta)
         if rc == ERR_ASSERT:
             self._assert_failed()
         elif rc != OK:

@@ -6,8 +6,10 @@ same Python interface as the Python back end's (:mod:`netweft.emulation.v1model`
 writes every change through to the C table; registers and counters keep their
 cells in the pipeline's C memory, read and written in place.  So the P4Runtime
 server, runtime files, ``netweft cli`` and the controllers drive both back ends
-alike.  Updates are applied between packets (the switch is single-threaded),
-each whole: an entry is never half-installed when a packet looks it up.
+alike.  Updates are applied between packets, each whole: the C calls of a
+packet and of an update hold the pipeline's lock (a P4Runtime server writes
+from its own threads), so an entry is never half-installed when a packet
+looks it up.
 """
 
 from __future__ import annotations
@@ -42,15 +44,33 @@ def action_words(args: Sequence[int], widths: Sequence[int]) -> list[int]:
     return out
 
 
+class _Locked:
+    """Both locks of a pipeline: Python's (packets the Python driver runs) and the C
+    mutex (``nw_pipeline_lock``, taken by a C packet loop around its passes)."""
+
+    def __init__(self, lock: Any, lib: Any, pipeline: Any) -> None:
+        self._lock, self._lib, self._pipe = lock, lib, pipeline
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        self._lib.nw_pipeline_lock(self._pipe)
+
+    def __exit__(self, *exc: object) -> None:
+        self._lib.nw_pipeline_unlock(self._pipe)
+        self._lock.release()
+
+
 class NativeMatchTable(MatchTable):
     """A :class:`MatchTable` whose entries also live in a C table of the pipeline."""
 
-    def __init__(self, info: NativeTableInfo, ffi: Any, lib: Any, pipeline: Any) -> None:
+    def __init__(self, info: NativeTableInfo, ffi: Any, lib: Any, pipeline: Any,
+                 lock: Any) -> None:
         keys = [KeySpec(name, kind, width) for name, kind, width in info.keys]
         actions = [ActionSpec(a, tuple(info.action_params[a]), *info.action_flags[a])
                    for a in info.actions]
         self._info = info
         self._ffi, self._lib, self._pipe = ffi, lib, pipeline
+        self._lock = _Locked(lock, lib, pipeline)   # see _Locked
         self._action_ids = {a: i for i, a in enumerate(info.actions)}
         self._widths = {a: [w for _n, w in info.action_params[a]] for a in info.actions}
         super().__init__(info.fqn, keys, actions, self._bind_native, info.decl.size)
@@ -73,25 +93,30 @@ class NativeMatchTable(MatchTable):
 
     def _index(self, entry: TableEntry) -> None:
         super()._index(entry)
-        self._push(entry)
+        with self._lock:
+            self._push(entry)
 
     def _rebuild(self) -> None:
-        self._lib.nw_table_remove_all(self._pipe, self._info.index)
-        super()._rebuild()     # re-indexes (and so re-pushes) every entry left
+        with self._lock:       # no packet sees the table half rebuilt
+            self._lib.nw_table_remove_all(self._pipe, self._info.index)
+            super()._rebuild()     # re-indexes (and so re-pushes) every entry left
 
     def modify(self, entry: TableEntry, action: str,
                params: Mapping[str, object] | Sequence[object] = ()) -> None:
         super().modify(entry, action, params)
         aid, words = entry.bound
-        if self._lib.nw_table_modify(self._pipe, self._info.index, entry.seq, aid,
-                                     words, len(words)) != 0:
+        with self._lock:
+            rc = self._lib.nw_table_modify(self._pipe, self._info.index, entry.seq, aid,
+                                           words, len(words))
+        if rc != 0:
             raise TableError(f"table {self.name}: the native table lost an entry")
 
     def set_default(self, action: str, params: Mapping[str, object] | Sequence[object] = (),
                     const: bool = False, force: bool = False) -> None:
         super().set_default(action, params, const, force)
         aid, words = self.default_bound
-        self._lib.nw_table_default(self._pipe, self._info.index, aid, words, len(words))
+        with self._lock:
+            self._lib.nw_table_default(self._pipe, self._info.index, aid, words, len(words))
 
     def _push(self, entry: TableEntry) -> None:
         value, mask, lo, hi = bytearray(), bytearray(), bytearray(), bytearray()

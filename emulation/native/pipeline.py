@@ -4,6 +4,7 @@ source, cached on disk), instantiated per switch with its control-plane objects.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,7 @@ class NativePipeline:
     tables: dict[str, NativeMatchTable]
     registers: dict[str, NativeRegisterArray]
     counters: dict[str, NativeCounterArray]
+    lock: Any    # an RLock: one packet or one control-plane update in C at a time
 
     @classmethod
     def load(cls, program: Program, seed: int = 0, select_no_match_ends_parsing: bool = False,
@@ -70,7 +72,8 @@ class NativePipeline:
         pointer = ffi.gc(raw, lib.nw_pipeline_free)
         if select_no_match_ends_parsing:
             lib.nw_pipeline_set_select_no_match(pointer, -1)
-        tables = {fqn: NativeMatchTable(info, ffi, lib, pointer)
+        lock = threading.RLock()
+        tables = {fqn: NativeMatchTable(info, ffi, lib, pointer, lock)
                   for fqn, info in gen.tables.items()}
         registers = {}
         for i, (name, size, width, signed) in enumerate(gen.registers):
@@ -80,4 +83,4 @@ class NativePipeline:
         for i, (name, size, ctype) in enumerate(gen.counters):
             counters[name] = NativeCounterArray(name, size, ctype, ffi,
                                                 lib.nw_pipeline_counter(pointer, i))
-        return cls(library, pointer, gen, tables, registers, counters)
+        return cls(library, pointer, gen, tables, registers, counters, lock)

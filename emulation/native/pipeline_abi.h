@@ -23,9 +23,10 @@
  *                  frame with instance_type = NW_INSTANCE_RECIRC; truncate_len:
  *                  cut the frame; then transmit on egress_port.
  *
- * Single-threaded: one pipeline object is used by one thread at a time, the
- * control plane included (table updates happen between packets, each applied
- * whole: an entry is never half-visible to a packet).
+ * Threads: the pipeline's passes are not reentrant. A C packet loop takes
+ * nw_pipeline_lock() around its passes (per batch is fine); the Python control
+ * plane takes it around every table update, so an update happens between
+ * packets, whole (an entry is never half-visible to a packet).
  *
  * Stable: fields are only ever added at the end of structs, functions only
  * added. NW_PIPELINE_ABI_VERSION changes when that is not possible.
@@ -105,6 +106,9 @@ typedef struct nw_queue_meta {
  * random() as Python's random.Random(seed) does. NULL on allocation failure. */
 void *nw_pipeline_new(uint64_t seed);
 void nw_pipeline_free(void *pipeline);
+/* a recursive mutex serialising passes and control-plane updates (see above) */
+void nw_pipeline_lock(void *pipeline);
+void nw_pipeline_unlock(void *pipeline);
 uint32_t nw_pipeline_abi_version(void);
 /* bytes of nw_pkt_t.state for this program */
 size_t nw_pipeline_state_size(void);

@@ -111,3 +111,31 @@ def test_registers_and_counters_are_shared_with_the_control_plane(backend):
     sw.register_reset("MyIngress.spray_cursor")
     assert sw.counter_read("MyEgress.tx_port", 3) == (0, 0)
     assert [p for p, _ in sw.process(0, frame("10.1.1.1"))] == [1]
+
+
+def test_updates_from_another_thread_while_packets_flow():
+    """A P4Runtime server writes from its own threads: every packet sees a whole table."""
+    import threading
+
+    sw = SoftSwitch(program("basic_forward"), backend="c")
+    t, fwd = "MyIngress.ipv4_lpm", "MyIngress.ipv4_forward"
+    sw.table_add(t, {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)}, fwd,
+                 {"dstAddr": "08:00:00:00:01:11", "port": 1})
+    stop = threading.Event()
+
+    def churn() -> None:
+        n = 0
+        while not stop.is_set():
+            e = sw.table_add(t, {"hdr.ipv4.dstAddr": (f"10.{n % 200}.0.0", 16)}, fwd,
+                             {"dstAddr": "08:00:00:00:02:22", "port": 2})
+            sw.table_delete(t, e)
+            n += 1
+
+    writer = threading.Thread(target=churn)
+    writer.start()
+    try:
+        ports = {p for _ in range(3000) for p, _f in sw.process(0, frame("10.7.1.1"))}
+    finally:
+        stop.set()
+        writer.join()
+    assert ports <= {1, 2} and 1 in ports
