@@ -149,6 +149,45 @@ class CBlockLowering:
         self.chunks.append(sig + " {\n" + "\n".join(body.lines) + "\n}\n")
         return fname
 
+    # ------------------------------------------------------------- functions
+
+    def lower_function(self, fn: ir.Function) -> str:
+        """``static int P_...(X, params[, ret *])``: a P4 function; ``return e`` stores
+        into ``*ret``."""
+        key = id(fn)
+        if key in self.function_funcs:
+            return self.function_funcs[key]
+        if fn.type_params:
+            raise unsupported(f"the generic function {fn.name}", fn)
+        fname = "P_" + c_name(fn.name) + f"_{self._next()}"
+        self.function_funcs[key] = fname
+        body = CBody(kind="function")
+        params = ["nw_ctx_t *X"]
+        for p in fn.params:
+            name = "x_" + c_name(p.name)
+            if is_aggregate(p.type):
+                params.append(f"{self.types.name(p.type)} *{name}")
+                body.scope[id(p)] = f"(*{name})"
+            elif is_scalar(p.type):
+                ctype = self.vt(p.type, p)
+                if p.direction in ("out", "inout"):
+                    params.append(f"{ctype} *{name}")
+                    body.scope[id(p)] = f"(*{name})"
+                else:
+                    params.append(f"{ctype} {name}")
+                    body.scope[id(p)] = name
+            else:
+                raise unsupported(f"a function parameter of type {type(p.type).__name__}", p)
+        if not isinstance(fn.return_type, ir.Type_Void):
+            params.append(f"{self.types.name(fn.return_type)} *ret")
+            body.returns = fn.return_type
+        sig = f"static int {fname}({', '.join(params)})"
+        self.protos.append(sig + ";")
+        self.stmt(fn.body, body)
+        body.emit("(void)X; return 0;")
+        self.chunks.append(sig + " {\n" + "\n".join(body.lines) + "\n}\n")
+        return fname
+
     # ------------------------------------------------------------- parsers
 
     def _parser_states(self, decl: ir.P4Parser, body: CBody) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -17,6 +18,7 @@ class CBody:
     indent: int = 1
     scope: dict[int, str] = field(default_factory=dict)
     kind: str = "control"
+    returns: Any = None      # a function's return type (its value goes to ``*ret``)
 
     def emit(self, line: str) -> None:
         """Append one line at the current indentation."""

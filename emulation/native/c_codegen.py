@@ -38,6 +38,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
         self.frames: dict[int, Frame] = {}
         self.block_funcs: dict[int, str] = {}
         self.action_funcs: dict[int, str] = {}
+        self.function_funcs: dict[int, str] = {}
         self.table_funcs: dict[int, str] = {}
         self.tables: dict[str, NativeTableInfo] = {}
         self.errors = {name: i for i, name in enumerate(program.errors)}

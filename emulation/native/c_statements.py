@@ -65,7 +65,9 @@ class CStatementLowering:
             body.emit("return NW_RC_EXIT;")
         elif isinstance(s, ir.ReturnStatement):
             if s.expression is not None:
-                raise unsupported("return with a value (P4 functions)", s)
+                if body.returns is None:
+                    raise unsupported("return with a value here", s)
+                self.assign_value("(*ret)", body.returns, s.expression, body)
             body.emit("return 0;")
         elif isinstance(s, ir.SwitchStatement):
             self._switch(s, body)
@@ -176,6 +178,17 @@ class CStatementLowering:
             fname = self.lower_action(a)
             self.call_with_outs(fname, a.params, args, body, ["X", "F"], action=a)
             return ""
+        if kind == ir.CALL_FUNCTION:
+            fn = c.target
+            fname = self.lower_function(fn)
+            if isinstance(fn.return_type, ir.Type_Void):
+                self.call_with_outs(fname, fn.params, args, body, ["X"])
+                return ""
+            ret = self.tmp("ret")
+            ctype = self.types.name(fn.return_type)
+            body.emit(f"{ctype} {ret}; memset(&{ret}, 0, sizeof {ret});")
+            self.call_with_outs(fname, fn.params, args, body, ["X"], tail=[f"&{ret}"])
+            return ret
         if kind == ir.CALL_APPLY_INSTANCE:
             self._call_sub_block(c, args, body)
             return ""

@@ -11,7 +11,7 @@ import pytest
 from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("language")
+make_switch = switch_factory("language", BOTH_BACKENDS)
 make_generic_switch = switch_factory("generic_function")
 make_switch_statement_switch = switch_factory("switch_statement", BOTH_BACKENDS)
 
@@ -63,7 +63,7 @@ def test_switch_statement_on_values_and_enums(make_switch_statement_switch, valu
     assert_outputs(make_switch_statement_switch().process(0, frame), [(1, expected)])
 
 
-make_names_switch = switch_factory("names_and_arguments")
+make_names_switch = switch_factory("names_and_arguments", BOTH_BACKENDS)
 
 
 @pytest.mark.parametrize("x", [0, 7, 200, 255])
@@ -85,7 +85,7 @@ def test_identifiers_that_are_keywords_elsewhere(make_keyword_switch):
     assert_outputs(sw.process(0, frame), [(1, expected)])
 
 
-make_scopes_switch = switch_factory("scopes")
+make_scopes_switch = switch_factory("scopes", BOTH_BACKENDS)
 
 
 @pytest.mark.parametrize("x", [0, 5, 130])
