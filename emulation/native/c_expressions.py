@@ -291,8 +291,9 @@ class CExpressionLowering:
             if isinstance(src, ir.Type_Boolean):
                 return f"(({ctype})({x} != 0))"
             if is_signed(src) and isinstance(src, ir.Type_Bits) and src.width < dst.width:
-                # widening a signed value extends its sign
-                return self.wrap(f"({ctype})(uint64_t){self.sx(x, src, e)}", dst)
+                # widening a signed value extends its sign (into 128 bits as well)
+                via = "(__int128)" if dst.width > 64 else "(uint64_t)"
+                return self.wrap(f"({ctype}){via}{self.sx(x, src, e)}", dst)
             return self.wrap(f"({ctype})({x})", dst)
         if isinstance(dst, ir.Type_Boolean):
             if isinstance(src, ir.Type_Boolean):
