@@ -3,7 +3,8 @@
 The shared object is cached under ``$XDG_CACHE_HOME/netweft/native`` (else
 ``~/.cache/netweft/native``; ``NETWEFT_NATIVE_CACHE`` overrides), named by the
 SHA-256 of the C source, the compiler and its flags, so a program is compiled
-once per change.  Generated code is never written into the source tree.
+once per change; the 256 most recently used builds are kept.  Generated code
+is never written into the source tree.
 """
 
 from __future__ import annotations
@@ -105,6 +106,22 @@ def cache_dir() -> Path:
 
 
 _LOADED: dict[Path, Library] = {}
+CACHE_KEEP = 256   # compiled pipelines kept; the least recently used go first
+
+
+def prune(out_dir: Path, keep: int = CACHE_KEEP) -> None:
+    """Delete all but the ``keep`` most recently used builds (and old failure dumps)."""
+    for pattern, limit in (("pipeline-*.so", keep), ("failed-*.c", 8)):
+        try:
+            found = sorted(out_dir.glob(pattern), key=lambda p: p.stat().st_mtime,
+                           reverse=True)
+        except OSError:
+            continue
+        for old in found[limit:]:
+            try:
+                old.unlink()      # a loaded object stays mapped: unlinking it is safe
+            except OSError:
+                pass
 
 
 def build(source: str, flags: tuple[str, ...] = DEFAULT_FLAGS, cc: str | None = None) -> Library:
@@ -117,7 +134,12 @@ def build(source: str, flags: tuple[str, ...] = DEFAULT_FLAGS, cc: str | None = 
     so = out_dir / f"pipeline-{digest}.so"
     if so in _LOADED:
         return _LOADED[so]
-    if not so.exists():
+    if so.exists():
+        try:
+            os.utime(so)          # most recently used: kept by prune()
+        except OSError:
+            pass
+    else:
         out_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
             c_file = Path(tmp) / "pipeline.c"
@@ -132,6 +154,7 @@ def build(source: str, flags: tuple[str, ...] = DEFAULT_FLAGS, cc: str | None = 
                 raise BuildError(f"{Path(cc).name} failed on the generated pipeline "
                                  f"(kept in {keep}):\n{first}")
             os.replace(tmp_so, so)     # atomic: a concurrent build loads one or the other
+        prune(out_dir)
     lib = Library(_FFI, _FFI.dlopen(str(so)), so)
     _LOADED[so] = lib
     return lib
