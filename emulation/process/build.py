@@ -53,6 +53,7 @@ class SwitchSetup:
     grpc_address: str | None = None      # serve P4Runtime there (HOST:PORT or unix:PATH)
     device_id: int = 0
     cpu_port: int | None = None          # PacketIn/PacketOut port of the P4Runtime device
+    backend: str | None = None           # auto, c or python (None: $NETWEFT_SWITCH_BACKEND)
 
 
 @dataclass
@@ -130,7 +131,7 @@ def _build(setup: SwitchSetup, trace_out: TextIO | None) -> BuiltSwitch:
     def new_switch(program: Program) -> SoftSwitch:
         """A switch for ``program`` (also one a controller's pipeline gets later)."""
         built = SoftSwitch(program, seed=setup.seed, priority_queues=setup.priority_queues,
-                           trace=trace)
+                           trace=trace, backend=setup.backend)
         for port, opts in setup.port_options.items():
             built.configure_port(port, opts)
         return built

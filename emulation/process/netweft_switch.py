@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="P4Runtime device id (default 0)")
     p.add_argument("--priority-queues", type=_count(1, 8), metavar="N",
                    help="strict-priority egress queues per port (1..8)")
+    p.add_argument("--backend", choices=("auto", "c", "python"),
+                   help="pipeline back end: the native C one, the Python one, or auto "
+                        "(default: $NETWEFT_SWITCH_BACKEND, else python; docs/native-backend.md)")
     p.add_argument("--thrift-port", type=_count(0, 65535), metavar="PORT",
                    help="accepted for compatibility: netweft has no Thrift server "
                         "(use P4Runtime, or netweft cli)")
@@ -185,7 +188,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         program=args.config, include_dirs=tuple(args.include), priority_queues=args.queues,
         log_file=args.log_file, log_console=args.log_console,
         grpc_address=args.target.grpc_server_addr, device_id=args.device_id,
-        cpu_port=args.target.cpu_port)
+        cpu_port=args.target.cpu_port, backend=args.backend)
     try:
         built = build_switch(setup)
     except SwitchBuildError as err:

@@ -484,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
                              "queue_bytes queue_pps queue_rate); repeated")
     parser.add_argument("--priority-queues", type=int, default=1, choices=range(1, 9),
                         metavar="N", help="strict-priority queues per port, 1..8 (default 1)")
+    parser.add_argument("--backend", choices=("auto", "c", "python"),
+                        help="pipeline back end: the native C one, the Python one, or auto "
+                             "(default: $NETWEFT_SWITCH_BACKEND, else python)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the links' loss, corruption and jitter (default 0)")
     parser.add_argument("--pcap", type=Path, metavar="DIR",
@@ -516,7 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         program=args.program, include_dirs=tuple(args.include), runtime=args.runtime,
         commands=args.commands, port_options=options, priority_queues=args.priority_queues,
         seed=args.seed, log_file=args.log_file, log_console=args.log_console,
-        grpc_address=args.grpc_server_addr, device_id=args.device_id)
+        grpc_address=args.grpc_server_addr, device_id=args.device_id, backend=args.backend)
     try:
         built = build_switch(setup)
     except SwitchBuildError as err:

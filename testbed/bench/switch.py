@@ -74,7 +74,7 @@ def largest_program(folder: Path) -> Path | None:
     return programs[-1] if programs else None
 
 
-def _setup_ecmp_spray(switch: object, mode: int) -> str:
+def setup_ecmp_spray(switch: object, mode: int) -> str:
     """10.0.0.0/8 to a 4-member group; mode 0 hashes flows, mode 1 sprays round robin."""
     switch.table_add("MyIngress.ipv4_routes", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
                      "MyIngress.set_group", {"group_id": 1, "group_size": 4, "mode": mode})
@@ -89,7 +89,7 @@ def _setup_ecmp_spray(switch: object, mode: int) -> str:
 
 # Table entries that make a program in p4/ do its real work; one row per configuration.
 _CONFIGURATIONS = {
-    "ecmp_spray.p4": [lambda sw: _setup_ecmp_spray(sw, 0), lambda sw: _setup_ecmp_spray(sw, 1)],
+    "ecmp_spray.p4": [lambda sw: setup_ecmp_spray(sw, 0), lambda sw: setup_ecmp_spray(sw, 1)],
 }
 
 
@@ -106,14 +106,14 @@ def run_switch_bench(args: argparse.Namespace) -> int:
         basic = compile_p4(str(folder / "basic_forward.p4"), include_dirs=includes)
     except P4Error as err:
         raise CommandError(f"cannot compile basic_forward.p4: {err}") from None
-    sw = SoftSwitch(basic)
+    sw = SoftSwitch(basic, backend=args.backend)
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
                  "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
     measure(sw, frames, min(args.packets, 500))  # warm up
     pps, cpu_pps, sent = measure(sw, frames, args.packets)
     rows.append(("basic_forward.p4 (IPv4 LPM, 1 route)", pps, cpu_pps, sent))
     for settings, label in _QUEUE_ROWS:
-        queued = SoftSwitch(basic)
+        queued = SoftSwitch(basic, backend=args.backend)
         queued.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
                          "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
         queued.configure_port(2, parse_link_options([f"2:{settings}"])[2])
@@ -127,7 +127,7 @@ def run_switch_bench(args: argparse.Namespace) -> int:
         except P4Error as err:
             raise CommandError(f"cannot compile {big.name}: {err}") from None
         for setup in _CONFIGURATIONS.get(big.name, [lambda _sw: "no entries"]):
-            sw2 = SoftSwitch(prog)
+            sw2 = SoftSwitch(prog, backend=args.backend)
             label = setup(sw2)
             measure(sw2, frames, min(args.packets, 500))
             pps2, cpu2, sent2 = measure(sw2, frames, args.packets)
@@ -148,4 +148,7 @@ def register(benches: argparse._SubParsersAction) -> None:
     sw.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                     type=existing_dir,
                     help="directory searched by #include for --program (repeatable)")
+    sw.add_argument("--backend", choices=("auto", "c", "python"),
+                    help="switch back end (default: $NETWEFT_SWITCH_BACKEND, else python); "
+                         "tests/native/measure_pps.py prints both side by side")
     sw.set_defaults(func=run_switch_bench)

@@ -15,7 +15,8 @@ from netweft.p4.programs import program
 
 def _basic(trace: PacketTrace | None) -> SoftSwitch:
     path = program("basic_forward")
-    sw = SoftSwitch(compile_p4(str(path), include_dirs=(str(path.parent),)), trace=trace)
+    sw = SoftSwitch(compile_p4(str(path), include_dirs=(str(path.parent),)), trace=trace,
+                    backend="python")   # the tests look into the Python pipeline
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.1.0", 24)},
                  "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 2})
     return sw

@@ -29,7 +29,10 @@ def compile_program(path: Path):
     return compile_p4(str(path), include_dirs=(str(REPO_P4_DIR), str(PROGRAMS_DIR)))
 
 
-def switch_factory(name_or_path: str | Path):
+BOTH_BACKENDS = ("python", "c")
+
+
+def switch_factory(name_or_path: str | Path, backends: tuple[str, ...] = ("python",)):
     """A module-scoped fixture giving ``make_switch()`` for one program.
 
     ``make_switch(**options)`` passes options (beyond the contract, e.g. a
@@ -37,14 +40,22 @@ def switch_factory(name_or_path: str | Path):
 
     ``name_or_path`` is a conformance program name (``programs/<name>.p4``) or
     a path to any ``.p4`` file.  The program is compiled once per module.
+    ``backends``: the switch back ends each test runs on (the fixture is
+    parametrized; ``"c"`` is skipped only where no C compiler is installed).
     """
 
-    @pytest.fixture(scope="module")
-    def _factory() -> Callable[[], object]:
+    @pytest.fixture(scope="module", params=backends)
+    def _factory(request) -> Callable[[], object]:
         from netweft.emulation.switch import SoftSwitch
 
         path = name_or_path if isinstance(name_or_path, Path) else program_path(name_or_path)
         program = compile_program(path)
-        return lambda **options: SoftSwitch(program, **options)
+        backend = request.param
+        if backend == "c":
+            from netweft.emulation.native.build import compiler
+
+            if compiler() is None:
+                pytest.skip("no C compiler for the native back end")
+        return lambda **options: SoftSwitch(program, backend=backend, **options)
 
     return _factory

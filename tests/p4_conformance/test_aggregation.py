@@ -13,10 +13,10 @@ from scapy.layers.l2 import Ether
 
 from netweft.transport.collectives.aggregation import layer as agg
 
-from .harness import REPO_P4_DIR, switch_factory
+from .harness import BOTH_BACKENDS, REPO_P4_DIR, switch_factory
 from .packets import SWITCH_MAC, assert_outputs
 
-make_switch = switch_factory(REPO_P4_DIR / "aggregation.p4")
+make_switch = switch_factory(REPO_P4_DIR / "aggregation.p4", BOTH_BACKENDS)
 
 K = agg.AGG_LANES
 SERVICE = "10.0.0.254"

@@ -13,9 +13,9 @@ import struct
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 
-make_switch = switch_factory("arithmetic")
+make_switch = switch_factory("arithmetic", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88b9")
 RESULTS = "!12BHBBH4bhBBBBBB"

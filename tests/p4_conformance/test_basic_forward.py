@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from scapy.layers.l2 import ARP, Ether
 
-from .harness import REPO_P4_DIR, switch_factory
+from .harness import BOTH_BACKENDS, REPO_P4_DIR, switch_factory
 from .packets import SWITCH_MAC, assert_outputs, ipv4_udp
 
-make_switch = switch_factory(REPO_P4_DIR / "basic_forward.p4")
+make_switch = switch_factory(REPO_P4_DIR / "basic_forward.p4", BOTH_BACKENDS)
 
 NH_MAC_1 = "08:00:00:00:01:11"
 NH_MAC_2 = "08:00:00:00:02:22"

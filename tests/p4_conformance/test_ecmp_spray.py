@@ -11,10 +11,10 @@ from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import ARP, Ether
 
 from . import reference_hashes as ref
-from .harness import REPO_P4_DIR, switch_factory
+from .harness import BOTH_BACKENDS, REPO_P4_DIR, switch_factory
 from .packets import HOST_MAC, SWITCH_MAC, assert_outputs
 
-make_switch = switch_factory(REPO_P4_DIR / "ecmp_spray.p4")
+make_switch = switch_factory(REPO_P4_DIR / "ecmp_spray.p4", BOTH_BACKENDS)
 
 MEMBER_MACS = {port: f"08:00:00:00:0{port}:{port}{port}" for port in range(1, 5)}
 

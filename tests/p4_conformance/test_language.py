@@ -8,12 +8,12 @@ import struct
 
 import pytest
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("language")
+make_switch = switch_factory("language", BOTH_BACKENDS)
 make_generic_switch = switch_factory("generic_function")
-make_switch_statement_switch = switch_factory("switch_statement")
+make_switch_statement_switch = switch_factory("switch_statement", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002")
 LANG = "!BBHIBBBB"
@@ -63,7 +63,7 @@ def test_switch_statement_on_values_and_enums(make_switch_statement_switch, valu
     assert_outputs(make_switch_statement_switch().process(0, frame), [(1, expected)])
 
 
-make_names_switch = switch_factory("names_and_arguments")
+make_names_switch = switch_factory("names_and_arguments", BOTH_BACKENDS)
 
 
 @pytest.mark.parametrize("x", [0, 7, 200, 255])
@@ -74,7 +74,7 @@ def test_dot_names_named_arguments_and_defaults(make_names_switch, x):
     assert_outputs(make_names_switch().process(0, frame), [(1, expected)])
 
 
-make_keyword_switch = switch_factory("keyword_names")
+make_keyword_switch = switch_factory("keyword_names", BOTH_BACKENDS)
 
 
 def test_identifiers_that_are_keywords_elsewhere(make_keyword_switch):
@@ -85,7 +85,7 @@ def test_identifiers_that_are_keywords_elsewhere(make_keyword_switch):
     assert_outputs(sw.process(0, frame), [(1, expected)])
 
 
-make_scopes_switch = switch_factory("scopes")
+make_scopes_switch = switch_factory("scopes", BOTH_BACKENDS)
 
 
 @pytest.mark.parametrize("x", [0, 5, 130])
@@ -96,7 +96,7 @@ def test_block_scopes_and_shadowing(make_scopes_switch, x):
     assert_outputs(make_scopes_switch().process(0, frame), [(1, expected)])
 
 
-make_field_names_switch = switch_factory("field_names")
+make_field_names_switch = switch_factory("field_names", BOTH_BACKENDS)
 
 
 def test_field_names_an_implementation_might_use_itself(make_field_names_switch):

@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .harness import REPO_P4_DIR, switch_factory
+from .harness import BOTH_BACKENDS, REPO_P4_DIR, switch_factory
 from .packets import ipv4_udp
 
-spray_switch = switch_factory(REPO_P4_DIR / "ecmp_spray.p4")
+spray_switch = switch_factory(REPO_P4_DIR / "ecmp_spray.p4", BOTH_BACKENDS)
 features_switch = switch_factory("parser_features")
 mri_switch = switch_factory("tut_mri")
 

@@ -11,10 +11,10 @@ import struct
 
 import pytest
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("subcontrols")
+make_switch = switch_factory("subcontrols", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88bf")
 SUB = "!BHHBBBB"
@@ -80,7 +80,7 @@ def test_exit_in_a_table_action_skips_the_rest_of_the_statement(make_switch, op,
     assert_outputs(sw.process(0, frame(op, k1)), [(1, frame(op, k1, trace=trace))])
 
 
-nested_switch = switch_factory("nested_controls")
+nested_switch = switch_factory("nested_controls", BOTH_BACKENDS)
 
 
 def test_nested_instances_have_path_names_and_their_own_arguments(nested_switch):

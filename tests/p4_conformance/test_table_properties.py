@@ -9,9 +9,9 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 
-make_switch = switch_factory("tables")
+make_switch = switch_factory("tables", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88b8")
 

@@ -11,17 +11,17 @@ from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
 from . import reference_hashes as ref
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import SWITCH_MAC, assert_outputs, ipv4_udp
 
-tunnel_switch = switch_factory("tut_basic_tunnel")
+tunnel_switch = switch_factory("tut_basic_tunnel", BOTH_BACKENDS)
 calc_switch = switch_factory("tut_calc")
-ecn_switch = switch_factory("tut_ecn")
+ecn_switch = switch_factory("tut_ecn", BOTH_BACKENDS)
 mri_switch = switch_factory("tut_mri")
-lb_switch = switch_factory("tut_load_balance")
+lb_switch = switch_factory("tut_load_balance", BOTH_BACKENDS)
 sr_switch = switch_factory("tut_source_routing")
-mc_switch = switch_factory("tut_multicast")
-qos_switch = switch_factory("tut_qos")
+mc_switch = switch_factory("tut_multicast", BOTH_BACKENDS)
+qos_switch = switch_factory("tut_qos", BOTH_BACKENDS)
 
 NH_MAC = "08:00:00:00:02:22"
 
@@ -345,7 +345,7 @@ def bloom_positions(src: str, dst: str, sport: int, dport: int) -> tuple[int, in
     return ref.crc16(key) % 4096, ref.crc32(key) % 4096
 
 
-fw_switch = switch_factory("tut_firewall")
+fw_switch = switch_factory("tut_firewall", BOTH_BACKENDS)
 
 
 def test_firewall_blocks_unsolicited_incoming_traffic(fw_switch):

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import struct
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("v1model_metadata")
+make_switch = switch_factory("v1model_metadata", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88b5")
 PAYLOAD = b"\x11\x22\x33\x44\x55"

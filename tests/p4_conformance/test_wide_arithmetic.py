@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 
-make_switch = switch_factory("wide_arithmetic")
+make_switch = switch_factory("wide_arithmetic", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88be")
 M64 = (1 << 64) - 1
