@@ -528,10 +528,10 @@ static void publish(nw_dp_loop_t *loop, uint64_t now, int final)
         }
         loop->c.rx_kernel_drops = kernel_drops;
         loop->c.tx_errors = tx_errors;
-        for (uint32_t i = 0; i < loop->n_ports; i++)
-            publish_words((uint64_t *)&loop->pub_ports[i], (const uint64_t *)&loop->ports[i].c,
-                          sizeof(nw_dp_port_counters_t) / sizeof(uint64_t));
     }
+    for (uint32_t i = 0; i < loop->n_ports; i++)
+        publish_words((uint64_t *)&loop->pub_ports[i], (const uint64_t *)&loop->ports[i].c,
+                      sizeof(nw_dp_port_counters_t) / sizeof(uint64_t));
     publish_words((uint64_t *)&loop->pub, (const uint64_t *)&loop->c,
                   sizeof(nw_dp_counters_t) / sizeof(uint64_t));
 }

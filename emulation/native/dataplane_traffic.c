@@ -87,10 +87,10 @@ int32_t nw_dp_gen_run(const char *ifname, const uint8_t *frame, uint32_t len,
             }
             memcpy(slot, frame, len);
             uint8_t *st = slot + c->stamp_offset;
-            put_be(st, NW_DP_STAMP_MAGIC, 4);
-            put_be(st + 4, c->run_id, 4);
-            put_be(st + 8, seq, 8);
-            put_be(st + 16, realtime_ns(), 8);
+            put_be(st, NW_DP_STAMP_MAGIC, 2);
+            put_be(st + 2, c->run_id & 0xffffu, 2);
+            put_be(st + 4, seq, 8);
+            put_be(st + 12, realtime_ns(), 8);
             nw_dp_ring_tx_commit(ring, len);
             seq++;
             filled++;
@@ -146,9 +146,9 @@ int32_t nw_dp_sink_run(nw_dp_sink_t *s, uint32_t stamp_offset, uint32_t run_id,
         out->frames++;
         if (f.len >= stamp_offset + NW_DP_STAMP_LEN) {
             const uint8_t *st = f.data + stamp_offset;
-            if (get_be(st, 4) == NW_DP_STAMP_MAGIC && get_be(st + 4, 4) == run_id) {
-                uint64_t seq = get_be(st + 8, 8);
-                uint64_t sent = get_be(st + 16, 8);
+            if (get_be(st, 2) == NW_DP_STAMP_MAGIC && get_be(st + 2, 2) == (run_id & 0xffffu)) {
+                uint64_t seq = get_be(st + 4, 8);
+                uint64_t sent = get_be(st + 12, 8);
                 if (any && seq < last_seq)
                     out->reordered++;
                 if (!any || seq > out->max_seq)

@@ -12,14 +12,14 @@
 
 #include <stdint.h>
 
-#define NW_DP_STAMP_MAGIC 0x4e574450u /* "NWDP" */
-#define NW_DP_STAMP_LEN 24u           /* magic(4) run(4) seq(8) time(8), big-endian */
+#define NW_DP_STAMP_MAGIC 0x4e57u /* "NW" */
+#define NW_DP_STAMP_LEN 20u       /* magic(2) run(2) seq(8) time(8), big-endian: fits a 64 B frame */
 
 typedef struct nw_dp_gen_config {
     uint64_t count;          /* frames to send */
     double rate_pps;         /* 0: as fast as the ring takes them */
     uint32_t stamp_offset;   /* where the stamp goes in the frame */
-    uint32_t run_id;         /* written into every stamp; the sink counts only its run */
+    uint32_t run_id;         /* (16 bits) in every stamp; the sink counts only its run */
     uint32_t batch;          /* frames per flush (0: 32) */
 } nw_dp_gen_config_t;
 

@@ -1,0 +1,338 @@
+"""The switch over veth: delivered packets/s, loss and latency, for every switch side by side.
+
+Two veth pairs in the root namespace around the switch under test::
+
+    generator --l1a==l1b-- [port 1  switch  port 2] --l2a==l2b-- sink
+
+The generator and the sink are C (``dataplane_traffic.c``) so that they are
+not the bottleneck: the generator stamps a sequence number and its send time
+into every frame, the sink takes the kernel's receive time of each one.  For
+each switch (the minimal forwarder, the native switch with the stand-in
+pipeline, the Python switch process running ``basic_forward.p4``; a generated
+native pipeline when one is given) and each frame size, the offered load is
+swept upwards until the switch saturates, then once more unpaced.  Every
+switch runs as its own process, so its CPU time is read from ``/proc``.
+
+Tests never assert these figures: they depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from netweft.emulation.native.dataplane_build import load
+
+NEXT_HOP_MAC = "08:00:00:00:01:11"
+DEFAULT_RATES = (50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000)
+STAMP_OFFSET = 14 + 20 + 8   # after Ethernet, IPv4 and UDP headers
+SATURATED = 0.9              # delivered below this share of offered: saturated
+
+
+# ---------------------------------------------------------------------- links
+
+@dataclass
+class BenchLinks:
+    """Interface names: generator end, switch ports 1 and 2, sink end."""
+
+    generator: str
+    port1: str
+    port2: str
+    sink: str
+
+
+def _ip(*argv: str) -> None:
+    subprocess.run(["ip", *argv], check=True, capture_output=True, text=True)
+
+
+def quiet_interface(name: str) -> None:
+    """Offloads off (frames cross AF_PACKET as they are), no IPv6 chatter, up."""
+    subprocess.run(["ethtool", "-K", name, "tx", "off", "rx", "off", "tso", "off", "gso", "off",
+                    "gro", "off"], check=True, capture_output=True)
+    Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1\n")
+    _ip("link", "set", name, "up")
+
+
+@contextmanager
+def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
+    """Two veth pairs in the root namespace, removed on exit (also on failure).
+
+    Names follow the network builder's ``<prefix><5 hex>l<N>a|b`` so that
+    ``netweft clean`` finds pairs a killed run left behind.
+    """
+    head = prefix or f"nw{uuid.uuid4().hex[:5]}"
+    links = BenchLinks(f"{head}l1a", f"{head}l1b", f"{head}l2a", f"{head}l2b")
+    made: list[str] = []
+    try:
+        for a, b in ((links.generator, links.port1), (links.port2, links.sink)):
+            _ip("link", "add", a, "type", "veth", "peer", "name", b)
+            made.append(a)
+            for name in (a, b):
+                quiet_interface(name)
+        yield links
+    finally:
+        for name in made:
+            subprocess.run(["ip", "link", "del", name], capture_output=True)
+
+
+def udp_frame(size: int, dst: str = "10.0.2.2") -> bytes:
+    """An Ethernet/IPv4/UDP frame of ``size`` bytes (>= 62) with a valid IPv4 checksum."""
+    if size < STAMP_OFFSET + 20:
+        raise ValueError(f"frames of at least {STAMP_OFFSET + 20} bytes carry a stamp")
+    eth = bytes.fromhex("000000000001" "020000000002" "0800")
+    total = size - 14
+    src_ip, dst_ip = bytes([10, 0, 1, 1]), bytes(int(x) for x in dst.split("."))
+    hdr = struct.pack(">BBHHHBBH4s4s", 0x45, 0, total, 0, 0x4000, 64, 17, 0, src_ip, dst_ip)
+    s = sum(struct.unpack(">10H", hdr))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    hdr = hdr[:10] + struct.pack(">H", ~s & 0xFFFF) + hdr[12:]
+    udp = struct.pack(">HHHH", 1234, 4793, total - 20, 0)
+    return (eth + hdr + udp).ljust(size, b"\0")
+
+
+# ---------------------------------------------------------------------- switches
+
+@dataclass
+class SwitchUnderTest:
+    """How to start one switch on the bench's two ports."""
+
+    name: str
+    argv: Callable[[BenchLinks, Path], list[str]]
+
+
+def forwarder_switch() -> SwitchUnderTest:
+    return SwitchUnderTest("minimal forwarder (C, no P4)", lambda links, _tmp: [
+        sys.executable, "-m", "netweft.emulation.native.dataplane", "--pipeline", "forwarder",
+        "--port", f"1={links.port1}", "--port", f"2={links.port2}"])
+
+
+def standin_switch() -> SwitchUnderTest:
+    return SwitchUnderTest("native loop + stand-in basic_forward (C)", lambda links, _tmp: [
+        sys.executable, "-m", "netweft.emulation.native.dataplane", "--pipeline", "standin",
+        "--port", f"1={links.port1}", "--port", f"2={links.port2}",
+        "--route", f"10.0.0.0/8=2,{NEXT_HOP_MAC}"])
+
+
+def python_switch() -> SwitchUnderTest:
+    def argv(links: BenchLinks, tmp: Path) -> list[str]:
+        from netweft.p4.programs import source_dir
+
+        commands = tmp / "basic_forward.commands"
+        commands.write_text("table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward "
+                            f"10.0.0.0/8 => {NEXT_HOP_MAC} 2\n")
+        return [sys.executable, "-m", "netweft.emulation.switch_process",
+                "--program", str(source_dir() / "basic_forward.p4"),
+                "--port", f"1={links.port1}", "--port", f"2={links.port2}",
+                "--commands", str(commands)]
+    return SwitchUnderTest("Python switch process, basic_forward.p4", argv)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def running(switch: SwitchUnderTest, links: BenchLinks, timeout: float = 120.0
+            ) -> Iterator[subprocess.Popen]:
+    """The switch as a process, ready to forward; stopped (SIGTERM) on exit."""
+    with tempfile.TemporaryDirectory(prefix="netweft-veth-bench-") as tmp:
+        proc = subprocess.Popen(switch.argv(links, Path(tmp)), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + timeout
+            line = ""
+            while time.monotonic() < deadline and proc.poll() is None:
+                line = proc.stdout.readline().strip()   # type: ignore[union-attr]
+                if line == "ready":
+                    break
+            if line != "ready":
+                proc.kill()
+                err = proc.communicate()[1][-2000:]
+                raise RuntimeError(f"{switch.name} did not start: {err or 'no output'}")
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+# ---------------------------------------------------------------------- one load point
+
+@dataclass
+class Point:
+    """One offered load through one switch."""
+
+    switch: str
+    frame_bytes: int
+    offered_pps: float | None      # None: unpaced
+    sent: int
+    generated_pps: float
+    delivered: int
+    delivered_pps: float
+    loss: float
+    p50_us: float | None
+    p99_us: float | None
+    switch_cpu: float              # switch CPU seconds per wall second
+    reordered: int = 0
+
+
+def measure(links: BenchLinks, frame: bytes, rate: float | None, seconds: float,
+            switch_pid: int | None, switch_name: str, run_id: int,
+            count: int | None = None) -> Point:
+    """Offer ``rate`` packets/s (None: unpaced) for ``seconds`` (or ``count`` frames,
+    whichever ends first); what came out."""
+    import numpy as np
+
+    mod = load()
+    ffi, lib = mod.ffi, mod.lib
+    err = ffi.new("int32_t *")
+    sink = lib.nw_dp_sink_open(links.sink.encode(), 16384, err)
+    if sink == ffi.NULL:
+        raise OSError(-err[0], f"cannot open the sink on {links.sink}")
+    try:
+        stop_sink, stop_gen = ffi.new("int32_t *", 0), ffi.new("int32_t *", 0)
+        if count is None:
+            count = int((rate or 3_000_000) * seconds)
+        cap = count + 1024
+        lat = ffi.new("int64_t[]", cap)
+        sres = ffi.new("nw_dp_sink_result_t *")
+        t_sink = threading.Thread(target=lib.nw_dp_sink_run, args=(
+            sink, STAMP_OFFSET, run_id, stop_sink, lat, cap, sres))
+        t_sink.start()
+        cfg = ffi.new("nw_dp_gen_config_t *", {"count": count, "rate_pps": rate or 0.0,
+                                               "stamp_offset": STAMP_OFFSET, "run_id": run_id})
+        gres = ffi.new("nw_dp_gen_result_t *")
+        cpu0 = _cpu_seconds(switch_pid) if switch_pid else 0.0
+        wall0 = time.monotonic()
+        timer = threading.Timer(seconds, lambda: stop_gen.__setitem__(0, 1))
+        timer.start()
+        rc = lib.nw_dp_gen_run(links.generator.encode(), frame, len(frame), cfg, stop_gen, gres)
+        timer.cancel()
+        time.sleep(0.3)                       # what is still in the switch arrives
+        cpu = (_cpu_seconds(switch_pid) - cpu0) if switch_pid else 0.0
+        wall = time.monotonic() - wall0
+        stop_sink[0] = 1
+        t_sink.join()
+        if rc < 0:
+            raise OSError(-rc, f"the generator failed on {links.generator}")
+        sent = int(gres.sent)
+        span = (gres.end_ns - gres.start_ns) / 1e9
+        got = int(sres.matched)
+        rx_span = (sres.last_ns - sres.first_ns) / 1e9 if got > 1 else 0.0
+        samples = np.frombuffer(ffi.buffer(lat, 8 * int(sres.latencies)), dtype=np.int64)
+        p50 = p99 = None
+        if samples.size:
+            p50, p99 = (float(x) / 1000 for x in np.percentile(samples, [50, 99]))
+        return Point(switch_name, len(frame), rate, sent, sent / span if span > 0 else 0.0,
+                     got, got / max(rx_span, span) if got else 0.0,
+                     1 - got / sent if sent else 0.0, p50, p99, cpu / wall,
+                     int(sres.reordered))
+    finally:
+        lib.nw_dp_sink_close(sink)
+
+
+# ---------------------------------------------------------------------- the sweep
+
+@dataclass
+class BenchResult:
+    points: list[Point] = field(default_factory=list)
+
+    def best(self, switch: str, size: int) -> Point | None:
+        rows = [p for p in self.points if p.switch == switch and p.frame_bytes == size]
+        return max(rows, key=lambda p: p.delivered_pps) if rows else None
+
+
+def sweep(switches: Sequence[SwitchUnderTest], sizes: Sequence[int] = (64, 1500),
+          rates: Sequence[int] = DEFAULT_RATES, seconds: float = 1.0,
+          log: Callable[[str], None] = print) -> BenchResult:
+    """Every switch, every size, offered loads upwards to saturation, then unpaced."""
+    result = BenchResult()
+    run_id = 1
+    with veth_links() as links:
+        for switch in switches:
+            with running(switch, links) as proc:
+                for size in sizes:
+                    frame = udp_frame(size)
+                    for rate in [*rates, None]:
+                        point = measure(links, frame, rate, seconds, proc.pid, switch.name,
+                                        run_id)
+                        run_id += 1
+                        result.points.append(point)
+                        log(format_point(point))
+                        if rate is not None and point.delivered_pps < SATURATED * rate:
+                            # saturated: one unpaced point shows the ceiling, then stop
+                            point = measure(links, frame, None, seconds, proc.pid,
+                                            switch.name, run_id)
+                            run_id += 1
+                            result.points.append(point)
+                            log(format_point(point))
+                            break
+    return result
+
+
+def format_point(p: Point) -> str:
+    offered = "unpaced" if p.offered_pps is None else f"{p.offered_pps / 1e3:,.0f}k"
+    lat = ("-" if p.p50_us is None
+           else f"{p.p50_us:,.1f}/{p.p99_us:,.1f}")
+    return (f"{p.switch:<44} {p.frame_bytes:>5} B  offered {offered:>8}  "
+            f"generated {p.generated_pps / 1e3:>8,.0f}k  delivered {p.delivered_pps / 1e3:>8,.0f}k"
+            f"  loss {100 * p.loss:>5.1f}%  p50/p99 {lat:>15} us  switch CPU {p.switch_cpu:4.2f}")
+
+
+def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
+            sizes: Sequence[int]) -> list[str]:
+    """The best delivered rate per switch and size, with the ratios between them."""
+    lines = []
+    forwarder = switches[0].name
+    python = next((s.name for s in switches if s.name.startswith("Python")), None)
+    for size in sizes:
+        base = result.best(forwarder, size)
+        py = result.best(python, size) if python else None
+        for s in switches:
+            b = result.best(s.name, size)
+            if b is None:
+                continue
+            parts = [f"{s.name:<44} {size:>5} B  best {b.delivered_pps / 1e3:>8,.0f}k pps"]
+            if base and base.delivered_pps:
+                parts.append(f"{100 * b.delivered_pps / base.delivered_pps:5.1f}% of forwarder")
+            if py and py.delivered_pps:
+                parts.append(f"{b.delivered_pps / py.delivered_pps:6.1f}x Python")
+            lines.append("  ".join(parts))
+    return lines
+
+
+def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
+        seconds: float = 1.0, json_out: Path | None = None, include_python: bool = True,
+        extra: Sequence[SwitchUnderTest] = (), log: Callable[[str], None] = print) -> BenchResult:
+    """The whole bench: print every point and the summary, write the raw JSON."""
+    switches = [forwarder_switch(), standin_switch(), *extra]
+    if include_python:
+        switches.append(python_switch())
+    result = sweep(switches, sizes, rates, seconds, log)
+    log("")
+    for line in summary(result, switches, sizes):
+        log(line)
+    if json_out is not None:
+        json_out.write_text(json.dumps({
+            "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
+            "seconds_per_point": seconds,
+            "points": [asdict(p) for p in result.points]}, indent=2))
+        log(f"raw results: {json_out}")
+    return result
