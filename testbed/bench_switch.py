@@ -143,6 +143,16 @@ def run_switch_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_switch_command(args: argparse.Namespace) -> int:
+    """``bench switch``: in process, or over veth with ``--veth``."""
+    if not args.veth:
+        return run_switch_bench(args)
+    from netweft.emulation.native import veth_bench
+
+    veth_bench.run(seconds=args.veth_seconds, json_out=args.veth_json)
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``netweft bench`` with its ``switch`` bench (and any registered others)."""
     bench = subparsers.add_parser("bench", help="measure netweft's components")
@@ -155,7 +165,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sw.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
                     type=existing_dir,
                     help="directory searched by #include for --program (repeatable)")
-    sw.set_defaults(func=run_switch_bench)
+    sw.add_argument("--veth", action="store_true",
+                    help="measure over veth instead: the minimal C forwarder, the native switch "
+                         "and the Python switch process side by side (root; "
+                         "netweft.emulation.native.veth_bench)")
+    sw.add_argument("--veth-seconds", type=float, default=1.0, metavar="S",
+                    help="with --veth: seconds per offered load (default 1)")
+    sw.add_argument("--veth-json", type=Path, metavar="FILE",
+                    help="with --veth: write every measured point as JSON")
+    sw.set_defaults(func=_run_switch_command)
     for ep in entry_points(group="netweft.benches"):
         module, _, attr = ep.value.partition(":")
         getattr(importlib.import_module(module), attr)(benches)
