@@ -82,6 +82,37 @@ class StandinPipeline(Pipeline):
             raise ValueError(f"cannot add route {prefix} -> {port} (table full or bad port)")
 
 
+class GeneratedPipeline(Pipeline):
+    """A generated P4 pipeline (``pipeline_abi.h``) run by the loop.
+
+    ``ffi``/``lib``: the cffi handles of the loaded generated object (it exports
+    ``nw_ingress``, ``nw_egress`` and ``nw_pipeline_state_size``); ``pipeline``:
+    its ``nw_pipeline_new()`` object.  Both must outlive this one (kept here).
+    """
+
+    def __init__(self, ffi: Any, lib: Any, pipeline: Any) -> None:
+        mod = load()
+        self._keep = (ffi, lib, pipeline)
+
+        def address(name: str) -> int:
+            return int(ffi.cast("uintptr_t", ffi.addressof(lib, name)))
+
+        adapter = mod.lib.nw_dp_p4_from_addresses(
+            mod.ffi.cast("void *", int(ffi.cast("uintptr_t", pipeline))),
+            address("nw_ingress"), address("nw_egress"), int(lib.nw_pipeline_state_size()))
+        if adapter == mod.ffi.NULL:
+            raise ValueError("the generated pipeline's functions are missing or its state "
+                             "is too large")
+        self._adapter = mod.ffi.gc(adapter, mod.lib.nw_dp_p4_free)
+        self._mod = mod
+        self.ptr = mod.lib.nw_dp_p4_pipeline(self._adapter)
+
+    @property
+    def errors(self) -> int:
+        """Packets the generated code refused (failed assert, no room, bad argument)."""
+        return int(self._mod.lib.nw_dp_p4_errors(self._adapter))
+
+
 class ExternalPipeline(Pipeline):
     """A pipeline built elsewhere (the generated P4 pipeline): its table's address.
 

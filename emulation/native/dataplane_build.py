@@ -28,10 +28,10 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 SOURCES = ("dataplane_ring.c", "dataplane_tm.c", "dataplane_replication.c",
            "dataplane_forwarder.c", "dataplane_standin.c", "dataplane_loop.c",
-           "dataplane_traffic.c")
+           "dataplane_traffic.c", "dataplane_p4.c")
 HEADERS = ("dataplane_ring.h", "dataplane_tm.h", "dataplane_replication.h",
            "dataplane_pipeline.h", "dataplane_forwarder.h", "dataplane_standin.h",
-           "dataplane_loop.h", "dataplane_traffic.h")
+           "dataplane_loop.h", "dataplane_traffic.h", "dataplane_p4.h", "pipeline_abi.h")
 CDEF = "dataplane_cdef.h"
 CFLAGS = ("-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter")
 

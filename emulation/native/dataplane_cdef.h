@@ -74,6 +74,14 @@ int32_t nw_dp_standin_add_route(nw_dp_standin_t *s, uint32_t prefix, uint32_t pl
 void nw_dp_standin_set_priority(nw_dp_standin_t *s, uint32_t priority);
 const nw_dp_pipeline_t *nw_dp_standin_pipeline(nw_dp_standin_t *s);
 
+/* a generated P4 pipeline (dataplane_p4.h) */
+typedef struct nw_dp_p4 nw_dp_p4_t;
+nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t egress,
+                                    size_t state_size);
+void nw_dp_p4_free(nw_dp_p4_t *p);
+const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *p);
+uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p);
+
 /* the loop (dataplane_loop.h) */
 typedef struct nw_dp_loop nw_dp_loop_t;
 typedef struct nw_dp_loop_config {
