@@ -192,6 +192,22 @@ class Point:
     switch_cpu: float              # switch CPU seconds per wall second
     reordered: int = 0
 
+    @property
+    def generator_limited(self) -> bool:
+        """The generator could not offer the asked rate (the machine was too busy)."""
+        return self.offered_pps is not None and self.generated_pps < SATURATED * self.offered_pps
+
+    @property
+    def saturated(self) -> bool:
+        """Less came out than went in, or nothing more could be offered."""
+        return self.delivered_pps < SATURATED * self.generated_pps or self.generator_limited
+
+    @property
+    def pps_per_cpu(self) -> float | None:
+        """Delivered packets per second of the switch's CPU time: what one whole core
+        would forward at this load, whatever share of a core the switch was given."""
+        return self.delivered_pps / self.switch_cpu if self.switch_cpu > 0.02 else None
+
 
 def measure(links: BenchLinks, frame: bytes, rate: float | None, seconds: float,
             switch_pid: int | None, switch_name: str, run_id: int,
@@ -276,7 +292,7 @@ def sweep(switches: Sequence[SwitchUnderTest], sizes: Sequence[int] = (64, 1500)
                         run_id += 1
                         result.points.append(point)
                         log(format_point(point))
-                        if rate is not None and point.delivered_pps < SATURATED * rate:
+                        if rate is not None and point.saturated:
                             # saturated: one unpaced point shows the ceiling, then stop
                             point = measure(links, frame, None, seconds, proc.pid,
                                             switch.name, run_id)
@@ -291,9 +307,11 @@ def format_point(p: Point) -> str:
     offered = "unpaced" if p.offered_pps is None else f"{p.offered_pps / 1e3:,.0f}k"
     lat = ("-" if p.p50_us is None
            else f"{p.p50_us:,.1f}/{p.p99_us:,.1f}")
+    per_cpu = "-" if p.pps_per_cpu is None else f"{p.pps_per_cpu / 1e3:,.0f}k"
     return (f"{p.switch:<44} {p.frame_bytes:>5} B  offered {offered:>8}  "
-            f"generated {p.generated_pps / 1e3:>8,.0f}k  delivered {p.delivered_pps / 1e3:>8,.0f}k"
-            f"  loss {100 * p.loss:>5.1f}%  p50/p99 {lat:>15} us  switch CPU {p.switch_cpu:4.2f}")
+            f"generated {p.generated_pps / 1e3:>6,.0f}k  delivered {p.delivered_pps / 1e3:>6,.0f}k"
+            f"  loss {100 * p.loss:>5.1f}%  p50/p99 {lat:>17} us  switch CPU {p.switch_cpu:4.2f}"
+            f"  per CPU-s {per_cpu:>7}")
 
 
 def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
@@ -309,13 +327,27 @@ def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
             b = result.best(s.name, size)
             if b is None:
                 continue
-            parts = [f"{s.name:<44} {size:>5} B  best {b.delivered_pps / 1e3:>8,.0f}k pps"]
+            parts = [f"{s.name:<44} {size:>5} B  best {b.delivered_pps / 1e3:>7,.0f}k pps"]
             if base and base.delivered_pps:
                 parts.append(f"{100 * b.delivered_pps / base.delivered_pps:5.1f}% of forwarder")
             if py and py.delivered_pps:
-                parts.append(f"{b.delivered_pps / py.delivered_pps:6.1f}x Python")
+                parts.append(f"{b.delivered_pps / py.delivered_pps:5.1f}x Python")
+            cpu, cpu_base, cpu_py = (_best_per_cpu(result, name, size)
+                                     for name in (s.name, forwarder, python))
+            if cpu is not None:
+                parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")
+                if cpu_base:
+                    parts.append(f"{100 * cpu / cpu_base:5.1f}% of forwarder")
+                if cpu_py:
+                    parts.append(f"{cpu / cpu_py:5.1f}x Python")
             lines.append("  ".join(parts))
     return lines
+
+
+def _best_per_cpu(result: BenchResult, switch: str | None, size: int) -> float | None:
+    values = [p.pps_per_cpu for p in result.points
+              if p.switch == switch and p.frame_bytes == size and p.pps_per_cpu is not None]
+    return max(values) if values else None
 
 
 def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
@@ -333,6 +365,8 @@ def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
         json_out.write_text(json.dumps({
             "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
             "seconds_per_point": seconds,
-            "points": [asdict(p) for p in result.points]}, indent=2))
+            "points": [{**asdict(p), "generator_limited": p.generator_limited,
+                        "saturated": p.saturated, "pps_per_cpu": p.pps_per_cpu}
+                       for p in result.points]}, indent=2))
         log(f"raw results: {json_out}")
     return result
