@@ -188,3 +188,34 @@ def test_the_c_generator_and_sink_count_every_stamped_frame(links):
     assert point.reordered == 0
     assert point.p50_us is not None and point.p50_us > 0
     assert STAMP_OFFSET + 20 <= 64
+
+
+def test_the_switch_command_stops_on_sigterm_and_writes_its_counters(links, tmp_path):
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    stats = tmp_path / "stats.json"
+    proc = subprocess.Popen([sys.executable, "-m", "netweft.emulation.native.dataplane",
+                             "--port", f"1={links.port1}", "--port", f"2={links.port2}",
+                             "--route", f"10.0.0.0/8=2,{NEXT_HOP}", "--stats-out", str(stats)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tx, rx = _socket(links.generator), _socket(links.sink)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        for k in range(7):
+            tx.send(udp_frame(80, dst=f"10.1.1.{k + 1}"))
+        assert len(_receive(rx, 7)) == 7
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+    finally:
+        tx.close()
+        rx.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+    counters = json.loads(stats.read_text())
+    assert counters["rx_port1"] == 7 and counters["tx_port2"] == 7
