@@ -219,3 +219,27 @@ def test_the_switch_command_stops_on_sigterm_and_writes_its_counters(links, tmp_
         proc.stderr.close()
     counters = json.loads(stats.read_text())
     assert counters["rx_port1"] == 7 and counters["tx_port2"] == 7
+
+
+def test_the_traffic_manager_holds_frames_behind_a_slow_port_and_drops_at_the_tail(links):
+    # 16 kbit/s: a 1000-byte frame occupies port 2 for half a second, so a burst of
+    # five finds it busy: one on the wire, two queued (depth 2), two dropped; the
+    # loop's timers let the held ones out as the port frees up
+    dp = Dataplane(StandinPipeline([("10.0.0.0/8", NEXT_HOP, 2)]),
+                   {1: links.port1, 2: links.port2})
+    dp.tm.set_port_rate(2, 16_000)
+    dp.tm.configure_queue(2, depth_packets=2)
+    tx, rx = _socket(links.generator), _socket(links.sink)
+    try:
+        with dp:
+            burst = [udp_frame(1000, dst=f"10.0.0.{k + 1}") for k in range(5)]
+            for frame in burst:
+                tx.send(frame)
+            got = _receive(rx, 3, timeout=10.0)
+        counters = dp.counters()
+    finally:
+        tx.close()
+        rx.close()
+    assert [f[14 + 19] for f in got] == [1, 2, 3]        # the first three, in order
+    assert counters["drop_queue_full"] == 2
+    assert counters["tx"] == 3
