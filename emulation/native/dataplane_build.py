@@ -67,7 +67,8 @@ def _compile(name: str, target_dir: Path, extra_flags: tuple[str, ...]) -> Path:
     ffi.cdef((HERE / CDEF).read_text())
     ffi.set_source(name, "\n".join(f'#include "{h}"' for h in HEADERS),
                    sources=[str(HERE / s) for s in SOURCES], include_dirs=[str(HERE)],
-                   extra_compile_args=[*CFLAGS, *extra_flags])
+                   extra_compile_args=[*CFLAGS, *extra_flags],
+                   extra_link_args=[f for f in extra_flags if f.startswith("-fsanitize")])
     target_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=target_dir, prefix="build-") as tmp:
         try:
@@ -79,11 +80,19 @@ def _compile(name: str, target_dir: Path, extra_flags: tuple[str, ...]) -> Path:
     return final
 
 
-@cache
 def load(extra_flags: tuple[str, ...] = ()) -> ModuleType:
-    """The compiled dataplane module (``.ffi``, ``.lib``), building it on first use.
+    """The compiled dataplane module (``.ffi``, ``.lib``), building it on first use."""
+    env = tuple(os.environ.get("NETWEFT_DATAPLANE_CFLAGS", "").split())
+    return _load((*env, *extra_flags))
 
-    ``extra_flags``: more compiler flags (e.g. sanitizers for tests); they key the cache.
+
+@cache
+def _load(extra_flags: tuple[str, ...]) -> ModuleType:
+    """Build (or find in the cache) and import the module.
+
+    ``extra_flags``: more compiler flags (e.g. sanitizers for tests; ``-fsanitize=...``
+    flags are linked too); they key the cache.  ``$NETWEFT_DATAPLANE_CFLAGS`` adds
+    flags to the default build (how a test runs everything under ASan in a child).
     """
     name = f"_nw_dataplane_{source_hash(extra_flags)}"
     folder = cache_dir()
