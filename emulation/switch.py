@@ -29,6 +29,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from netweft.emulation.link_model import LinkConfig, LinkDirection, LinkStats
+from netweft.emulation.native.driver import NativeDriver
+from netweft.emulation.native.pipeline import NativePipeline
+from netweft.emulation.native.selection import DEFAULT_BACKEND, select_backend
 from netweft.emulation.packet_trace import PacketTrace, TracedExtern, TracedTable, TracingDriver
 from netweft.emulation.pipeline.compiled import instantiate, lower_program
 from netweft.emulation.port_options import PortOptions
@@ -55,7 +58,7 @@ from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
 
-__all__ = ["SoftSwitch", "SwitchError", "QueuedPacket", "QueueMetadata"]
+__all__ = ["SoftSwitch", "SwitchError", "QueuedPacket", "QueueMetadata", "DEFAULT_BACKEND"]
 from netweft.emulation.v1model.value_sets import ValueSet
 
 
@@ -77,10 +80,19 @@ class SoftSwitch:
 
     def __init__(self, program: Program, clock: Callable[[], int] | None = None,
                  seed: int = 0, max_passes: int = 64, priority_queues: int = 1,
-                 trace: PacketTrace | None = None, bmv2_select_no_match: bool = False) -> None:
+                 trace: PacketTrace | None = None, bmv2_select_no_match: bool = False,
+                 backend: str | None = None) -> None:
         """``bmv2_select_no_match``: a ``select`` no case matches ends parsing without
         an error, as BMv2's simple_switch does, instead of P4-16's ``error.NoMatch``
-        (see docs/bmv2-differences.md)."""
+        (see docs/bmv2-differences.md).
+
+        ``backend``: ``"python"`` (the generated Python pipeline), ``"c"`` (the
+        native pipeline, compiled with the system C compiler; refuses with the
+        cause when it cannot run the program) or ``"auto"`` (C when it can, else
+        Python with one line on stderr saying why); None takes
+        ``$NETWEFT_SWITCH_BACKEND`` or :data:`DEFAULT_BACKEND`.
+        See docs/native-backend.md.
+        """
         self.program = program
         self.trace = trace
         self.seed = seed
@@ -94,7 +106,11 @@ class SoftSwitch:
         self._seq = itertools.count()
         self._arrivals: list[tuple[int, int, int, bytes]] = []     # (time, seq, port, frame)
         self._deliveries: list[tuple[int, int, int, bytes]] = []   # (time, seq, port, frame)
-        self._lowered = lower_program(program, trace=trace is not None)
+        native = select_backend(program, backend, trace is not None, seed,
+                                bmv2_select_no_match)
+        self.backend = "python" if native is None else "c"
+        self._lowered = None if native is not None else lower_program(program,
+                                                                      trace=trace is not None)
         warn_if_undeployable(program)
         self.algorithms = HashAlgorithms(seed)
         self.context = PacketContext(self.algorithms)
@@ -109,6 +125,10 @@ class SoftSwitch:
         self._direct_meter_types: dict[str, str] = {}   # table -> "packets" | "bytes"
         self._extern_objects: dict[str, Any] = {}
         self._const_entry_tables: set[str] = set()
+        self._clock = clock or _microsecond_counter()
+        if native is not None:
+            self._init_native(native)
+            return
         objects: dict[str, Any] = {}
         self._create_externs(objects)
         for var, vs in self._lowered.value_sets.items():
@@ -128,11 +148,29 @@ class SoftSwitch:
             table = self._build_table(fqn, info)
             self.tables[fqn] = table
             self._ns[info.var] = table if trace is None else TracedTable(table, trace)
-        self._clock = clock or _microsecond_counter()
         args = (self._ns, self.context, self.pre, self.clone_sessions,
                 self._lowered.field_lists, self._clock, max_passes)
         self.driver = (V1ModelDriver(*args) if trace is None
                        else TracingDriver(*args, trace=trace))
+
+    def _init_native(self, native: NativePipeline) -> None:
+        """Tables, registers and counters of the native pipeline; program entries."""
+        self.native = native
+        self._ns = {}
+        self.registers.update(native.registers)
+        self.counters.update(native.counters)
+        self._extern_objects.update(native.registers)
+        self._extern_objects.update(native.counters)
+        for fqn, table in native.tables.items():
+            decl = table._info.decl
+            if decl.entries_const:
+                self._const_entry_tables.add(fqn)
+            try:
+                self._install_program_entries(table, decl)
+            except (TableError, BadValueError) as err:
+                raise P4Error(f"table {fqn}: {err}", decl.loc) from None
+            self.tables[fqn] = table
+        self.driver = NativeDriver(native.library, native.pointer, self.pre, self._clock)
 
     # ------------------------------------------------------------------ packets
 

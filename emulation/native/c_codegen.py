@@ -1,0 +1,103 @@
+"""Lowering of the typed IR into C: the generator object and its per-program state.
+
+:class:`CLowering` combines the expression, statement, block, table and
+extern lowerings (one mixin each, as :mod:`netweft.emulation.pipeline` does
+for Python); :mod:`.c_program` assembles the translation unit around what it
+generated.  Anything it does not cover raises a :class:`P4Error` naming the
+construct and its file:line:col (see :func:`.c_types.unsupported`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netweft.emulation.native.c_blocks import CBlockLowering, Frame
+from netweft.emulation.native.c_expressions import CExpressionLowering
+from netweft.emulation.native.c_externs import CExternLowering
+from netweft.emulation.native.c_statements import CStatementLowering
+from netweft.emulation.native.c_tables import CTableLowering, NativeTableInfo
+from netweft.emulation.native.c_types import CTypes, scalar_width, unsupported
+from netweft.emulation.pipeline.aliasing import AliasAnalysis
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.program import Program
+
+
+class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableLowering,
+                CExternLowering):
+    """Generates the C of one program."""
+
+    def __init__(self, program: Program) -> None:
+        self.prog = program
+        self.types = CTypes()
+        self.aliases = AliasAnalysis()
+        self.chunks: list[str] = []
+        self.protos: list[str] = []
+        self.frame_defs: list[str] = []
+        self._n = 0
+        self.emit_bytes = 0
+        self.frames: dict[int, Frame] = {}
+        self.block_funcs: dict[int, str] = {}
+        self.action_funcs: dict[int, str] = {}
+        self.table_funcs: dict[int, str] = {}
+        self.tables: dict[str, NativeTableInfo] = {}
+        self.errors = {name: i for i, name in enumerate(program.errors)}
+        # id(Declaration_Instance) -> (kind, index, size, width)
+        self.externs: dict[int, tuple[str, int, int, int]] = {}
+        self.registers: list[tuple[str, int, int, bool]] = []   # (name, size, width, signed)
+        self.counters: list[tuple[str, int, str]] = []          # (name, size, type)
+        self._set_externs()
+        self._set_owners()
+
+    def tmp(self, prefix: str = "t") -> str:
+        self._n += 1
+        return f"_{prefix}{self._n}"
+
+    def _next(self) -> int:
+        self._n += 1
+        return self._n
+
+    def ecode(self, name: str) -> int:
+        return self.errors.get(name, 0)
+
+    def _set_externs(self) -> None:
+        from netweft.emulation.switch import _const, _enum_name
+        from netweft.emulation.v1model.counters import COUNTER_TYPES
+        for inst in self.prog.externs.values():
+            kind = inst.extern_type
+            if kind == "register":
+                t = inst.type_args[0] if inst.type_args else None
+                width = scalar_width(t, inst.decl) if t is not None else 32
+                if width > 64:
+                    raise unsupported(f"register {inst.name} of {width}-bit cells", inst.decl)
+                size = int(_const(inst.args[0]))
+                self.externs[id(inst.decl)] = ("register", len(self.registers), size, width)
+                self.registers.append((inst.name, size, width,
+                                       isinstance(t, ir.Type_Bits) and t.signed))
+            elif kind == "counter":
+                size = int(_const(inst.args[0]))
+                ctype = _enum_name(inst.args[1], COUNTER_TYPES)
+                self.externs[id(inst.decl)] = ("counter", len(self.counters), size, 0)
+                self.counters.append((inst.name, size, ctype))
+            else:
+                raise unsupported(f"the extern {kind} ({inst.name})", inst.decl)
+
+    def _set_owners(self) -> None:
+        """Map every action and table to the control whose frame it uses."""
+        self._action_owner: dict[int, ir.P4Control] = {}
+        self._table_owner: dict[int, ir.P4Control] = {}
+        seen: set[int] = set()
+
+        def visit(decl: Any) -> None:
+            if id(decl) in seen:
+                return
+            seen.add(id(decl))
+            for loc in getattr(decl, "locals", []):
+                if isinstance(loc, ir.P4Action) and isinstance(decl, ir.P4Control):
+                    self._action_owner[id(loc)] = decl
+                elif isinstance(loc, ir.P4Table) and isinstance(decl, ir.P4Control):
+                    self._table_owner[id(loc)] = decl
+                elif isinstance(loc, ir.Declaration_Instance) and loc.instantiated is not None:
+                    visit(loc.instantiated)
+
+        for block in self.prog.blocks.values():
+            visit(block.decl)

@@ -1,0 +1,215 @@
+"""v1model extern calls in C: drop, verify, hash, checksums, random, truncate,
+assert/assume, registers and counters.
+
+What the native back end does not cover yet (clone, resubmit, recirculate,
+digest, log_msg, meters, custom CRCs, checksums over the payload) is refused
+at load, so that ``backend="auto"`` falls back to the Python back end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netweft.emulation.native.c_body import CBody
+from netweft.emulation.native.c_types import (
+    field_name,
+    is_scalar,
+    mask_literal,
+    scalar_width,
+    unsupported,
+)
+from netweft.emulation.pipeline.externs import enum_member_name
+from netweft.emulation.v1model.hash_algorithms import bmv2_refusal
+from netweft.p4.compiler import ir
+from netweft.p4.compiler.errors import P4Error
+
+_ALGORITHMS = {"crc16": "nw_crc(&X->P->crc16, {b}, {n})",
+               "crc32": "nw_crc(&X->P->crc32, {b}, {n})",
+               "csum16": "nw_csum16({b}, {n})",
+               "xor16": "nw_xor16({b}, {n})",
+               "identity": "nw_identity({b}, {n})"}
+
+
+def _algorithm(e: Any) -> str:
+    name = enum_member_name(e)
+    if name is None:
+        raise unsupported("a hash algorithm that is not a HashAlgorithm constant", e)
+    refusal = bmv2_refusal(name)
+    if refusal is not None:
+        raise P4Error(refusal, e.loc)
+    if name not in _ALGORITHMS:
+        raise unsupported(f"HashAlgorithm.{name}", e)
+    return name
+
+
+class CExternLowering:
+    """Mixin of :class:`~netweft.emulation.native.c_codegen.CLowering`."""
+
+    types: Any
+
+    # ------------------------------------------------------------- field lists
+
+    def _flatten(self, e: Any, body: CBody, out: list[tuple[str | None, str, int]]) -> None:
+        if isinstance(e, (ir.ListExpression, ir.StructExpression)):
+            for c in e.components:
+                self._flatten(c.expr if isinstance(c, ir.NamedExpression) else c, body, out)
+            return
+        t = e.type
+        valid = None
+        if isinstance(e, ir.Member) and isinstance(e.expr.type, ir.Type_Header):
+            valid = f"{self.lvalue(e.expr, body)}._v"
+        if isinstance(t, (ir.Type_Header, ir.Type_Struct)):
+            self._flatten_ref(self.lvalue(e, body), t, valid, out)
+            return
+        if isinstance(t, ir.Type_Bits) and t.width > 128 and isinstance(e, ir.Member):
+            out.append((valid, f"WIDE:{self.lvalue(e, body)}", -t.width))
+            return
+        if isinstance(t, ir.Type_Varbits) and isinstance(e, ir.Member):
+            out.append((valid, f"VAR:{self.lvalue(e, body)}", -t.size))
+            return
+        if not is_scalar(t):
+            raise unsupported(f"a {type(t).__name__} in a field list", e)
+        out.append((valid, self.expr(e, body), scalar_width(t, e)))
+
+    def _flatten_ref(self, ref: str, t: Any, valid: str | None,
+                     out: list[tuple[str | None, str, int]]) -> None:
+        if isinstance(t, ir.Type_Header):
+            valid = f"{ref}._v"
+        for f in t.fields:
+            sub = f"{ref}.{field_name(f.name)}"
+            if isinstance(f.type, (ir.Type_Header, ir.Type_Struct)):
+                self._flatten_ref(sub, f.type, valid, out)
+            elif isinstance(f.type, ir.Type_Varbits):
+                out.append((valid, f"VAR:{sub}", -f.type.size))
+            elif isinstance(f.type, ir.Type_Bits) and f.type.width > 128:
+                out.append((valid, f"WIDE:{sub}", -f.type.width))
+            elif is_scalar(f.type):
+                w = scalar_width(f.type, f)
+                out.append((valid, f"(({'nw_u128' if w > 64 else 'uint64_t'}){sub})", w))
+            else:
+                raise unsupported(f"a {type(f.type).__name__} in a field list", f)
+
+    def field_bits(self, e: Any, body: CBody, node: Any) -> str:
+        """Emit code packing a data argument into ``X->bits``; returns the byte count
+        expression (BMv2's BufBuilder: fields of invalid headers are skipped)."""
+        parts: list[tuple[str | None, str, int]] = []
+        self._flatten(e, body, parts)
+        total = sum(abs(w) for _c, _v, w in parts)
+        if total > 8 * 4096:
+            raise unsupported("a field list longer than 4096 bytes", node)
+        body.emit(f"X->bits.nbits = 0; memset(X->bits.buf, 0, {(total + 7) // 8 or 1});")
+        for cond, value, w in parts:
+            if value.startswith("WIDE:"):   # a wide field: its bytes
+                line = f"nw_bits_put_var(&X->bits, {value[5:]}, {-w});"
+            elif w < 0:   # a varbit field: its current bits
+                ref = value[4:]
+                line = f"nw_bits_put_var(&X->bits, {ref}, {ref}__len);"
+            else:
+                put = "nw_bits_put128" if w > 64 else "nw_bits_put64"
+                line = f"{put}(&X->bits, {value}, {w});"
+            body.emit(f"if ({cond}) {line}" if cond else line)
+        return "((X->bits.nbits + 7) / 8)"
+
+    def _target(self, e: Any, value: str, body: CBody) -> None:
+        t = e.type
+        if isinstance(t, ir.Type_Bits):
+            m = mask_literal(t.width)
+            value = f"(({value}) & {m})" if m else value
+        self.assign_raw(e, value, body)
+
+    # ------------------------------------------------------------- functions
+
+    def extern_function(self, c: ir.MethodCallExpression, args: list[Any], body: CBody) -> str:
+        name = c.method_name or getattr(c.target, "name", "")
+        if name == "mark_to_drop":
+            if not args:
+                raise unsupported("mark_to_drop() without standard_metadata", c)
+            sm = self.lvalue(args[0], body)
+            body.emit(f"{sm}.f_egress_spec = 511; {sm}.f_mcast_grp = 0;")
+            return ""
+        if name == "verify":
+            cond = self.expr(args[0], body)
+            code = self.expr(args[1], body)
+            body.emit(f"if (!({cond})) {{ X->perr = (int32_t)({code}); return NW_RC_REJECT; }}")
+            return ""
+        if name == "hash":
+            algo = _algorithm(args[1])
+            base = self.expr(args[2], body)
+            mx = self.expr(args[4], body)
+            n = self.field_bits(args[3], body, c)
+            raw = _ALGORITHMS[algo].format(b="X->bits.buf", n=n)
+            self._target(args[0], f"nw_hash_offset({raw}, (uint64_t)({base}), "
+                                  f"(uint64_t)({mx}))", body)
+            return ""
+        if name == "random":
+            lo = self.expr(args[1], body)
+            hi = self.expr(args[2], body)
+            self._target(args[0], f"nw_mt_randint(&X->P->rng, (uint64_t)({lo}), "
+                                  f"(uint64_t)({hi}))", body)
+            return ""
+        if name == "verify_checksum":
+            cond = self.expr(args[0], body)
+            value = self.expr(args[2], body)
+            algo = _algorithm(args[3])
+            body.open(f"if ({cond})")
+            n = self.field_bits(args[1], body, c)
+            raw = _ALGORITHMS[algo].format(b="X->bits.buf", n=n)
+            body.emit(f"if ({raw} != (uint64_t)({value})) X->checksum_error = 1;")
+            body.close()
+            return ""
+        if name == "update_checksum":
+            cond = self.expr(args[0], body)
+            algo = _algorithm(args[3])
+            body.open(f"if ({cond})")
+            n = self.field_bits(args[1], body, c)
+            self._target(args[2], _ALGORITHMS[algo].format(b="X->bits.buf", n=n), body)
+            body.close()
+            return ""
+        if name == "truncate":
+            v = self.tmp("tr")
+            body.emit(f"uint64_t {v} = {self.expr(args[0], body)};")
+            body.emit(f"if (!X->has_truncate || {v} < X->truncate) "
+                      f"{{ X->truncate = {v}; X->has_truncate = 1; }}")
+            return ""
+        if name in ("assert", "assume"):
+            body.emit(f"if (!({self.expr(args[0], body)})) {{ X->assert_failed = 1; "
+                      "return NW_RC_EXIT; }")
+            return ""
+        raise unsupported(f"the extern function {name}", c)
+
+    # ------------------------------------------------------------- methods
+
+    def extern_method(self, c: ir.MethodCallExpression, args: list[Any], body: CBody) -> str:
+        inst = c.instance
+        decl = getattr(inst, "decl", None)
+        info = self.externs.get(id(decl)) if decl is not None else None
+        if info is None:
+            raise unsupported(f"the method {c.method_name} on this object", c)
+        kind, index, size, width = info
+        m = c.method_name
+        if kind == "register":
+            arr = f"X->P->reg[{index}]"
+            if m == "read":
+                if len(args) == 2:
+                    ix = self.tmp("ix")
+                    body.emit(f"uint64_t {ix} = {self.expr(args[1], body)};")
+                    self._target(args[0], f"({ix} < {size}ULL ? {arr}[{ix}] : 0)", body)
+                    return ""
+                ix = self.tmp("ix")
+                body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
+                return f"({ix} < {size}ULL ? {arr}[{ix}] : 0)"
+            if m == "write":
+                ix = self.tmp("ix")
+                body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
+                value = self.expr(args[1], body)
+                m_ = mask_literal(width)
+                body.emit(f"if ({ix} < {size}ULL) {arr}[{ix}] = "
+                          + (f"(uint64_t)({value}) & {m_};" if m_ else f"(uint64_t)({value});"))
+                return ""
+        if kind == "counter" and m == "count":
+            ix = self.tmp("ix")
+            body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
+            body.emit(f"if ({ix} < {size}ULL) {{ X->P->ctr[{index}][2 * {ix}] += 1; "
+                      f"X->P->ctr[{index}][2 * {ix} + 1] += X->ilen; }}")
+            return ""
+        raise unsupported(f"the method {kind}.{m}", c)

@@ -1,0 +1,312 @@
+"""Statements, assignments and calls (actions, sub-blocks, header methods) in C.
+
+Every generated control, parser, action and table-apply function returns an
+``int``: 0 to go on, ``NW_RC_EXIT`` when ``exit`` ran (a control) or
+``NW_RC_REJECT`` when the parser stopped; callers copy their out/inout
+scalars back and then pass a non-zero code up.  Scalar out/inout arguments go
+through temporaries (copy-in/copy-out); aggregate ones by pointer, refused
+when the callee could observe the aliasing (the Python back end copies then).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from netweft.emulation.native.c_body import CBody
+from netweft.emulation.native.c_types import (
+    c_name,
+    field_name,
+    is_aggregate,
+    is_scalar,
+    unsupported,
+)
+from netweft.emulation.pipeline.types import bit_width
+from netweft.p4.compiler import ir
+
+
+class CStatementLowering:
+    """Mixin of :class:`~netweft.emulation.native.c_codegen.CLowering`."""
+
+    types: Any
+    aliases: Any
+
+    def stmt(self, s: ir.Node, body: CBody) -> None:
+        """Emit the C of one statement or declaration."""
+        if isinstance(s, ir.BlockStatement):
+            body.open("")
+            for c in s.components:
+                self.stmt(c, body)
+            body.close()
+        elif isinstance(s, ir.AssignmentStatement):
+            self.assign(s.left, s.right, body)
+        elif isinstance(s, ir.MethodCallStatement):
+            code = self.call(s.call, body, as_statement=True)
+            if code:
+                body.emit(f"(void){code};")
+        elif isinstance(s, ir.IfStatement):
+            body.open(f"if ({self.cond(s.condition, body)})")
+            self.stmt(s.if_true, body)
+            if s.if_false is not None:
+                body.close(" else {")
+                body.indent += 1
+                self.stmt(s.if_false, body)
+            body.close()
+        elif isinstance(s, ir.Declaration_Variable):
+            name = f"l_{c_name(s.name)}_{self._next()}"
+            ctype = self.types.name(s.type)
+            body.emit(f"{ctype} {name}; memset(&{name}, 0, sizeof {name});")
+            body.scope[id(s)] = name
+            if s.initializer is not None:
+                self.assign_value(name, s.type, s.initializer, body)
+        elif isinstance(s, (ir.Declaration_Constant, ir.EmptyStatement,
+                            ir.Declaration_Instance)):
+            pass
+        elif isinstance(s, ir.ExitStatement):
+            body.emit("return NW_RC_EXIT;")
+        elif isinstance(s, ir.ReturnStatement):
+            if s.expression is not None:
+                raise unsupported("return with a value (P4 functions)", s)
+            body.emit("return 0;")
+        elif isinstance(s, ir.SwitchStatement):
+            self._switch(s, body)
+        else:
+            raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def _switch(self, s: ir.SwitchStatement, body: CBody) -> None:
+        e = s.expression
+        action_run = isinstance(e, ir.Member) and e.member == "action_run"
+        sw = self.tmp("sw")
+        body.open("")
+        body.emit(f"uint64_t {sw} = {self.expr(e, body)};")
+        table = e.expr.target if action_run else None
+        first = True
+        pending: list[str] = []
+        for case in s.cases:
+            if isinstance(case.label, ir.DefaultExpression):
+                label = None
+            elif action_run:
+                act = case.label.decl
+                label = str(self.action_index(table, act))
+            else:
+                label = self.expr(case.label, body)
+            if case.statement is None:
+                if label is not None:
+                    pending.append(label)
+                continue
+            if label is None:
+                head = "if (1)" if first else "else"
+            else:
+                labels = pending + [label]
+                test = " || ".join(f"{sw} == {lb}" for lb in labels)
+                head = ("if" if first else "else if") + f" ({test})"
+            pending = []
+            body.open(head)
+            self.stmt(case.statement, body)
+            body.close()
+            first = False
+        body.close()
+
+    # ------------------------------------------------------------- assignment
+
+    def assign(self, left: ir.Expression, right: ir.Expression, body: CBody) -> None:
+        t = left.type
+        if isinstance(left, ir.SliceExpr):
+            self._assign_slice(left, self.expr(right, body), body)
+            return
+        if is_aggregate(t):
+            self.assign_value(self.lvalue(left, body), t, right, body)
+            return
+        if not is_scalar(t):
+            raise unsupported(f"assignment of a {type(t).__name__} value", left)
+        value = self.expr(right, body)
+        body.emit(f"{self.lvalue(left, body)} = {value};")
+
+    def assign_value(self, target: str, t: Any, right: ir.Expression, body: CBody) -> None:
+        """``target = right`` for a C l-value ``target`` of type ``t``."""
+        if is_aggregate(t):
+            if isinstance(right, ir.InvalidHeader):
+                body.emit(f"{target}._v = 0;")
+                return
+            value = self.expr(right, body)
+            body.emit(f"{target} = {value};")
+            return
+        body.emit(f"{target} = {self.expr(right, body)};")
+
+    def assign_raw(self, left: ir.Expression, value: str, body: CBody) -> None:
+        """Assign an already-lowered scalar value to an l-value expression."""
+        if isinstance(left, ir.SliceExpr):
+            self._assign_slice(left, value, body)
+            return
+        body.emit(f"{self.lvalue(left, body)} = {value};")
+
+    def _assign_slice(self, left: ir.SliceExpr, value: str, body: CBody) -> None:
+        lo, hi = left.lo_value, left.hi_value
+        base_e = left.expr
+        while isinstance(base_e, ir.SliceExpr):
+            lo, hi = lo + base_e.lo_value, hi + base_e.lo_value
+            base_e = base_e.expr
+        bw = bit_width(base_e.type)
+        ctype = "nw_u128" if bw > 64 else "uint64_t"
+        base = self.lvalue(base_e, body)
+        m = ((1 << (hi - lo + 1)) - 1) << lo
+        keep = ~m & ((1 << bw) - 1)
+
+        def lit(v: int) -> str:
+            if v >= 1 << 64:
+                return f"NW_U128({v >> 64:#x}ULL, {v & ((1 << 64) - 1):#x}ULL)"
+            return f"({ctype}){v:#x}ULL"
+
+        body.emit(f"{base} = ((({ctype}){base} & {lit(keep)}) | ((({ctype})({value}) << {lo})"
+                  f" & {lit(m)}));")
+
+    # ------------------------------------------------------------- calls
+
+    def call(self, c: ir.MethodCallExpression, body: CBody, as_statement: bool = False) -> str:
+        kind = c.kind
+        args = list(c.bound_args or [])
+        if kind == ir.CALL_HEADER:
+            return self._call_header(c, body)
+        if kind == ir.CALL_PACKET:
+            return self.call_packet(c, args, body)
+        if kind == ir.CALL_TABLE_APPLY:
+            self.table_call(c, body)
+            return ""
+        if kind == ir.CALL_ACTION:
+            a = c.target
+            fname = self.lower_action(a)
+            self.call_with_outs(fname, a.params, args, body, ["X", "F"], action=a)
+            return ""
+        if kind == ir.CALL_APPLY_INSTANCE:
+            self._call_sub_block(c, args, body)
+            return ""
+        if kind == ir.CALL_EXTERN_FUNCTION:
+            return self.extern_function(c, args, body)
+        if kind == ir.CALL_EXTERN_METHOD:
+            return self.extern_method(c, args, body)
+        if kind == ir.CALL_BUILTIN:
+            t = getattr(c.instance, "typename", None) or getattr(c.instance, "type", None)
+            if isinstance(t, ir.Type_Name) and t.decl is not None:
+                t = t.decl
+            if c.method_name in ("minSizeInBits", "maxSizeInBits", "sizeInBits"):
+                return f"{bit_width(t)}ULL"
+            if c.method_name in ("minSizeInBytes", "maxSizeInBytes", "sizeInBytes"):
+                return f"{(bit_width(t) + 7) // 8}ULL"
+        raise unsupported(f"the call {c.method_name or ''} ({kind})", c)
+
+    def _call_header(self, c: ir.MethodCallExpression, body: CBody) -> str:
+        inst = c.instance
+        if isinstance(inst.type, ir.Type_HeaderUnion) or (
+                isinstance(inst, ir.Member) and isinstance(inst.expr.type,
+                                                           (ir.Type_HeaderUnion,
+                                                            ir.Type_Stack))):
+            raise unsupported("header unions and stacks", c)
+        if isinstance(inst, ir.ArrayIndex):
+            raise unsupported("header stacks", c)
+        obj = self.lvalue(inst, body)
+        m = c.method_name
+        if m == "isValid":
+            return f"((uint64_t){obj}._v)"
+        if m == "setValid":
+            body.emit(f"{obj}._v = 1;")
+            return ""
+        if m == "setInvalid":
+            body.emit(f"{obj}._v = 0;")
+            return ""
+        raise unsupported(f"the header method {m}", c)
+
+    def call_with_outs(self, fname: str, params: list[ir.Parameter], args: list[Any],
+                       body: CBody, lead: list[str], action: ir.P4Action | None = None,
+                       tail: list[str] | None = None) -> None:
+        """Call ``fname`` with copy-in/copy-out; a non-zero result is passed up."""
+        if self.aliases.needs_copies(params, args, is_aggregate, action):
+            raise unsupported("aggregate out/inout arguments that alias (the Python back end "
+                              "copies them)", args[0] if args else None)
+        pass_args = list(lead)
+        outs: list[tuple[ir.Expression, str]] = []
+        for p, a in zip(params, args, strict=False):
+            dontcare = a is None or isinstance(a, ir.DefaultExpression)
+            if is_aggregate(p.type):
+                if dontcare:
+                    tmp = self.tmp("c")
+                    body.emit(f"{self.types.name(p.type)} {tmp}; memset(&{tmp}, 0, sizeof {tmp});")
+                    pass_args.append(f"&{tmp}")
+                elif p.direction in ("in", ""):
+                    tmp = self.tmp("c")
+                    body.emit(f"{self.types.name(p.type)} {tmp};")
+                    self.assign_value(tmp, p.type, a, body)
+                    pass_args.append(f"&{tmp}")
+                else:
+                    target = self.lvalue(a, body)
+                    if p.direction == "out":
+                        body.emit(f"memset(&{target}, 0, sizeof {target});")
+                    pass_args.append(f"&{target}")
+                continue
+            if isinstance(p.type, ir.Type_ExternInstance) or not is_scalar(p.type):
+                raise unsupported(f"a parameter of type {type(p.type).__name__}", p)
+            ctype = self.vt(p.type, p)
+            if p.direction in ("out", "inout"):
+                tmp = self.tmp("o")
+                init = "0" if p.direction == "out" or dontcare else self.expr(a, body)
+                body.emit(f"{ctype} {tmp} = {init};")
+                pass_args.append(f"&{tmp}")
+                if not dontcare:
+                    outs.append((a, tmp))
+            else:
+                pass_args.append("0" if dontcare else self.expr(a, body))
+        pass_args += tail or []
+        rc = self.tmp("rc")
+        body.emit(f"int {rc} = {fname}({', '.join(pass_args)});")
+        for a, tmp in outs:
+            self.assign_raw(a, tmp, body)
+        body.emit(f"if ({rc}) return {rc};")
+
+    def _call_sub_block(self, c: ir.MethodCallExpression, args: list[Any], body: CBody) -> None:
+        callee = c.target
+        if isinstance(callee, ir.Declaration_Instance):
+            callee = callee.instantiated
+        fname = self.lower_block(callee)
+        frame = self.frame_of(callee)
+        if self.aliases.needs_copies(callee.params, args, is_aggregate):
+            raise unsupported("aggregate out/inout arguments that alias", c)
+        fr = self.tmp("fr")
+        body.emit(f"{frame.cname} {fr}; memset(&{fr}, 0, sizeof {fr});")
+        outs: list[tuple[ir.Expression, str]] = []
+        for p, a in zip(callee.params, args, strict=False):
+            slot = frame.slots.get(id(p))
+            if isinstance(p.type, ir.Type_ExternInstance):
+                name = p.type.extern.name
+                if name not in ("packet_in", "packet_out"):
+                    raise unsupported(f"passing a {name} to a control or parser", p)
+                continue
+            if a is None:
+                if is_aggregate(p.type):
+                    tmp = self.tmp("c")
+                    body.emit(f"{self.types.name(p.type)} {tmp}; memset(&{tmp}, 0, sizeof {tmp});")
+                    body.emit(f"{fr}.{slot} = &{tmp};")
+                continue
+            if is_aggregate(p.type):
+                if p.direction in ("in", ""):
+                    tmp = self.tmp("c")
+                    body.emit(f"{self.types.name(p.type)} {tmp};")
+                    self.assign_value(tmp, p.type, a, body)
+                    body.emit(f"{fr}.{slot} = &{tmp};")
+                else:
+                    target = self.lvalue(a, body)
+                    if p.direction == "out":
+                        body.emit(f"memset(&{target}, 0, sizeof {target});")
+                    body.emit(f"{fr}.{slot} = (void *)&{target};")
+                continue
+            if p.direction == "out":
+                outs.append((a, f"{fr}.{slot}"))
+            else:
+                body.emit(f"{fr}.{slot} = {self.expr(a, body)};")
+                if p.direction == "inout":
+                    outs.append((a, f"{fr}.{slot}"))
+        rc = self.tmp("rc")
+        body.emit(f"int {rc} = {fname}(X, &{fr});")
+        for a, src in outs:
+            self.assign_raw(a, src, body)
+        body.emit(f"if ({rc}) return {rc};")
+
+    def field_ref(self, base: str, name: str) -> str:
+        return f"{base}.{field_name(name)}"

@@ -1,0 +1,146 @@
+"""Table applies in C: the key bytes, the lookup, the default action, action dispatch.
+
+The key is written big-endian, each field in (width + 7) / 8 bytes, in key
+order (the layout the control plane in :mod:`.objects` writes entries in).
+The action of the hit entry (or the default) runs with its action data from
+the entry: one ``uint64_t`` per parameter, two (high, low) above 64 bits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from netweft.emulation.native.c_body import CBody
+from netweft.emulation.native.c_types import c_name, is_scalar, scalar_width, unsupported
+from netweft.p4.compiler import ir
+
+
+@dataclass
+class NativeTableInfo:
+    """What the switch needs to drive one C table from Python."""
+
+    fqn: str
+    index: int
+    decl: ir.P4Table
+    keys: list[tuple[str, str, int]]            # (p4c key name, match kind, width)
+    actions: list[str]                          # action fqns; position = C action id
+    action_params: dict[str, list[tuple[str, int]]]
+    action_flags: dict[str, tuple[bool, bool]]  # (default only, table only)
+
+    @property
+    def key_bytes(self) -> int:
+        return sum((w + 7) // 8 for _n, _k, w in self.keys) or 1
+
+
+def arg_slots(width: int) -> int:
+    """``uint64_t`` slots an action argument of ``width`` bits takes."""
+    return 2 if width > 64 else 1
+
+
+class CTableLowering:
+    """Mixin of :class:`~netweft.emulation.native.c_codegen.CLowering`."""
+
+    types: Any
+    chunks: list[str]
+    protos: list[str]
+
+    def action_index(self, table: ir.P4Table, action: ir.P4Action) -> int:
+        self.lower_table(table)
+        info = self.tables[table.fqn or table.name]
+        return info.actions.index(action.fqn or action.name)
+
+    def table_call(self, c: ir.MethodCallExpression, body: CBody) -> tuple[str, str]:
+        """Apply a table; returns the C names of its hit flag and action id."""
+        fname = self.lower_table(c.target)
+        hit, act = self.tmp("hit"), self.tmp("act")
+        body.emit(f"uint64_t {hit} = 0, {act} = 0;")
+        rc = self.tmp("rc")
+        body.emit(f"int {rc} = {fname}(X, F, &{hit}, &{act}); if ({rc}) return {rc};")
+        return hit, act
+
+    def lower_table(self, t: ir.P4Table) -> str:
+        key = id(t)
+        if key in self.table_funcs:
+            return self.table_funcs[key]
+        fqn = t.fqn or t.name
+        if t.implementation is not None or t.implementation_instance is not None:
+            raise unsupported(f"table {fqn}: action profiles and selectors", t)
+        if t.counters is not None or t.meters is not None:
+            raise unsupported(f"table {fqn}: direct counters and meters", t)
+        fname = "TA_" + c_name(fqn) + f"_{self._next()}"
+        self.table_funcs[key] = fname
+        index = len(self.tables)
+        owner = self._table_owner.get(key)
+        body = CBody()
+        if owner is not None:
+            fr = self.frame_of(owner)
+            body.emit(f"{fr.cname} *F = ({fr.cname} *)Fv; (void)F;")
+            self.bind_frame(owner, body)
+        keys: list[tuple[str, str, int]] = []
+        kb = sum(((scalar_width(k.expression.type, k) + 7) // 8) for k in t.keys or []) or 1
+        body.emit(f"uint8_t key[{kb}]; memset(key, 0, sizeof key);")
+        off = 0
+        for k in t.keys or []:
+            if k.match_kind not in ("exact", "lpm", "ternary", "range", "optional"):
+                raise unsupported(f"table {fqn}: match kind {k.match_kind}", k)
+            kt = k.expression.type
+            if not is_scalar(kt):
+                raise unsupported(f"table {fqn}: a key of type {type(kt).__name__}", k)
+            w = scalar_width(kt, k)
+            nb = (w + 7) // 8
+            value = self.expr(k.expression, body)
+            fn = "nw_be_put128" if w > 64 else "nw_be_put64"
+            body.emit(f"{fn}(key + {off}, {value}, {nb});")
+            keys.append((k.name, k.match_kind, w))
+            off += nb
+        refs = list(t.action_refs or [])
+        default = t.default_action
+        if default is not None and all(r.action is not default.action_ref.action for r in refs):
+            refs.append(default.action_ref)
+        actions: list[str] = []
+        params: dict[str, list[tuple[str, int]]] = {}
+        flags: dict[str, tuple[bool, bool]] = {}
+        info = NativeTableInfo(fqn, index, t, keys, actions, params, flags)
+        self.tables[fqn] = info
+        cases = []
+        for n, ref in enumerate(refs):
+            a = ref.action
+            afqn = a.fqn or a.name
+            if any(p.direction for p in a.params):
+                raise unsupported(f"table {fqn}: action {a.name} with directional parameters",
+                                  ref)
+            afn = self.lower_action(a)
+            actions.append(afqn)
+            plist = []
+            call_args = ["X", "Fv"]
+            slot = 0
+            for p in a.params:
+                if not is_scalar(p.type):
+                    raise unsupported("an action parameter that is not a bit string", p)
+                w = scalar_width(p.type, p)
+                plist.append((p.name, w))
+                if w > 64:
+                    call_args.append(f"NW_U128(args[{slot}], args[{slot + 1}])")
+                else:
+                    call_args.append(f"args[{slot}]")
+                slot += arg_slots(w)
+            if slot > 16:
+                raise unsupported(f"action {a.name}: more than 16 words of action data", a)
+            params[afqn] = plist
+            flags[afqn] = (ref.default_only, ref.table_only)
+            cases.append(f"    case {n}: return {afn}({', '.join(call_args)});")
+        body.emit(f"nw_table_t *T = &X->P->tables[{index}];")
+        body.emit("nw_entry_t *e = nw_table_lookup(T, key);")
+        body.emit("uint32_t a; const uint64_t *args;")
+        body.emit("if (e) { a = e->action; args = e->args; *hit = 1; } "
+                  "else { a = T->default_action; args = T->default_args; *hit = 0; }")
+        body.emit("*act = a; (void)args;")
+        body.emit("switch (a) {")
+        body.lines += cases
+        body.emit("default: return 0;")
+        body.emit("}")
+        sig = f"static int {fname}(nw_ctx_t *X, void *Fv, uint64_t *hit, uint64_t *act)"
+        self.protos.append(sig + ";")
+        self.chunks.append(sig + " {\n" + "\n".join(body.lines) + "\n}\n")
+        return fname
