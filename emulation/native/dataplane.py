@@ -288,13 +288,33 @@ def serve(dataplane: Dataplane, stop_after: float | None = None) -> dict[str, in
             dataplane.stop()
 
 
+def _generated_pipeline(program: Path, runtime: Path | None) -> GeneratedPipeline:
+    """``program`` on the native back end (its tables filled from ``runtime``)."""
+    from netweft.emulation.p4runtime.runtime_file import apply_runtime_file
+    from netweft.emulation.switch import SoftSwitch
+    from netweft.p4.compiler import compile_p4
+
+    switch = SoftSwitch(compile_p4(str(program), include_dirs=(str(program.parent),)),
+                        backend="c")
+    if runtime is not None:
+        apply_runtime_file(switch, runtime)
+    native = switch.native
+    generated = GeneratedPipeline(native.library.ffi, native.library.lib, native.pointer)
+    generated.owner = switch          # the tables live in the switch's native pipeline
+    return generated
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", action="append", type=_parse_port, default=[],
                         help="NUMBER=IFNAME, repeated")
-    parser.add_argument("--pipeline", choices=("forwarder", "standin"), default="standin",
+    parser.add_argument("--pipeline", choices=("forwarder", "standin", "p4"), default="standin",
                         help="forwarder: ring to ring between the first two ports, no P4; "
-                             "standin: basic_forward.p4 by hand in C (default)")
+                             "standin: basic_forward.p4 by hand in C (default); "
+                             "p4: --program compiled to C by the native back end")
+    parser.add_argument("--program", type=Path, help="with --pipeline p4: the P4-16 source")
+    parser.add_argument("--runtime", type=Path,
+                        help="with --pipeline p4: a runtime file (sX-runtime.json style)")
     parser.add_argument("--route", action="append", type=_parse_route, default=[],
                         metavar="PREFIX=PORT,MAC", help="a stand-in route, repeated")
     parser.add_argument("--queue-depth", type=int, default=64,
@@ -314,6 +334,14 @@ def main(argv: list[str] | None = None) -> int:
         if len(numbers) != 2:
             parser.error("the forwarder joins exactly two ports")
         pipeline = MinimalForwarder({numbers[0]: numbers[1], numbers[1]: numbers[0]})
+    elif args.pipeline == "p4":
+        if args.program is None:
+            parser.error("--pipeline p4 needs --program")
+        try:
+            pipeline = _generated_pipeline(args.program, args.runtime)
+        except Exception as err:  # noqa: BLE001 - any refusal ends the command with its cause
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     else:
         pipeline = StandinPipeline(args.route)
     try:

@@ -166,7 +166,8 @@ static int32_t make_pool(nw_dp_loop_t *loop)
             max_frame = m;
     }
     uint32_t n = loop->cfg.pool_packets;
-    loop->buf_cap = max_frame + HEADROOM;
+    /* the state starts 64-byte aligned: a pipeline's state may hold 128-bit fields */
+    loop->buf_cap = (max_frame + HEADROOM + 63u) & ~63u;
     loop->stride = (loop->buf_cap + loop->pipe->state_size + 63u) & ~63u;
     loop->mem = aligned_alloc(64, (size_t)n * loop->stride);
     loop->pkts = calloc(n, sizeof(*loop->pkts));

@@ -10,8 +10,8 @@
  * The dataplane owns packet buffers: `data` holds `len` bytes and room for
  * `cap`; a pipeline may rewrite the bytes and change `len` up to `cap`
  * (a deparser pushing headers).  `state` is the pipeline's own per-packet
- * state (its headers and metadata, `state_size` bytes), carried across the
- * queues and copied with the packet when the dataplane replicates it.
+ * state (its headers and metadata, `state_size` bytes, 64-byte aligned), carried
+ * across the queues and copied with the packet when the dataplane replicates it.
  */
 #ifndef NW_DATAPLANE_PIPELINE_H
 #define NW_DATAPLANE_PIPELINE_H

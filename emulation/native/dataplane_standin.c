@@ -69,8 +69,10 @@ static void ingress(void *self, uint64_t now_ns, nw_dp_packet_t *pkt, nw_dp_verd
     const route_t *r = lookup(s, be32(ip + 16));
     if (!r)
         return;
-    memcpy(d + 6, d, 6);
-    memcpy(d, r->dmac, 6);
+    uint8_t old_dst[6];
+    memcpy(old_dst, d, sizeof(old_dst));
+    memcpy(d, r->dmac, 6);        /* the next hop's MAC */
+    memcpy(d + 6, old_dst, 6);    /* the old destination is the new source */
     ip[8]--;
     v->egress_spec = r->port;
     v->priority = s->priority;

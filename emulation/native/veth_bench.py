@@ -7,9 +7,9 @@ Two veth pairs in the root namespace around the switch under test::
 The generator and the sink are C (``dataplane_traffic.c``) so that they are
 not the bottleneck: the generator stamps a sequence number and its send time
 into every frame, the sink takes the kernel's receive time of each one.  For
-each switch (the minimal forwarder, the native switch with the stand-in
-pipeline, the Python switch process running ``basic_forward.p4``; a generated
-native pipeline when one is given) and each frame size, the offered load is
+each switch (the minimal forwarder, the native loop with the stand-in
+pipeline, the native loop with ``basic_forward.p4`` compiled to C by the native
+back end, the Python switch process running ``basic_forward.p4``) and each frame size, the offered load is
 swept upwards until the switch saturates, then once more unpaced.  Every
 switch runs as its own process, so its CPU time is read from ``/proc``.
 
@@ -125,17 +125,35 @@ def standin_switch() -> SwitchUnderTest:
         "--route", f"10.0.0.0/8=2,{NEXT_HOP_MAC}"])
 
 
+def _runtime_file(tmp: Path) -> Path:
+    """basic_forward.p4's one route, 10.0.0.0/8 -> port 2, as a runtime file."""
+    path = tmp / "basic_forward-runtime.json"
+    path.write_text(json.dumps({"table_entries": [{
+        "table": "MyIngress.ipv4_lpm", "match": {"hdr.ipv4.dstAddr": ["10.0.0.0", 8]},
+        "action_name": "MyIngress.ipv4_forward",
+        "action_params": {"dstAddr": NEXT_HOP_MAC, "port": 2}}]}))
+    return path
+
+
+def generated_switch() -> SwitchUnderTest:
+    def argv(links: BenchLinks, tmp: Path) -> list[str]:
+        from netweft.p4.programs import source_dir
+
+        return [sys.executable, "-m", "netweft.emulation.native.dataplane", "--pipeline", "p4",
+                "--program", str(source_dir() / "basic_forward.p4"),
+                "--runtime", str(_runtime_file(tmp)),
+                "--port", f"1={links.port1}", "--port", f"2={links.port2}"]
+    return SwitchUnderTest("native loop + generated basic_forward.p4", argv)
+
+
 def python_switch() -> SwitchUnderTest:
     def argv(links: BenchLinks, tmp: Path) -> list[str]:
         from netweft.p4.programs import source_dir
 
-        commands = tmp / "basic_forward.commands"
-        commands.write_text("table_add MyIngress.ipv4_lpm MyIngress.ipv4_forward "
-                            f"10.0.0.0/8 => {NEXT_HOP_MAC} 2\n")
         return [sys.executable, "-m", "netweft.emulation.switch_process",
                 "--program", str(source_dir() / "basic_forward.p4"),
                 "--port", f"1={links.port1}", "--port", f"2={links.port2}",
-                "--commands", str(commands)]
+                "--runtime", str(_runtime_file(tmp))]
     return SwitchUnderTest("Python switch process, basic_forward.p4", argv)
 
 
@@ -354,7 +372,7 @@ def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
         seconds: float = 1.0, json_out: Path | None = None, include_python: bool = True,
         extra: Sequence[SwitchUnderTest] = (), log: Callable[[str], None] = print) -> BenchResult:
     """The whole bench: print every point and the summary, write the raw JSON."""
-    switches = [forwarder_switch(), standin_switch(), *extra]
+    switches = [forwarder_switch(), standin_switch(), generated_switch(), *extra]
     if include_python:
         switches.append(python_switch())
     result = sweep(switches, sizes, rates, seconds, log)

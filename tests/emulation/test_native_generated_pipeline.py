@@ -146,3 +146,37 @@ def test_a_generated_style_pipeline_unicasts_replicates_and_counts_parser_errors
     assert counters["copies_multicast"] == 2
     assert counters["tx"] == 3 and counters["rx"] == 3
     assert pipeline.errors == 0
+
+
+def test_basic_forward_compiled_to_c_in_the_loop_sends_what_the_python_switch_sends(tmp_path):
+    from netweft.emulation.native.dataplane import _generated_pipeline
+    from netweft.emulation.native.veth_bench import _runtime_file, udp_frame, veth_links
+    from netweft.emulation.p4runtime.runtime_file import apply_runtime_file
+    from netweft.emulation.switch import SoftSwitch
+    from netweft.p4.compiler import compile_p4
+    from netweft.p4.programs import source_dir
+
+    source = source_dir() / "basic_forward.p4"
+    runtime = _runtime_file(tmp_path)
+    reference = SoftSwitch(compile_p4(str(source), include_dirs=(str(source_dir()),)),
+                           backend="python")
+    apply_runtime_file(reference, runtime)
+    frames = [udp_frame(64 + 7 * k, dst=f"10.{k}.0.1") for k in range(12)]
+    frames.append(udp_frame(64, dst="192.168.0.1"))          # no route: dropped
+    frames.append(frames[0][:14 + 8] + b"\x01" + frames[0][23:])   # TTL 1: dropped
+    expected = [out for f in frames for port, out in reference.process(1, f) if port == 2]
+    assert len(expected) == 12
+    pipeline = _generated_pipeline(source, runtime)
+    with veth_links() as links:
+        tx, rx = _socket(links.generator), _socket(links.sink)
+        try:
+            with Dataplane(pipeline, {1: links.port1, 2: links.port2}) as dp:
+                for frame in frames:
+                    tx.send(frame)
+                got = _frames(rx, len(expected))
+            counters = dp.counters()
+        finally:
+            tx.close()
+            rx.close()
+    assert got == expected
+    assert counters["drop_program"] == 2 and counters["tx"] == 12
