@@ -106,6 +106,7 @@ typedef struct nw_dp_counters {
     uint64_t rx_kernel_drops;
     uint64_t tx_errors;
     uint64_t passes, sleeps;
+    uint64_t drop_pass_limit;
 } nw_dp_counters_t;
 typedef struct nw_dp_port_counters {
     uint64_t rx, tx, rx_kernel_drops, tx_ring_full;

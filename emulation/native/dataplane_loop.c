@@ -222,6 +222,7 @@ static int64_t slot_copy(nw_dp_loop_t *loop, uint32_t s)
     memcpy(data, src->data, src->len);
     if (state)
         memcpy(state, src->state, loop->pipe->state_size);
+    dst->passes = src->passes + 1;
     return c;
 }
 
@@ -322,6 +323,11 @@ static void enqueue(nw_dp_loop_t *loop, uint32_t s, uint32_t priority, uint64_t 
 {
     nw_dp_packet_t *p = &loop->pkts[s];
     nw_tm_queue_meta_t meta;
+    if (p->passes >= NW_DP_MAX_PASSES) { /* e.g. an egress that clones every clone */
+        loop->c.drop_pass_limit++;
+        slot_give(loop, s);
+        return;
+    }
     if (nw_tm_pass_through(loop->tm, now, p->egress_port, priority, p->ingress_len, &meta)) {
         depart(loop, s, &meta, now);
         return;

@@ -22,6 +22,7 @@
 #include "dataplane_tm.h"
 
 #define NW_DP_MAX_LOOP_PORTS 64u
+#define NW_DP_MAX_PASSES 64u /* as the Python driver's max_passes: no program loops forever */
 
 typedef struct nw_dp_loop nw_dp_loop_t;
 
@@ -49,6 +50,7 @@ typedef struct nw_dp_counters {
     uint64_t rx_kernel_drops;       /* the kernel found an RX ring full */
     uint64_t tx_errors;
     uint64_t passes, sleeps;
+    uint64_t drop_pass_limit;       /* a chain of clones longer than NW_DP_MAX_PASSES */
 } nw_dp_counters_t;
 
 typedef struct nw_dp_port_counters {

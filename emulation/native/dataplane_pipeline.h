@@ -40,6 +40,7 @@ typedef struct nw_dp_packet {
     uint32_t egress_port;    /* set by the dataplane before egress */
     uint32_t instance_type;  /* NW_DP_INSTANCE_* */
     uint32_t rid;            /* replication id of a multicast copy */
+    uint32_t passes;         /* pipeline passes before this one (clones of clones) */
     void *state;             /* state_size bytes of pipeline state */
 } nw_dp_packet_t;
 

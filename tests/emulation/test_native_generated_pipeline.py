@@ -46,7 +46,8 @@ int nw_ingress(void *pipeline, nw_pkt_t *p, uint64_t now_ns)
     return NW_OK;
 }
 
-/* egress writes what it was given into the frame: instance type, rid, port, state ok */
+/* egress writes what it was given into the frame: instance type, rid, port, state ok;
+ * dst MAC byte 4 = 0xcc: clone to session 5 */
 int nw_egress(void *pipeline, nw_pkt_t *p, uint64_t now_ns, const nw_queue_meta_t *q)
 {
     (void)pipeline; (void)now_ns; (void)q;
@@ -58,6 +59,10 @@ int nw_egress(void *pipeline, nw_pkt_t *p, uint64_t now_ns, const nw_queue_meta_
     p->data[15] = (uint8_t)p->egress_rid;
     p->data[16] = (uint8_t)p->egress_port;
     p->data[17] = st == MAGIC;
+    if (p->data[4] == 0xcc) {   /* clone every copy, clones too: a chain without end */
+        p->flags |= NW_F_CLONE;
+        p->clone_session = 5;
+    }
     return NW_OK;
 }
 """
@@ -146,6 +151,26 @@ def test_a_generated_style_pipeline_unicasts_replicates_and_counts_parser_errors
     assert counters["copies_multicast"] == 2
     assert counters["tx"] == 3 and counters["rx"] == 3
     assert pipeline.errors == 0
+
+
+def test_a_chain_of_egress_clones_ends_at_the_pass_limit(fixture_pipeline, three_ports):
+    pipeline = GeneratedPipeline(fixture_pipeline.ffi, fixture_pipeline.lib,
+                                 fixture_pipeline.ffi.NULL)
+    dp = Dataplane(pipeline, {n: ends[1] for n, ends in three_ports.items()})
+    dp.set_clone_session(5, port=3)
+    hosts = {n: _socket(ends[0]) for n, ends in three_ports.items()}
+    try:
+        with dp:
+            hosts[1].send(bytes.fromhex("02000000cc02" "020000000001" "88b5") + bytes(50))
+            at2 = _frames(hosts[2], 1)
+            at3 = _frames(hosts[3], 63)
+        counters = dp.counters()
+    finally:
+        for sock in hosts.values():
+            sock.close()
+    assert [tuple(f[14:18]) for f in at2] == [(0, 0, 2, 1)]
+    assert len(at3) == 63 and {tuple(f[14:18]) for f in at3} == {(2, 0, 3, 1)}
+    assert counters["copies_clone"] == 64 and counters["drop_pass_limit"] == 1
 
 
 def test_basic_forward_compiled_to_c_in_the_loop_sends_what_the_python_switch_sends(tmp_path):
