@@ -69,13 +69,19 @@ def quiet_interface(name: str) -> None:
 def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
     """Two veth pairs in the root namespace, removed on exit (also on failure).
 
-    Names follow the network builder's ``<prefix><5 hex>l<N>a|b`` so that
-    ``netweft clean`` finds pairs a killed run left behind.
+    Names follow the network builder's ``<prefix><5 hex>l<N>a|b``, with its owner
+    file, so that ``netweft clean`` leaves them alone while this process lives and
+    removes pairs a killed run left behind.
     """
+    from netweft.emulation.network import OWNER_DIR
+
     head = prefix or f"nw{uuid.uuid4().hex[:5]}"
     links = BenchLinks(f"{head}l1a", f"{head}l1b", f"{head}l2a", f"{head}l2b")
     made: list[str] = []
+    owner = OWNER_DIR / head
     try:
+        OWNER_DIR.mkdir(parents=True, exist_ok=True)
+        owner.write_text(f"{os.getpid()}\n")
         for a, b in ((links.generator, links.port1), (links.port2, links.sink)):
             _ip("link", "add", a, "type", "veth", "peer", "name", b)
             made.append(a)
@@ -85,6 +91,7 @@ def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
     finally:
         for name in made:
             subprocess.run(["ip", "link", "del", name], capture_output=True)
+        owner.unlink(missing_ok=True)
 
 
 def udp_frame(size: int, dst: str = "10.0.2.2") -> bytes:
