@@ -238,11 +238,22 @@ static void verdict_init(nw_dp_verdict_t *v)
 
 /* ------------------------------------------------------------------ output */
 
+/* Count a refused copy into a TX ring: full, or a frame longer than the port takes. */
+static void tx_refused(nw_dp_loop_t *loop, dp_port_t *port, int32_t rc)
+{
+    if (rc == -2) {
+        loop->c.drop_tx_too_long++;
+        return;
+    }
+    loop->c.drop_tx_ring_full++;
+    port->c.tx_ring_full++;
+}
+
 static void transmit(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_packet_t *p)
 {
-    if (nw_dp_ring_tx_copy(port->ring, p->data, p->len) < 0) {
-        loop->c.drop_tx_ring_full++; /* or too long: the ring's own counters tell */
-        port->c.tx_ring_full++;
+    int32_t rc = nw_dp_ring_tx_copy(port->ring, p->data, p->len);
+    if (rc < 0) {
+        tx_refused(loop, port, rc);
         return;
     }
     loop->c.tx++;
@@ -446,9 +457,9 @@ static void direct_frame(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_rx_fra
         return;
     }
     dp_port_t *to = &loop->ports[idx];
-    if (nw_dp_ring_tx_copy(to->ring, f->data, f->len) < 0) {
-        loop->c.drop_tx_ring_full++;
-        to->c.tx_ring_full++;
+    int32_t rc = nw_dp_ring_tx_copy(to->ring, f->data, f->len);
+    if (rc < 0) {
+        tx_refused(loop, to, rc);
         return;
     }
     loop->c.tx++;

@@ -238,7 +238,7 @@ int32_t nw_dp_ring_tx_copy(nw_dp_ring_t *r, const uint8_t *frame, uint32_t len)
 {
     if (len > r->frame_size - TX_DATA_OFF || len > r->max_frame) {
         r->st.tx_too_long++;
-        return -1;
+        return -2;
     }
     uint8_t *dst = nw_dp_ring_tx_slot(r);
     if (!dst) {

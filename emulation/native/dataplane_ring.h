@@ -46,7 +46,7 @@ void nw_dp_ring_rx_release(nw_dp_ring_t *r);
  * Committed frames leave at the next nw_dp_ring_tx_flush(). */
 uint8_t *nw_dp_ring_tx_slot(nw_dp_ring_t *r);
 void nw_dp_ring_tx_commit(nw_dp_ring_t *r, uint32_t len);
-/* Copy one frame into the ring (0 ok, -1 ring full or too long: counted). */
+/* Copy one frame into the ring: 0 ok, -1 the ring is full, -2 too long (both counted). */
 int32_t nw_dp_ring_tx_copy(nw_dp_ring_t *r, const uint8_t *frame, uint32_t len);
 /* Hand committed frames to the kernel; returns how many were pending. */
 uint32_t nw_dp_ring_tx_flush(nw_dp_ring_t *r);

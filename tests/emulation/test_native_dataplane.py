@@ -243,3 +243,24 @@ def test_the_traffic_manager_holds_frames_behind_a_slow_port_and_drops_at_the_ta
     assert [f[14 + 19] for f in got] == [1, 2, 3]        # the first three, in order
     assert counters["drop_queue_full"] == 2
     assert counters["tx"] == 3
+
+
+def test_a_frame_too_long_for_the_egress_port_is_counted_and_dropped(links):
+    import subprocess
+
+    for name in (links.generator, links.port1):           # jumbo frames into port 1 only
+        subprocess.run(["ip", "link", "set", name, "mtu", "9000"], check=True)
+    dp = Dataplane(MinimalForwarder({1: 2}), {1: links.port1, 2: links.port2})
+    tx, rx = _socket(links.generator), _socket(links.sink)
+    try:
+        with dp:
+            tx.send(udp_frame(3000))                         # port 2 carries 1518 at most
+            tx.send(udp_frame(1500))
+            got = _receive(rx, 1)
+            assert _receive(rx, 1, timeout=0.5) == []
+        counters = dp.counters()
+    finally:
+        tx.close()
+        rx.close()
+    assert [len(f) for f in got] == [1500]
+    assert counters["drop_tx_too_long"] == 1 and counters["tx"] == 1
