@@ -24,7 +24,7 @@ PACKAGE_DATA = {
     "netweft.p4.tna": ["*.p4"],
     "netweft.p4.compiler.arch": ["*.p4"],
     "netweft.nic_offload.include": ["*.h"],
-    "netweft.emulation.native": ["*.h"],
+    "netweft.emulation.native": ["*.h", "*.c"],   # the dataplane is built at load time
     "netweft.emulation.native.runtime": ["*.h"],
     "netweft.nic_offload.src": ["*.c", "*.h"],
     "netweft.nic_offload.src.cc": ["*.c"],

@@ -138,6 +138,16 @@ def run_switch_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_switch_command(args: argparse.Namespace) -> int:
+    """``bench switch``: in process, or over veth with ``--veth``."""
+    if not args.veth:
+        return run_switch_bench(args)
+    from netweft.testbed.bench import switch_veth
+
+    switch_veth.run(seconds=args.veth_seconds, json_out=args.veth_json)
+    return 0
+
+
 def register(benches: argparse._SubParsersAction) -> None:
     """Add ``netweft bench switch``."""
     sw = benches.add_parser("switch", help="packets/s of the embedded P4 switch")
@@ -151,4 +161,12 @@ def register(benches: argparse._SubParsersAction) -> None:
     sw.add_argument("--backend", choices=("auto", "c", "python"),
                     help="switch back end (default: $NETWEFT_SWITCH_BACKEND, else python); "
                          "tests/native/measure_pps.py prints both side by side")
-    sw.set_defaults(func=run_switch_bench)
+    sw.add_argument("--veth", action="store_true",
+                    help="measure over veth instead: the minimal C forwarder, the native switch "
+                         "and the Python switch process side by side (root; "
+                         "netweft.testbed.bench.switch_veth)")
+    sw.add_argument("--veth-seconds", type=float, default=1.0, metavar="S",
+                    help="with --veth: seconds per offered load (default 1)")
+    sw.add_argument("--veth-json", type=Path, metavar="FILE",
+                    help="with --veth: write every measured point as JSON")
+    sw.set_defaults(func=_run_switch_command)

@@ -1,0 +1,116 @@
+/* A generated P4 pipeline behind the dataplane's function table (dataplane_p4.h). */
+#include "dataplane_p4.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct nw_dp_p4 {
+    nw_dp_p4_functions_t f;
+    nw_dp_pipeline_t ops;
+    uint64_t errors;
+};
+
+static void to_abi(const nw_dp_packet_t *p, nw_pkt_t *k)
+{
+    memset(k, 0, sizeof(*k));
+    k->data = p->data;
+    k->len = p->len;
+    k->cap = p->cap;
+    k->ingress_port = (uint16_t)p->ingress_port;
+    k->egress_port = (uint16_t)p->egress_port;
+    k->egress_rid = (uint16_t)p->rid;
+    k->instance_type = (uint8_t)p->instance_type;
+    k->clone_session = -1;
+    k->state = p->state;
+}
+
+static void ingress(void *self, uint64_t now_ns, nw_dp_packet_t *p, nw_dp_verdict_t *v)
+{
+    nw_dp_p4_t *a = self;
+    nw_pkt_t k;
+    to_abi(p, &k);
+    int rc = a->f.ingress(a->f.pipeline, &k, now_ns);
+    if (rc != NW_OK) {
+        a->errors++;
+        return; /* dropped (egress_spec stays the drop port) */
+    }
+    p->len = k.len <= p->cap ? k.len : p->cap;
+    if (k.flags & NW_F_CLONE)
+        v->clone_session = k.clone_session;
+    if (k.flags & NW_F_RESUBMIT)
+        return; /* not run by the loop: dropped */
+    if (k.flags & NW_F_DROP) {
+        v->malformed = (k.flags & NW_F_PARSER_ERROR) != 0;
+        return;
+    }
+    v->egress_spec = k.egress_spec;
+    v->priority = k.priority;
+    v->mcast_grp = k.mcast_grp;
+    if (k.flags & NW_F_TRUNCATE)
+        v->truncate = k.truncate_len ? k.truncate_len : 1;
+}
+
+static void egress(void *self, uint64_t now_ns, nw_dp_packet_t *p,
+                   const nw_tm_queue_meta_t *queue, nw_dp_verdict_t *v)
+{
+    nw_dp_p4_t *a = self;
+    nw_pkt_t k;
+    to_abi(p, &k);
+    nw_queue_meta_t q = {.enq_timestamp = queue->enq_timestamp, .enq_qdepth = queue->enq_qdepth,
+                         .deq_timedelta = queue->deq_timedelta, .deq_qdepth = queue->deq_qdepth,
+                         .qid = queue->qid};
+    int rc = a->f.egress(a->f.pipeline, &k, now_ns, &q);
+    v->egress_spec = NW_DP_DROP_PORT;
+    if (rc != NW_OK) {
+        a->errors++;
+        return;
+    }
+    p->len = k.len <= p->cap ? k.len : p->cap;
+    if (k.flags & NW_F_CLONE)
+        v->clone_session = k.clone_session;
+    if (k.flags & (NW_F_DROP | NW_F_RECIRCULATE))
+        return; /* recirculation is not run by the loop: dropped */
+    v->egress_spec = p->egress_port;
+    if (k.flags & NW_F_TRUNCATE)
+        v->truncate = k.truncate_len ? k.truncate_len : 1;
+}
+
+nw_dp_p4_t *nw_dp_p4_new(const nw_dp_p4_functions_t *f)
+{
+    if (!f || !f->ingress || !f->egress || f->state_size > (1u << 20))
+        return NULL;
+    nw_dp_p4_t *a = calloc(1, sizeof(*a));
+    if (!a)
+        return NULL;
+    a->f = *f;
+    a->ops.name = "generated P4 pipeline";
+    a->ops.self = a;
+    a->ops.state_size = (uint32_t)f->state_size;
+    a->ops.ingress = ingress;
+    a->ops.egress = egress;
+    return a;
+}
+
+nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t egress,
+                                    size_t state_size)
+{
+    nw_dp_p4_functions_t f = {.pipeline = pipeline, .state_size = state_size};
+    f.ingress = (int (*)(void *, nw_pkt_t *, uint64_t))ingress;
+    f.egress = (int (*)(void *, nw_pkt_t *, uint64_t, const nw_queue_meta_t *))egress;
+    return nw_dp_p4_new(&f);
+}
+
+void nw_dp_p4_free(nw_dp_p4_t *a)
+{
+    free(a);
+}
+
+const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *a)
+{
+    return &a->ops;
+}
+
+uint64_t nw_dp_p4_errors(const nw_dp_p4_t *a)
+{
+    return a->errors;
+}

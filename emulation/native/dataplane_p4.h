@@ -1,0 +1,37 @@
+/* A generated P4 pipeline (pipeline_abi.h) as a dataplane pipeline (dataplane_pipeline.h).
+ *
+ * The generated shared object exports nw_ingress, nw_egress and
+ * nw_pipeline_state_size; Python passes their addresses (and the pipeline
+ * object) here, so the loop calls the generated code directly, through the same
+ * function table as the stand-in and the minimal forwarder.  Resubmit and
+ * recirculate are not run by the loop yet: such packets are counted as
+ * program drops (the in-process driver handles them).
+ */
+#ifndef NW_DATAPLANE_P4_H
+#define NW_DATAPLANE_P4_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dataplane_pipeline.h"
+#include "pipeline_abi.h"
+
+typedef struct nw_dp_p4_functions {
+    void *pipeline;  /* nw_pipeline_new()'s object */
+    int (*ingress)(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns);
+    int (*egress)(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_meta_t *queue);
+    size_t state_size; /* nw_pipeline_state_size() */
+} nw_dp_p4_functions_t;
+
+typedef struct nw_dp_p4 nw_dp_p4_t;
+
+nw_dp_p4_t *nw_dp_p4_new(const nw_dp_p4_functions_t *functions);
+/* The same from the functions' addresses (what Python gets from the loaded object). */
+nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t egress,
+                                    size_t state_size);
+void nw_dp_p4_free(nw_dp_p4_t *p);
+const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *p);
+/* packets the generated code refused (assert, no space, bad argument) */
+uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p);
+
+#endif

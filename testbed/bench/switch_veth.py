@@ -1,0 +1,403 @@
+"""The switch over veth: delivered packets/s, loss and latency, for every switch side by side.
+
+Two veth pairs in the root namespace around the switch under test::
+
+    generator --l1a==l1b-- [port 1  switch  port 2] --l2a==l2b-- sink
+
+The generator and the sink are C (``dataplane_traffic.c``) so that they are
+not the bottleneck: the generator stamps a sequence number and its send time
+into every frame, the sink takes the kernel's receive time of each one.  For
+each switch (the minimal forwarder, the native loop with the stand-in
+pipeline, the native loop with ``basic_forward.p4`` compiled to C by the native
+back end, the Python switch process running ``basic_forward.p4``) and each frame size, the offered load is
+swept upwards until the switch saturates, then once more unpaced.  Every
+switch runs as its own process, so its CPU time is read from ``/proc``.
+
+Tests never assert these figures: they depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from netweft.emulation.native.dataplane_build import load
+
+NEXT_HOP_MAC = "08:00:00:00:01:11"
+DEFAULT_RATES = (50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000)
+STAMP_OFFSET = 14 + 20 + 8   # after Ethernet, IPv4 and UDP headers
+SATURATED = 0.9              # delivered below this share of offered: saturated
+
+
+# ---------------------------------------------------------------------- links
+
+@dataclass
+class BenchLinks:
+    """Interface names: generator end, switch ports 1 and 2, sink end."""
+
+    generator: str
+    port1: str
+    port2: str
+    sink: str
+
+
+def _ip(*argv: str) -> None:
+    subprocess.run(["ip", *argv], check=True, capture_output=True, text=True)
+
+
+def quiet_interface(name: str) -> None:
+    """Offloads off (frames cross AF_PACKET as they are), no IPv6 chatter, up."""
+    subprocess.run(["ethtool", "-K", name, "tx", "off", "rx", "off", "tso", "off", "gso", "off",
+                    "gro", "off"], check=True, capture_output=True)
+    Path(f"/proc/sys/net/ipv6/conf/{name}/disable_ipv6").write_text("1\n")
+    _ip("link", "set", name, "up")
+
+
+@contextmanager
+def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
+    """Two veth pairs in the root namespace, removed on exit (also on failure).
+
+    Names follow the network builder's ``<prefix><5 hex>l<N>a|b``, with its owner
+    file, so that ``netweft clean`` leaves them alone while this process lives and
+    removes pairs a killed run left behind.
+    """
+    from netweft.emulation.network import OWNER_DIR
+
+    head = prefix or f"nw{uuid.uuid4().hex[:5]}"
+    links = BenchLinks(f"{head}l1a", f"{head}l1b", f"{head}l2a", f"{head}l2b")
+    made: list[str] = []
+    owner = OWNER_DIR / head
+    try:
+        OWNER_DIR.mkdir(parents=True, exist_ok=True)
+        owner.write_text(f"{os.getpid()}\n")
+        for a, b in ((links.generator, links.port1), (links.port2, links.sink)):
+            _ip("link", "add", a, "type", "veth", "peer", "name", b)
+            made.append(a)
+            for name in (a, b):
+                quiet_interface(name)
+        yield links
+    finally:
+        for name in made:
+            subprocess.run(["ip", "link", "del", name], capture_output=True)
+        owner.unlink(missing_ok=True)
+
+
+def udp_frame(size: int, dst: str = "10.0.2.2") -> bytes:
+    """An Ethernet/IPv4/UDP frame of ``size`` bytes (>= 62) with a valid IPv4 checksum."""
+    if size < STAMP_OFFSET + 20:
+        raise ValueError(f"frames of at least {STAMP_OFFSET + 20} bytes carry a stamp")
+    eth = bytes.fromhex("000000000001" "020000000002" "0800")
+    total = size - 14
+    src_ip, dst_ip = bytes([10, 0, 1, 1]), bytes(int(x) for x in dst.split("."))
+    hdr = struct.pack(">BBHHHBBH4s4s", 0x45, 0, total, 0, 0x4000, 64, 17, 0, src_ip, dst_ip)
+    s = sum(struct.unpack(">10H", hdr))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    hdr = hdr[:10] + struct.pack(">H", ~s & 0xFFFF) + hdr[12:]
+    udp = struct.pack(">HHHH", 1234, 4793, total - 20, 0)
+    return (eth + hdr + udp).ljust(size, b"\0")
+
+
+# ---------------------------------------------------------------------- switches
+
+@dataclass
+class SwitchUnderTest:
+    """How to start one switch on the bench's two ports."""
+
+    name: str
+    argv: Callable[[BenchLinks, Path], list[str]]
+
+
+def forwarder_switch() -> SwitchUnderTest:
+    return SwitchUnderTest("minimal forwarder (C, no P4)", lambda links, _tmp: [
+        sys.executable, "-m", "netweft.emulation.native.dataplane", "--pipeline", "forwarder",
+        "--port", f"1={links.port1}", "--port", f"2={links.port2}"])
+
+
+def standin_switch() -> SwitchUnderTest:
+    return SwitchUnderTest("native loop + stand-in basic_forward (C)", lambda links, _tmp: [
+        sys.executable, "-m", "netweft.emulation.native.dataplane", "--pipeline", "standin",
+        "--port", f"1={links.port1}", "--port", f"2={links.port2}",
+        "--route", f"10.0.0.0/8=2,{NEXT_HOP_MAC}"])
+
+
+def runtime_file(tmp: Path) -> Path:
+    """basic_forward.p4's one route, 10.0.0.0/8 -> port 2, as a runtime file."""
+    path = tmp / "basic_forward-runtime.json"
+    path.write_text(json.dumps({"table_entries": [{
+        "table": "MyIngress.ipv4_lpm", "match": {"hdr.ipv4.dstAddr": ["10.0.0.0", 8]},
+        "action_name": "MyIngress.ipv4_forward",
+        "action_params": {"dstAddr": NEXT_HOP_MAC, "port": 2}}]}))
+    return path
+
+
+def generated_switch() -> SwitchUnderTest:
+    def argv(links: BenchLinks, tmp: Path) -> list[str]:
+        from netweft.p4.programs import source_dir
+
+        return [sys.executable, "-m", "netweft.emulation.native.dataplane", "--pipeline", "p4",
+                "--program", str(source_dir() / "basic_forward.p4"),
+                "--runtime", str(runtime_file(tmp)),
+                "--port", f"1={links.port1}", "--port", f"2={links.port2}"]
+    return SwitchUnderTest("native loop + generated basic_forward.p4", argv)
+
+
+def python_switch() -> SwitchUnderTest:
+    def argv(links: BenchLinks, tmp: Path) -> list[str]:
+        from netweft.p4.programs import source_dir
+
+        return [sys.executable, "-m", "netweft.emulation.process.switch_process",
+                "--program", str(source_dir() / "basic_forward.p4"),
+                "--port", f"1={links.port1}", "--port", f"2={links.port2}",
+                "--runtime", str(runtime_file(tmp))]
+    return SwitchUnderTest("Python switch process, basic_forward.p4", argv)
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextmanager
+def running(switch: SwitchUnderTest, links: BenchLinks, timeout: float = 120.0
+            ) -> Iterator[subprocess.Popen]:
+    """The switch as a process, ready to forward; stopped (SIGTERM) on exit."""
+    with tempfile.TemporaryDirectory(prefix="netweft-veth-bench-") as tmp:
+        proc = subprocess.Popen(switch.argv(links, Path(tmp)), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + timeout
+            line = ""
+            while time.monotonic() < deadline and proc.poll() is None:
+                line = proc.stdout.readline().strip()   # type: ignore[union-attr]
+                if line == "ready":
+                    break
+            if line != "ready":
+                proc.kill()
+                err = proc.communicate()[1][-2000:]
+                raise RuntimeError(f"{switch.name} did not start: {err or 'no output'}")
+            yield proc
+        finally:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+# ---------------------------------------------------------------------- one load point
+
+@dataclass
+class Point:
+    """One offered load through one switch."""
+
+    switch: str
+    frame_bytes: int
+    offered_pps: float | None      # None: unpaced
+    sent: int
+    generated_pps: float
+    delivered: int
+    delivered_pps: float
+    loss: float
+    p50_us: float | None
+    p99_us: float | None
+    switch_cpu: float              # switch CPU seconds per wall second
+    reordered: int = 0
+
+    @property
+    def generator_limited(self) -> bool:
+        """The generator could not offer the asked rate (the machine was too busy)."""
+        return self.offered_pps is not None and self.generated_pps < SATURATED * self.offered_pps
+
+    @property
+    def saturated(self) -> bool:
+        """Less came out than went in, or nothing more could be offered."""
+        return self.delivered_pps < SATURATED * self.generated_pps or self.generator_limited
+
+    @property
+    def pps_per_cpu(self) -> float | None:
+        """Delivered packets per second of the switch's CPU time: what one whole core
+        would forward at this load, whatever share of a core the switch was given."""
+        return self.delivered_pps / self.switch_cpu if self.switch_cpu > 0.02 else None
+
+
+def measure(links: BenchLinks, frame: bytes, rate: float | None, seconds: float,
+            switch_pid: int | None, switch_name: str, run_id: int,
+            count: int | None = None) -> Point:
+    """Offer ``rate`` packets/s (None: unpaced) for ``seconds`` (or ``count`` frames,
+    whichever ends first); what came out."""
+    import numpy as np
+
+    mod = load()
+    ffi, lib = mod.ffi, mod.lib
+    err = ffi.new("int32_t *")
+    sink = lib.nw_dp_sink_open(links.sink.encode(), 16384, err)
+    if sink == ffi.NULL:
+        raise OSError(-err[0], f"cannot open the sink on {links.sink}")
+    try:
+        stop_sink, stop_gen = ffi.new("int32_t *", 0), ffi.new("int32_t *", 0)
+        if count is None:
+            count = int((rate or 3_000_000) * seconds)
+        cap = count + 1024
+        lat = ffi.new("int64_t[]", cap)
+        sres = ffi.new("nw_dp_sink_result_t *")
+        t_sink = threading.Thread(target=lib.nw_dp_sink_run, args=(
+            sink, STAMP_OFFSET, run_id, stop_sink, lat, cap, sres))
+        t_sink.start()
+        cfg = ffi.new("nw_dp_gen_config_t *", {"count": count, "rate_pps": rate or 0.0,
+                                               "stamp_offset": STAMP_OFFSET, "run_id": run_id})
+        gres = ffi.new("nw_dp_gen_result_t *")
+        cpu0 = _cpu_seconds(switch_pid) if switch_pid else 0.0
+        wall0 = time.monotonic()
+        timer = threading.Timer(seconds, lambda: stop_gen.__setitem__(0, 1))
+        timer.start()
+        rc = lib.nw_dp_gen_run(links.generator.encode(), frame, len(frame), cfg, stop_gen, gres)
+        timer.cancel()
+        time.sleep(0.3)                       # what is still in the switch arrives
+        cpu = (_cpu_seconds(switch_pid) - cpu0) if switch_pid else 0.0
+        wall = time.monotonic() - wall0
+        stop_sink[0] = 1
+        t_sink.join()
+        if rc < 0:
+            raise OSError(-rc, f"the generator failed on {links.generator}")
+        sent = int(gres.sent)
+        span = (gres.end_ns - gres.start_ns) / 1e9
+        got = int(sres.matched)
+        rx_span = (sres.last_ns - sres.first_ns) / 1e9 if got > 1 else 0.0
+        samples = np.frombuffer(ffi.buffer(lat, 8 * int(sres.latencies)), dtype=np.int64)
+        p50 = p99 = None
+        if samples.size:
+            p50, p99 = (float(x) / 1000 for x in np.percentile(samples, [50, 99]))
+        return Point(switch_name, len(frame), rate, sent, sent / span if span > 0 else 0.0,
+                     got, got / max(rx_span, span) if got else 0.0,
+                     1 - got / sent if sent else 0.0, p50, p99, cpu / wall,
+                     int(sres.reordered))
+    finally:
+        lib.nw_dp_sink_close(sink)
+
+
+# ---------------------------------------------------------------------- the sweep
+
+@dataclass
+class BenchResult:
+    points: list[Point] = field(default_factory=list)
+
+    def best(self, switch: str, size: int) -> Point | None:
+        rows = [p for p in self.points if p.switch == switch and p.frame_bytes == size]
+        return max(rows, key=lambda p: p.delivered_pps) if rows else None
+
+
+def sweep(switches: Sequence[SwitchUnderTest], sizes: Sequence[int] = (64, 1500),
+          rates: Sequence[int] = DEFAULT_RATES, seconds: float = 1.0,
+          log: Callable[[str], None] = print) -> BenchResult:
+    """Every switch, every size, offered loads upwards to saturation, then unpaced."""
+    result = BenchResult()
+    run_id = 1
+    with veth_links() as links:
+        for switch in switches:
+            with contextlib.ExitStack() as stack:
+                try:
+                    proc = stack.enter_context(running(switch, links))
+                except RuntimeError as err:  # e.g. no C compiler for the generated pipeline
+                    log(f"{switch.name}: skipped ({str(err).splitlines()[-1]})")
+                    continue
+                for size in sizes:
+                    frame = udp_frame(size)
+                    for rate in [*rates, None]:
+                        point = measure(links, frame, rate, seconds, proc.pid, switch.name,
+                                        run_id)
+                        run_id += 1
+                        result.points.append(point)
+                        log(format_point(point))
+                        if rate is not None and point.saturated:
+                            # saturated: one unpaced point shows the ceiling, then stop
+                            point = measure(links, frame, None, seconds, proc.pid,
+                                            switch.name, run_id)
+                            run_id += 1
+                            result.points.append(point)
+                            log(format_point(point))
+                            break
+    return result
+
+
+def format_point(p: Point) -> str:
+    offered = "unpaced" if p.offered_pps is None else f"{p.offered_pps / 1e3:,.0f}k"
+    lat = ("-" if p.p50_us is None
+           else f"{p.p50_us:,.1f}/{p.p99_us:,.1f}")
+    per_cpu = "-" if p.pps_per_cpu is None else f"{p.pps_per_cpu / 1e3:,.0f}k"
+    return (f"{p.switch:<44} {p.frame_bytes:>5} B  offered {offered:>8}  "
+            f"generated {p.generated_pps / 1e3:>6,.0f}k  delivered {p.delivered_pps / 1e3:>6,.0f}k"
+            f"  loss {100 * p.loss:>5.1f}%  p50/p99 {lat:>17} us  switch CPU {p.switch_cpu:4.2f}"
+            f"  per CPU-s {per_cpu:>7}")
+
+
+def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
+            sizes: Sequence[int]) -> list[str]:
+    """The best delivered rate per switch and size, with the ratios between them."""
+    lines = []
+    forwarder = switches[0].name
+    python = next((s.name for s in switches if s.name.startswith("Python")), None)
+    for size in sizes:
+        base = result.best(forwarder, size)
+        py = result.best(python, size) if python else None
+        for s in switches:
+            b = result.best(s.name, size)
+            if b is None:
+                continue
+            parts = [f"{s.name:<44} {size:>5} B  best {b.delivered_pps / 1e3:>7,.0f}k pps"]
+            if base and base.delivered_pps:
+                parts.append(f"{100 * b.delivered_pps / base.delivered_pps:5.1f}% of forwarder")
+            if py and py.delivered_pps:
+                parts.append(f"{b.delivered_pps / py.delivered_pps:5.1f}x Python")
+            cpu, cpu_base, cpu_py = (_best_per_cpu(result, name, size)
+                                     for name in (s.name, forwarder, python))
+            if cpu is not None:
+                parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")
+                if cpu_base:
+                    parts.append(f"{100 * cpu / cpu_base:5.1f}% of forwarder")
+                if cpu_py:
+                    parts.append(f"{cpu / cpu_py:5.1f}x Python")
+            lines.append("  ".join(parts))
+    return lines
+
+
+def _best_per_cpu(result: BenchResult, switch: str | None, size: int) -> float | None:
+    values = [p.pps_per_cpu for p in result.points
+              if p.switch == switch and p.frame_bytes == size and p.pps_per_cpu is not None]
+    return max(values) if values else None
+
+
+def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
+        seconds: float = 1.0, json_out: Path | None = None, include_python: bool = True,
+        extra: Sequence[SwitchUnderTest] = (), log: Callable[[str], None] = print) -> BenchResult:
+    """The whole bench: print every point and the summary, write the raw JSON."""
+    switches = [forwarder_switch(), standin_switch(), generated_switch(), *extra]
+    if include_python:
+        switches.append(python_switch())
+    result = sweep(switches, sizes, rates, seconds, log)
+    log("")
+    for line in summary(result, switches, sizes):
+        log(line)
+    if json_out is not None:
+        json_out.write_text(json.dumps({
+            "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
+            "seconds_per_point": seconds,
+            "points": [{**asdict(p), "generator_limited": p.generator_limited,
+                        "saturated": p.saturated, "pps_per_cpu": p.pps_per_cpu}
+                       for p in result.points]}, indent=2))
+        log(f"raw results: {json_out}")
+    return result
