@@ -76,6 +76,8 @@ typedef struct {
                             duplicate report (NW_PDS_F_DUP) from the receiver proves one
                             spurious; cleared when the slot is reused */
     uint16_t retx;
+    uint8_t ack_held;    /* sent at the NSCC floor without AR: the receiver may hold its
+                            ACK for ack_delay_ns (nw_cc_ack_held) */
     uint8_t ec_kind;     /* NW_EC_SLOT_*: data in a coded block, or parity */
     uint8_t ec_k, ec_m, ec_index; /* parity: its block's shape and its index */
     uint32_t ec_base;    /* first data PSN of its block */
@@ -253,13 +255,20 @@ int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p);
  * ack_delay_ns by the receiver. At the floor the ACK is left to the receiver's
  * coalescing, which spaces a one-packet window's packets (docs/congestion.md). */
 int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p);
+/* 1 if the NSCC window is at its floor: a new data packet (not a message's
+ * last) leaves without AR and its ACK may wait up to ack_delay_ns in the
+ * receiver, so its RTT says nothing about the queue (nw_cc_on_ack's hold_ns). */
+int nw_cc_ack_held(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if credit (RCCC) and rate (DCQCN) admit a data packet now (e->now). */
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_cc_on_enqueue(nw_engine_t *e, nw_pdc_t *p, uint64_t wire_bytes);
 void nw_cc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len, uint64_t now);
 void nw_cc_on_loss(nw_engine_t *e, nw_pdc_t *p, const nw_tx_slot_t *s);
-void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt, int ecn,
-                  uint64_t now);
+/* An ACK: `rtt` from its trigger packet (0: none), `hold_ns` the wait the
+ * receiver may have added before acknowledging it (nonzero: the RTT still
+ * sizes the base RTT and the RTO, but NSCC takes no delay sample from it). */
+void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt,
+                  uint64_t hold_ns, int ecn, uint64_t now);
 uint64_t nw_cc_deadline(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_cc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 

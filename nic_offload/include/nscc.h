@@ -18,7 +18,10 @@
  * packet declared lost also takes its bytes off the window at once.
  * Feedback: the packet that closes a window above the floor asks for an ACK
  * at once (nw_cc_ack_wanted, congestion.c), so that a window of fewer packets
- * than the receiver's ACK coalescing is acknowledged within an RTT. */
+ * than the receiver's ACK coalescing is acknowledged within an RTT. At the
+ * floor the ACK is left to the receiver's timer, and the ACK of such a packet
+ * gives no delay sample (nw_cc_ack_held): its RTT includes the receiver's
+ * wait, not only the queue. */
 #ifndef NETWEFT_NSCC_H
 #define NETWEFT_NSCC_H
 

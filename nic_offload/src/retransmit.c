@@ -277,11 +277,12 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (d > (int32_t)nw_tx_in_flight(p))
         return NW_ERANGE;
     uint32_t newly = 0;
-    uint64_t rtt = 0;
+    uint64_t rtt = 0, hold = 0;
     if (in_flight_psn(p, trigger)) {
         nw_tx_slot_t *t = nw_tx_slot(e, p, trigger);
         int fresh = t->psn == trigger && t->state == NW_TX_INFLIGHT && t->retx == 0;
         uint64_t sent = t->sent_ns;
+        hold = t->ack_held ? e->cfg.ack_delay_ns : 0;
         if (ack_slot(e, p, trigger, &bytes, now)) {
             newly++;
             if (fresh && now > sent) {
@@ -309,7 +310,7 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (bytes)
         NW_TRACE(e, NW_TR_ACKED, nw_pdc_index(e, p), p->una - 1, bytes, 0);
     nw_tx_detect_losses(e, p, now);
-    nw_cc_on_ack(e, p, bytes, rtt, ecn, now);
+    nw_cc_on_ack(e, p, bytes, rtt, hold, ecn, now);
     if (newly) {
         if (p->rto_episode)
             p->rto_gap_ns = now - p->progress_ns;

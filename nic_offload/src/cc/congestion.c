@@ -80,6 +80,12 @@ int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p)
     return c->pipe_bytes + e->cfg.mtu >= c->nscc.cwnd;
 }
 
+int nw_cc_ack_held(const nw_engine_t *e, const nw_pdc_t *p)
+{
+    const nw_cc_t *c = &p->cc;
+    return c->nscc_on && c->nscc.cwnd <= c->np.min_bytes;
+}
+
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p)
 {
     const nw_cc_t *c = &p->cc;
@@ -138,8 +144,8 @@ static void on_rtt(nw_engine_t *e, nw_cc_t *c, uint64_t rtt)
     nw_nscc_clamp(&c->nscc, &c->np);
 }
 
-void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt, int ecn,
-                  uint64_t now)
+void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt,
+                  uint64_t hold_ns, int ecn, uint64_t now)
 {
     nw_cc_t *c = &p->cc;
     uint64_t cwnd = c->nscc.cwnd, rate = c->dcqcn.rc_kbps;
@@ -152,8 +158,11 @@ void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rt
     if (c->dcqcn_on && ecn && nw_dcqcn_on_cnp(&c->dcqcn, now))
         e->st.rate_cuts++;
     if (c->nscc_on && c->np_sized && (newly_bytes || ecn)) {
+        /* queueing delay: the RTT above the base, unless the receiver may have
+         * held the ACK (its 20 us wait, above 4 x a few-us target, would quick-adapt) */
         uint64_t delay = rtt > c->np.base_rtt_ns ? rtt - c->np.base_rtt_ns : 0;
-        uint32_t ev = nw_nscc_on_ack(&c->nscc, &c->np, newly_bytes, rtt != 0, delay, ecn,
+        int sampled = rtt != 0 && hold_ns == 0;
+        uint32_t ev = nw_nscc_on_ack(&c->nscc, &c->np, newly_bytes, sampled, delay, ecn,
                                      c->pipe_bytes, now);
         if (ev & NW_NSCC_CUT)
             e->st.cwnd_cuts++;
