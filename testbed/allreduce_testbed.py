@@ -2,7 +2,7 @@
 
 ``n`` hosts in network namespaces hang off one netweft switch process running
 ``p4/aggregation.p4`` (its IPv4 routes from a runtime file, the aggregation job
-over P4Runtime with :class:`~netweft.testbed.aggregation_controller.
+over P4Runtime with :class:`~netweft.testbed.control.aggregation.controller.
 AggregationController`). Every host runs one worker process that does, for each
 buffer size, an in-network all-reduce (:class:`~netweft.transport.
 aggregation_udp.SwitchGroup`, the kernel's UDP) and then a ring all-reduce
@@ -81,7 +81,7 @@ def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                            out_dir: Path | None = None) -> list[dict]:
     """One row per size: for each method the slowest worker's seconds, the mean bytes per
     host link each way, and whether every worker got the same sum."""
-    from netweft.testbed.aggregation_controller import (
+    from netweft.testbed.control.aggregation.controller import (
         AggregationController,
         AggregationJob,
         JobWorker,

@@ -29,8 +29,8 @@ from pathlib import Path
 from netweft.emulation.network import NetworkError
 from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.cli import CommandError
-from netweft.testbed.fabric.installer import InstallError
-from netweft.testbed.fabric.p4runtime_session import SessionError
+from netweft.testbed.control.fabric.installer import InstallError
+from netweft.testbed.control.p4runtime_session import SessionError
 from netweft.testbed.fabric_testbed import TOPOLOGY, FabricTestbed
 from netweft.testbed.marks_experiment import format_marks, run_marks
 from netweft.testbed.multicast_experiment import format_multicast, run_multicast

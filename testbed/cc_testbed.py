@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.fabric_testbed import FabricTestbed
 from netweft.testbed.marks_experiment import read_capture
 

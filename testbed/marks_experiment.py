@@ -20,8 +20,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.demo import QueueSampler
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.fabric_hosts import HEADER, PDS_F_TRIMMED
 from netweft.testbed.fabric_testbed import FabricTestbed
 

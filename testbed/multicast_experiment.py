@@ -19,8 +19,8 @@ import ipaddress
 import json
 from collections.abc import Callable
 
-from netweft.testbed.fabric.multicast import MulticastGroupSpec
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.fabric.multicast import MulticastGroupSpec
+from netweft.testbed.control.fabric.settings import FabricSettings
 from netweft.testbed.fabric_testbed import FabricTestbed
 
 GROUP, ADDRESS = 1, "239.1.1.1"

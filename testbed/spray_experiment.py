@@ -23,9 +23,9 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from netweft.p4.programs import program
-from netweft.testbed.fabric.compute import compute_fabric
-from netweft.testbed.fabric.path_probe import SwitchReplica
-from netweft.testbed.fabric.settings import SPRAY_MODES, FabricSettings
+from netweft.testbed.control.fabric.compute import compute_fabric
+from netweft.testbed.control.fabric.path_probe import SwitchReplica
+from netweft.testbed.control.fabric.settings import SPRAY_MODES, FabricSettings
 from netweft.testbed.fabric_hosts import WIRE_OVERHEAD
 from netweft.testbed.fabric_testbed import FabricTestbed
 

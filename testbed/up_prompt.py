@@ -218,11 +218,11 @@ class TestbedPrompt(cmd.Cmd):
         import shlex
 
         from netweft.testbed.cli import CommandError
-        from netweft.testbed.fabric.controller import configure_network
-        from netweft.testbed.fabric.graph import FabricGraphError
-        from netweft.testbed.fabric.installer import InstallError
-        from netweft.testbed.fabric.multicast import MulticastError
-        from netweft.testbed.fabric.p4runtime_session import SessionError
+        from netweft.testbed.control.fabric.controller import configure_network
+        from netweft.testbed.control.fabric.graph import FabricGraphError
+        from netweft.testbed.control.fabric.installer import InstallError
+        from netweft.testbed.control.fabric.multicast import MulticastError
+        from netweft.testbed.control.p4runtime_session import SessionError
         from netweft.testbed.fabric_command import add_settings_arguments, settings_from
 
         parser = argparse.ArgumentParser(prog="fabric", add_help=False)

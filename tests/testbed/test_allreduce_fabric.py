@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.testbed.allreduce_fabric import FabricSpec, run_in_network, run_ring
+from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_in_network, run_ring
 from netweft.transport.aggregation_layer import PACKET_LEN
 from netweft.transport.impairments import Impairments
 
@@ -63,7 +63,7 @@ def test_two_jobs_at_once_on_the_embedded_switch():
     import numpy as np
 
     from netweft.emulation.switch import SoftSwitch
-    from netweft.testbed.allreduce_fabric import (
+    from netweft.testbed.experiments.allreduce_fabric import (
         SERVICE_IP,
         SERVICE_MAC,
         _configure_job,

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from pyroute2 import netns
 
-from netweft.testbed.fabric.controller import configure_fabric
-from netweft.testbed.fabric.graph import graph_from_network
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
+from netweft.testbed.control.fabric.controller import configure_fabric
+from netweft.testbed.control.fabric.graph import graph_from_network
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.topology import load_topology
 from netweft.testbed.up_prompt import TestbedPrompt
 

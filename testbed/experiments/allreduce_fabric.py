@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from netweft.testbed.aggregation_controller import EVENTS as AGG_EVENTS
+from netweft.testbed.control.aggregation.controller import EVENTS as AGG_EVENTS
 from netweft.transport.aggregation_codec import FrameTemplate
 from netweft.transport.aggregation_layer import AGG_LANES, AGG_UDP_PORT
 from netweft.transport.aggregation_sim import AggregationNetwork

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
 
-from netweft.testbed.fabric.ecmp_spray_binding import EcmpSprayBinding
-from netweft.testbed.fabric.entity_encoder import EncodeError, EntityEncoder
-from netweft.testbed.fabric.entries import BindingError, MulticastWrite, TableWrite, Write
-from netweft.testbed.fabric.fabric_binding import FabricBinding
-from netweft.testbed.fabric.p4runtime_session import SwitchSession
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.entity_encoder import EncodeError, EntityEncoder
+from netweft.testbed.control.entries import BindingError, MulticastWrite, TableWrite, Write
+from netweft.testbed.control.fabric.ecmp_spray_binding import EcmpSprayBinding
+from netweft.testbed.control.fabric.fabric_binding import FabricBinding
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import FabricSettings
+from netweft.testbed.control.p4runtime_session import SwitchSession
 
 Update = p4runtime_pb2.Update
 BATCH = 256
@@ -121,7 +121,7 @@ def plan_updates(session: SwitchSession, encoder: EntityEncoder, binding,
     for entity in session.read(read):
         group = entity.packet_replication_engine_entry.multicast_group_entry
         if group.multicast_group_id >= AGGREGATION_GROUPS:
-            continue  # an aggregation job's (testbed/aggregation_controller.py): not ours
+            continue  # an aggregation job's (testbed/control/aggregation/controller.py): not ours
         groups[group.multicast_group_id] = group
     out: list[tuple[Update, str]] = []
 

@@ -17,10 +17,10 @@ from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.p4info import build_p4info
-from netweft.testbed.fabric.entity_encoder import EntityEncoder
-from netweft.testbed.fabric.installer import InstallError, binding_for
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.entity_encoder import EntityEncoder
+from netweft.testbed.control.fabric.installer import InstallError, binding_for
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import FabricSettings
 
 
 class SwitchReplica:

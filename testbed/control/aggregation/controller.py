@@ -6,7 +6,7 @@ replica per worker (its port, rid = worker id) and one ``agg_workers`` entry
 per worker (job id, worker id → MAC, IPv4 address, UDP port of its results).
 The controller speaks plain P4Runtime (table entries, the packet replication
 engine, register and counter entries) through
-:class:`~netweft.testbed.fabric.p4runtime_session.SwitchSession`, so the same
+:class:`~netweft.testbed.control.p4runtime_session.SwitchSession`, so the same
 calls configure netweft's switch processes (``unix:PATH``), ``netweft-switch``
 and BMv2's ``simple_switch_grpc`` (``HOST:PORT``) running ``aggregation.p4``
 or any program that applies its controls::
@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
 
-from netweft.testbed.fabric.entity_encoder import EncodeError, EntityEncoder
-from netweft.testbed.fabric.entries import MulticastWrite, RegisterWrite, TableWrite, Write
-from netweft.testbed.fabric.p4runtime_session import SessionError, SwitchSession
+from netweft.testbed.control.entity_encoder import EncodeError, EntityEncoder
+from netweft.testbed.control.entries import MulticastWrite, RegisterWrite, TableWrite, Write
+from netweft.testbed.control.p4runtime_session import SessionError, SwitchSession
 from netweft.transport.aggregation_layer import AGG_MAX_WORKERS
 
 Update = p4runtime_pb2.Update

@@ -1,0 +1,1 @@
+"""Experiments: testbeds, host programs and in-process fabrics that measure netweft."""
