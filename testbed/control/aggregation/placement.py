@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from netweft.testbed.control.aggregation.controller import (
+from netweft.testbed.control.aggregation.job import (
     AggregationConfigError,
     AggregationJob,
     JobWorker,
