@@ -5,8 +5,9 @@ A job is one ``agg_jobs`` entry (service address, job id -> slot range, worker
 count, multicast group), one multicast group with a replica per worker (its
 port, rid = worker id) and one ``agg_workers`` entry per worker (job id, worker
 id -> MAC, IPv4 address, UDP port of its results). Names are the objects' last
-names, so the controls may sit under any instance path. Sans-IO: the P4Runtime
-controller (:mod:`.controller`) and the in-process fabrics install these writes.
+names, so the controls may sit under any instance path. Sans-IO: a fabric's plan
+(:mod:`.plan`) holds these writes, and the P4Runtime controller
+(:mod:`.controller`) adds them to a running switch.
 """
 
 from __future__ import annotations
