@@ -45,7 +45,9 @@ def _packages() -> list[str]:
             rel = init.parent.relative_to(ROOT / folder)
             if rel.parts:
                 found.append(".".join([name, *rel.parts]))
-    return found + [name for name in PACKAGE_DATA if name not in found]
+    # PI's p4.tmp (emulation/p4runtime/p4_tmp), installed beside the p4runtime package's
+    # p4.v1 for the p4lang tutorials' p4runtime_lib (pyproject.toml maps its folder)
+    return found + [name for name in PACKAGE_DATA if name not in found] + ["p4.tmp"]
 
 
 # Keep setuptools' egg-info out of the source root: there it would sit on sys.path

@@ -51,6 +51,19 @@ def float_in(low: float, high: float | None = None, *, low_open: bool = False
     return parse
 
 
+def message_size(text: str) -> int:
+    """An argparse type: a message size from 1 byte to 256 MiB, with a k or m suffix (64k, 1m)."""
+    units = {"k": 1 << 10, "m": 1 << 20}
+    t = text.strip().lower()
+    try:
+        value = int(float(t[:-1]) * units[t[-1]]) if t and t[-1] in units else int(t)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64k, 1m)") from None
+    if not 1 <= value <= 256 << 20:
+        raise argparse.ArgumentTypeError(f"size must be 1 byte to 256m, got {text!r}")
+    return value
+
+
 def existing_file(text: str) -> Path:
     """An argparse type: a path to a file that exists and can be read."""
     path = Path(text)

@@ -82,7 +82,7 @@ def plot_latency_cdf(rtts_us: Mapping[str, Sequence[float]], path: Path, title: 
 
 
 def plot_sweep(rows: Sequence, path: Path, spray: bool = False) -> Path:
-    """Goodput and messages/s of a perf sweep (rows of ``perf_sweep.SweepRow``): against
+    """Goodput and messages/s of a perf sweep (rows of ``perf.sweep.SweepRow``): against
     message size, one line per (packet path, depth, burst) plus TCP; for a spray run,
     against burst, one line per packet path."""
     plt = _pyplot()

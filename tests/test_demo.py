@@ -9,7 +9,7 @@ from pyroute2 import netns
 from scapy.all import IP, UDP, rdpcap
 
 import netweft.transport
-from netweft.testbed.demo import ECHO_PORT, format_results, run_demo
+from netweft.testbed.experiments.demo import ECHO_PORT, format_results, run_demo
 
 
 @pytest.mark.netns

@@ -11,7 +11,7 @@ import pytest
 from pyroute2 import netns
 
 from netweft.emulation.network import OWNER_DIR, remove_namespace
-from netweft.testbed.clean import clean
+from netweft.testbed.commands.clean import clean
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 
@@ -21,7 +21,7 @@ def demo(tmp_path):
     """Start ``netweft demo`` in its own process group; yields (process, network prefix)
     once its hosts exchange datagrams; removes whatever is left however the test ends."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "netweft.testbed.cli", "demo", "--count", "100000",
+        [sys.executable, "-m", "netweft.testbed.command_line", "demo", "--count", "100000",
          "--out", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     prefix, lines = None, []

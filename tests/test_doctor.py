@@ -10,13 +10,13 @@ from importlib import metadata
 
 import pytest
 
-from netweft.testbed import doctor
+from netweft.testbed.commands import doctor
 from netweft.testbed.host_tools import HOST_TOOLS, missing_clang_runtimes
 
 
 @functools.cache
 def _rows():
-    out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "doctor", "--json"],
+    out = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "doctor", "--json"],
                          capture_output=True, text=True, check=True).stdout
     return {r["item"]: r for r in json.loads(out)}
 

@@ -36,6 +36,6 @@ def test_csum16_matches_python(data):
 
 
 def test_cli_lists_subcommands():
-    out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "--help"],
+    out = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "--help"],
                          capture_output=True, text=True, check=True).stdout
     assert "doctor" in out and "demo" in out

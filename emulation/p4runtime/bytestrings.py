@@ -16,7 +16,8 @@ def decode(data: bytes, bitwidth: int, what: str) -> int:
         raise invalid(f"{what}: empty bytestring")
     value = int.from_bytes(data, "big")
     if bitwidth and value >> bitwidth:
-        raise invalid(f"{what}: value 0x{data.hex()} does not fit in {bitwidth} bits")
+        raise invalid(f"{what}: a value of {value.bit_length()} bits (a {len(data)}-byte "
+                      f"string) does not fit in {bitwidth} bits")
     return value
 
 

@@ -198,8 +198,10 @@ class Device:
                     results.append(err)
                 except Exception as exc:  # noqa: BLE001 - one update must not fail the batch
                     LOG.exception("P4Runtime update failed inside netweft")
-                    results.append(P4RuntimeError(grpc.StatusCode.INTERNAL,
-                                                  f"netweft failed on this update: {exc!r}"))
+                    results.append(P4RuntimeError(
+                        grpc.StatusCode.INTERNAL,
+                        f"netweft failed on this update ({type(exc).__name__}; logged by the "
+                        "switch): please report it"))
         return results
 
     def read(self, entities: list[p4runtime_pb2.Entity]) -> list[p4runtime_pb2.Entity]:
@@ -209,6 +211,16 @@ class Device:
             state = self._ready()
             for entity in entities:
                 out.extend(_read_one(state, entity))
+        return out
+
+    def read_wire(self, entities: list[p4runtime_pb2.Entity]) -> list[bytes]:
+        """:meth:`read` with each result serialized (counters, meters and registers are
+        encoded without building messages: see :mod:`.entity_wire`)."""
+        out: list[bytes] = []
+        with self.lock:
+            state = self._ready()
+            for entity in entities:
+                out.extend(_read_one_wire(state, entity))
         return out
 
     def read_all(self) -> list[p4runtime_pb2.Entity]:
@@ -353,6 +365,17 @@ def _write_one(e: _Entities, kind: int, entity: p4runtime_pb2.Entity) -> None:
         raise unimplemented("extern entries: the v1model target has no P4Runtime externs")
     else:
         raise invalid("the update has no entity")
+
+
+def _read_one_wire(e: _Entities, entity: p4runtime_pb2.Entity) -> Iterator[bytes]:
+    which = entity.WhichOneof("entity")
+    if which == "counter_entry":
+        return e.externs.read_counters_wire(entity.counter_entry)
+    if which == "meter_entry":
+        return e.externs.read_meters_wire(entity.meter_entry)
+    if which == "register_entry":
+        return e.externs.read_registers_wire(entity.register_entry)
+    return (found.SerializeToString() for found in _read_one(e, entity))
 
 
 def _read_one(e: _Entities, entity: p4runtime_pb2.Entity) -> Iterator[p4runtime_pb2.Entity]:

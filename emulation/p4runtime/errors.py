@@ -16,6 +16,9 @@ from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2
 
 ERROR_SPACE = "netweft"
+# The longest message of one update in a Write's error report: the report travels in
+# a gRPC trailer, which a client with gRPC's default limits refuses past 16 KiB.
+MAX_ERROR_MESSAGE = 200
 
 
 class P4RuntimeError(Exception):
@@ -84,8 +87,15 @@ def write_error_status(results: Sequence[P4RuntimeError | None]) -> status_pb2.S
         error = p4runtime_pb2.Error(canonical_code=code_pb2.OK)
         if result is not None:
             error = p4runtime_pb2.Error(canonical_code=result.rpc_code,
-                                        message=result.message, space=ERROR_SPACE)
+                                        message=_short(result.message), space=ERROR_SPACE)
         detail = any_pb2.Any()
         detail.Pack(error)
         status.details.append(detail)
     return status
+
+
+def _short(message: str) -> str:
+    """``message`` cut to :data:`MAX_ERROR_MESSAGE` characters (marked with an ellipsis)."""
+    if len(message) <= MAX_ERROR_MESSAGE:
+        return message
+    return message[:MAX_ERROR_MESSAGE - 1] + "\u2026"

@@ -2,7 +2,8 @@
 
 Their cells always exist, so only MODIFY writes them (INSERT and DELETE are
 refused with INVALID_ARGUMENT); an entry without an index reads, or writes,
-every cell.
+every cell.  Reads come in two forms: messages (in-process callers) and the
+bytes of each Entity (the gRPC server's Read, see :mod:`.entity_wire`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from p4.v1 import p4runtime_pb2
 
-from netweft.emulation.p4runtime import bytestrings
+from netweft.emulation.p4runtime import bytestrings, entity_wire
 from netweft.emulation.p4runtime.errors import invalid, out_of_range
 from netweft.emulation.p4runtime.meter_configs import meter_config_to_proto, rates_from_proto
 from netweft.emulation.p4runtime.pipeline import Pipeline
@@ -114,3 +115,32 @@ class IndexedExterns:
                 out.index.index = i
                 out.data.bitstring = bytestrings.encode(register.read(i))
                 yield entity
+
+    # ---------------------------------------------------------------- reads as wire bytes
+
+    def read_counters_wire(self, msg: p4runtime_pb2.CounterEntry) -> Iterator[bytes]:
+        """:meth:`read_counters` as serialized Entities."""
+        for info in self._objects("counters", msg.counter_id):
+            counter = self.pipeline.switch.counters[info.preamble.name]
+            cid = info.preamble.id
+            for i in _indexes(f"counter {info.preamble.name}", msg, counter.size):
+                packets, nbytes = counter.read(i)
+                yield entity_wire.counter_cell(cid, i, packets, nbytes)
+
+    def read_meters_wire(self, msg: p4runtime_pb2.MeterEntry) -> Iterator[bytes]:
+        """:meth:`read_meters` as serialized Entities."""
+        for info in self._objects("meters", msg.meter_id):
+            meters = self.pipeline.switch.meters[info.preamble.name]
+            mid = info.preamble.id
+            for i in _indexes(f"meter {info.preamble.name}", msg, meters.size):
+                meter = meters.meters[i]
+                config = meter_config_to_proto(meter.get_rates()) if meter.configured else None
+                yield entity_wire.meter_cell(mid, i, config)
+
+    def read_registers_wire(self, msg: p4runtime_pb2.RegisterEntry) -> Iterator[bytes]:
+        """:meth:`read_registers` as serialized Entities."""
+        for info in self._objects("registers", msg.register_id):
+            register = self.pipeline.switch.registers[info.preamble.name]
+            rid = info.preamble.id
+            for i in _indexes(f"register {info.preamble.name}", msg, register.size):
+                yield entity_wire.register_cell(rid, i, bytestrings.encode(register.read(i)))

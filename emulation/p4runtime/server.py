@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
+from netweft.emulation.p4runtime import entity_wire
 from netweft.emulation.p4runtime.arbitration import Arbitration, Session
 from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.p4runtime.errors import (
@@ -131,14 +132,15 @@ class P4RuntimeServicer(p4runtime_pb2_grpc.P4RuntimeServicer):
         return p4runtime_pb2.WriteResponse()
 
     def Read(self, request: p4runtime_pb2.ReadRequest,
-             context: grpc.ServicerContext) -> Iterator[p4runtime_pb2.ReadResponse]:
+             context: grpc.ServicerContext) -> Iterator[bytes]:
         try:
             self._check_device(request.device_id)
-            entities = self.device.read(list(request.entities))
+            entities = self.device.read_wire(list(request.entities))
         except P4RuntimeError as err:
             context.abort(err.code, err.message)
+        # serialized ReadResponses (see _serialize_read): 1,000 entities per message
         for start in range(0, max(len(entities), 1), 1000):
-            yield p4runtime_pb2.ReadResponse(entities=entities[start:start + 1000])
+            yield entity_wire.read_response(entities[start:start + 1000])
 
     # ---------------------------------------------------------------- stream channel
 
@@ -237,6 +239,11 @@ def _stream_error(err: P4RuntimeError, request: p4runtime_pb2.StreamMessageReque
     return out
 
 
+def _serialize_read(response: bytes | p4runtime_pb2.ReadResponse) -> bytes:
+    """A Read response on the wire: already bytes, or a message to serialize."""
+    return response if isinstance(response, bytes) else response.SerializeToString()
+
+
 class P4RuntimeServer:
     """A grpcio server serving one device."""
 
@@ -247,6 +254,13 @@ class P4RuntimeServer:
         self.servicer = P4RuntimeServicer(device)
         self._server = grpc.server(futures.ThreadPoolExecutor(
             max_workers=max_workers, thread_name_prefix="p4runtime"))
+        # Read answers with bytes already in protobuf's wire format (see entity_wire):
+        # its handler comes first, the generated ones serve the other methods.
+        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(
+            "p4.v1.P4Runtime", {"Read": grpc.unary_stream_rpc_method_handler(
+                self.servicer.Read,
+                request_deserializer=p4runtime_pb2.ReadRequest.FromString,
+                response_serializer=_serialize_read)}),))
         p4runtime_pb2_grpc.add_P4RuntimeServicer_to_server(self.servicer, self._server)
         try:
             self.port = self._server.add_insecure_port(address)

@@ -140,6 +140,10 @@ class TableEntries:
         if not msg.HasField("action"):
             raise invalid(f"table {info.preamble.name}: the entry has no action")
         name, args, bound, ref = self._action(info, msg.action)
+        # Everything that can refuse the update is checked above this line: a refused
+        # update leaves no trace (P4Runtime applies an update whole or not at all).
+        counter = self._counter_data(info, msg)
+        rates = self._meter_rates(info, msg)
         if kind == INSERT:
             if mt.size is not None and len(mt.entries) >= mt.size:
                 raise resource_exhausted(f"table {info.preamble.name} is full "
@@ -162,11 +166,26 @@ class TableEntries:
         state.controller_metadata = msg.controller_metadata
         state.metadata = msg.metadata
         state.idle_timeout_ns = msg.idle_timeout_ns
-        if msg.HasField("counter_data"):
-            self._check_direct("counter", info)
-            state.entry.counter[:] = [msg.counter_data.packet_count, msg.counter_data.byte_count]
-        if msg.HasField("meter_config"):
-            self._set_meter(info, mt, state.entry, msg.meter_config)
+        if counter is not None:
+            state.entry.counter[:] = counter
+        if rates is not None:
+            self._apply_rates(info, state.entry, rates)
+
+    def _counter_data(self, info: p4info_pb2.Table, msg: p4runtime_pb2.TableEntry
+                      ) -> list[int] | None:
+        """The entry's ``counter_data`` as ``[packets, bytes]``, checked; None if absent."""
+        if not msg.HasField("counter_data"):
+            return None
+        self._check_direct("counter", info)
+        return [msg.counter_data.packet_count, msg.counter_data.byte_count]
+
+    def _meter_rates(self, info: p4info_pb2.Table, msg: p4runtime_pb2.TableEntry
+                     ) -> list[tuple[float, int]] | None:
+        """The entry's ``meter_config`` as rates, checked; None if absent, [] to unset."""
+        if not msg.HasField("meter_config"):
+            return None
+        self._check_direct("meter", info)
+        return rates_from_proto(msg.meter_config)
 
     def _action(self, info: p4info_pb2.Table, action: p4runtime_pb2.TableAction
                 ) -> tuple[str, tuple[int, ...], Any, tuple[str, int] | None]:
@@ -205,6 +224,11 @@ class TableEntries:
         mt = self.pipeline.switch.tables[name]
         if mt.default_const or info.const_default_action_id:
             raise permission_denied(f"table {name}: the default action is const")
+        for what, request_field in (("counter", "counter_data"), ("meter", "meter_config")):
+            if msg.HasField(request_field):
+                self._check_direct(what, info)
+                raise unimplemented(f"table {name}: the direct {what} of the default entry "
+                                    "cannot be written on this target")
         if not msg.HasField("action"):
             action, args = self.initial_defaults[info.preamble.id]
             if action is None:
@@ -294,10 +318,14 @@ class TableEntries:
         if info.preamble.id not in pool:
             raise invalid(f"table {info.preamble.name} has no direct {what}")
 
-    def _set_meter(self, info: p4info_pb2.Table, mt: MatchTable, entry: TableEntry,
+    def _set_meter(self, info: p4info_pb2.Table, entry: TableEntry,
                    config: p4runtime_pb2.MeterConfig) -> None:
         self._check_direct("meter", info)
-        rates = rates_from_proto(config)
+        self._apply_rates(info, entry, rates_from_proto(config))
+
+    def _apply_rates(self, info: p4info_pb2.Table, entry: TableEntry,
+                     rates: list[tuple[float, int]]) -> None:
+        """Set checked rates (``[]``: unset) on an entry's direct meter."""
         if not rates:
             entry.meter = Meter(entry.meter.meter_type if entry.meter else "bytes")
             return
@@ -322,8 +350,8 @@ class TableEntries:
         state.entry.counter[:] = [msg.data.packet_count, msg.data.byte_count]
 
     def write_direct_meter(self, kind: int, msg: p4runtime_pb2.DirectMeterEntry) -> None:
-        info, mt, state = self._direct_target("meter", kind, msg.table_entry)
-        self._set_meter(info, mt, state.entry, msg.config)
+        info, _mt, state = self._direct_target("meter", kind, msg.table_entry)
+        self._set_meter(info, state.entry, msg.config)
 
     def read_direct(self, what: str, msg: Any) -> Iterator[p4runtime_pb2.Entity]:
         pool = (self.pipeline.index.direct_counter_of if what == "counter"

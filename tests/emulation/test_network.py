@@ -97,7 +97,7 @@ def test_leftovers_are_cleaned_but_live_networks_are_not():
             assert name in leftover_namespaces()
             assert live.nodes["h1"].netns not in leftover_namespaces()
             assert live.nodes["h1"].netns in leftover_namespaces(include_live=True)
-            out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "clean"],
+            out = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "clean"],
                                  capture_output=True, text=True, check=True).stdout
             assert f"removed namespace {name}" in out
             assert name not in netns.listnetns()
@@ -112,7 +112,7 @@ def test_clean_removes_a_veth_pair_left_in_the_root_namespace():
     # the pair in the root namespace under its network's prefix; no owner runs here.
     from pyroute2 import IPRoute
 
-    from netweft.testbed.clean import clean
+    from netweft.testbed.commands.clean import clean
 
     prefix = f"nwcln{uuid.uuid4().hex[:5]}"
     a, b = f"{prefix}l1a", f"{prefix}l1b"

@@ -12,7 +12,7 @@ from netweft.emulation.switch import SoftSwitch
 from netweft.emulation.v1model.match_table import TableError
 from netweft.p4.compiler import compile_p4_source
 from netweft.p4.compiler.bmv2_target import ERROR, WARNING, check_bmv2
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 TEMPLATE = """#include <core.p4>
 #include <v1model.p4>
@@ -233,7 +233,7 @@ def test_multicast_copies_leave_in_the_groups_order():
 @pytest.mark.parametrize("command", [["p4check", "-q", "--target", "bmv2"], ["netweft-p4c"]])
 def test_p4check_bmv2_and_netweft_p4c_refuse_what_p4c_bm2_ss_refuses(tmp_path, capsys,
                                                                     command):
-    from netweft.testbed.compile_command import p4c_main
+    from netweft.testbed.commands.compile import p4c_main
 
     src = source(TWICE + "\n if (hdr.h.op == 2) { resubmit({ m.kept }); }", TABLE)
     path = tmp_path / "bad.p4"

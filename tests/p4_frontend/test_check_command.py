@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 from .conftest import PROGRAMS
 

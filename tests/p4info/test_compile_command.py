@@ -13,8 +13,8 @@ from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.device_config import load_device_config
 from netweft.p4.compiler.p4info import build_p4info
 from netweft.p4.programs import program
-from netweft.testbed.cli import main as netweft_main
-from netweft.testbed.compile_command import p4c_main
+from netweft.testbed.command_line import main as netweft_main
+from netweft.testbed.commands.compile import p4c_main
 
 PROGRAM = """#include <core.p4>
 #include <v1model.p4>

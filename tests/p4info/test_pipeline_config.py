@@ -9,7 +9,7 @@ from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.p4runtime.server import P4RuntimeServer
 from netweft.p4.compiler.device_config import load_device_config
 from netweft.p4.programs import program
-from netweft.testbed.compile_command import p4c_main
+from netweft.testbed.commands.compile import p4c_main
 
 
 @pytest.fixture

@@ -89,7 +89,7 @@ def test_netweft_cli_runs_a_file_and_the_prompt(tmp_path):
                         "register_write last_length 1 5\n")
     args = [str(PROGRAM), "--", "--grpc-server-addr", "127.0.0.1:0"]
     with running_switch(args) as (_proc, target):
-        cli = [sys.executable, "-m", "netweft.testbed.cli", "cli", "--grpc-addr", target]
+        cli = [sys.executable, "-m", "netweft.testbed.command_line", "cli", "--grpc-addr", target]
         done = subprocess.run(cli + [str(commands)], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0, done.stderr
@@ -117,7 +117,7 @@ def test_netweft_cli_over_a_switch_process_control_socket(tmp_path):
         commands = tmp_path / "cmds.txt"
         commands.write_text(f"table_add route forward {B} => 3\nmc_mgrp_create 2\n"
                             "mc_node_create 1 4 5\nmc_node_associate 2 0\n")
-        cli = [sys.executable, "-m", "netweft.testbed.cli", "cli", "--control", str(sock)]
+        cli = [sys.executable, "-m", "netweft.testbed.command_line", "cli", "--control", str(sock)]
         done = subprocess.run(cli + [str(commands)], capture_output=True, text=True,
                               timeout=120)
         assert done.returncode == 0, done.stderr

@@ -28,7 +28,7 @@ def compiled(tmp_path_factory):
     """netweft-p4c's P4Info (text) and device config for the test program."""
     out = tmp_path_factory.mktemp("build")
     p4info, config = out / "cp.p4info.txtpb", out / "cp.json"
-    done = subprocess.run([sys.executable, "-m", "netweft.testbed.compile_command", "--p4v", "16",
+    done = subprocess.run([sys.executable, "-m", "netweft.testbed.commands.compile", "--p4v", "16",
                            "--p4runtime-files", str(p4info), "-o", str(config), str(PROGRAM)],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -149,3 +149,30 @@ def test_p4runtime_shell_sets_the_pipeline_of_a_no_p4_switch(compiled):
             assert len(list(sh.TableEntry("I.route").read())) == 1
         finally:
             sh.teardown()
+
+
+def test_p4_tmp_p4config_is_importable_and_accepted(device_server, compiled):
+    """PI's ``p4.tmp.p4config_pb2`` is installed with netweft, imported as the tutorials'
+    ``p4runtime_lib/switch.py`` imports it, and its wrapper is what netweft accepts."""
+    from p4.tmp import p4config_pb2
+
+    device, stub = device_server
+    p4info = text_format.Parse(compiled[0].read_text(), p4info_pb2.P4Info())
+    data = compiled[1].read_bytes()
+    config = p4config_pb2.P4DeviceConfig()  # as p4runtime_lib's buildDeviceConfig does
+    config.reassign = True
+    config.device_data = data
+    config.extras.kv["origin"] = "test"
+    assert p4config_pb2.P4DeviceConfig.FromString(_wrapped(data)).device_data == data
+    _set(stub, SetAction.VERIFY_AND_COMMIT, p4info, config.SerializeToString())
+    assert sorted(device.switch.tables)[0] == "I.acl"
+
+
+def test_p4_tmp_imports_in_a_fresh_interpreter():
+    """Importable before anything of netweft's is (the tutorials' scripts import it first)."""
+    done = subprocess.run([sys.executable, "-c", "from p4.tmp import p4config_pb2 as m; "
+                           "from p4.v1 import p4runtime_pb2; "
+                           "print(m.P4DeviceConfig.DESCRIPTOR.full_name)"],
+                          capture_output=True, text=True, timeout=60, cwd="/")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "p4.tmp.P4DeviceConfig"

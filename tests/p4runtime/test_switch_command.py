@@ -78,3 +78,16 @@ def test_p4runtime_shell_drives_a_switch_process():
         finally:
             sh.teardown()
     assert "no Thrift server" in proc.stderr.read()
+
+
+def test_the_grpc_named_command_is_installed():
+    """``netweft-switch-grpc`` (the tutorials' BMV2_SWITCH_EXE) is on PATH beside the
+    interpreter and is netweft-switch: same parser, same one-line errors."""
+    from pathlib import Path
+
+    exe = Path(sys.executable).parent / "netweft-switch-grpc"
+    assert exe.exists(), "pip install -e . installs the console script"
+    proc = subprocess.run([str(exe), "/nonexistent/x.json"], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2
+    assert "/nonexistent/x.json: No such file or directory" in proc.stderr

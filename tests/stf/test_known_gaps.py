@@ -2,7 +2,7 @@
 
 Each program here is written fresh for netweft (not taken from p4c); it isolates
 one root cause that made p4c's BMv2 samples fail on the embedded switch (see the
-STF section of the README). Open gaps are strict xfails: when a fix lands the test
+STF section of docs/guide-switch.md). Open gaps are strict xfails: when a fix lands the test
 XPASSes, the suite fails, and the mark must be removed. Tests without a mark
 reproduce gaps that have since been fixed and now guard against regressions.
 """

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 REPO = Path(__file__).parent.parent.parent
 BASIC = REPO / "p4" / "basic_forward.p4"
@@ -97,7 +97,7 @@ V1Switch(P(), V(), I(), E(), C(), D()) main;
 """)
     stf = tmp_path / "t.stf"
     stf.write_text("packet 1 41 ff\nexpect 2 42 ff $\n")
-    proc = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "stf", str(prog),
+    proc = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "stf", str(prog),
                            str(stf), "-I", str(tmp_path / "inc")],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

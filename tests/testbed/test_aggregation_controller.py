@@ -243,7 +243,7 @@ def test_remove_by_id_reads_the_job_back(served):
 
 
 def _cli(*argv: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "aggregation", *argv],
+    return subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "aggregation", *argv],
                           capture_output=True, text=True, timeout=120)
 
 

@@ -133,7 +133,7 @@ def test_netweft_up_and_the_aggregation_command_on_a_leaf_spine(tmp_path):
     topo.write_text(LEAF_SPINE.replace("NAME", name))
     script = tmp_path / "worker.py"
     script.write_text(WORKER_SCRIPT)
-    netweft = [sys.executable, "-m", "netweft.testbed.cli"]
+    netweft = [sys.executable, "-m", "netweft.testbed.command_line"]
     run_dir, procs, prefix = tmp_path / "run", [], None
     up = subprocess.run([*netweft, "up", str(topo), "--detach", "--out", str(run_dir),
                          "--no-pcap"], capture_output=True, text=True, timeout=300)

@@ -92,7 +92,10 @@ def test_three_hosts_sum_through_the_switch_process_with_loss(tmp_path):
 @pytest.mark.netns
 @pytest.mark.slow
 def test_emulated_comparison_in_network_and_ring(tmp_path):
-    from netweft.testbed.allreduce_testbed import format_emulated, run_emulated_allreduce
+    from netweft.testbed.experiments.allreduce_testbed import (
+        format_emulated,
+        run_emulated_allreduce,
+    )
 
     (row,) = run_emulated_allreduce(3, [32 * 1024], out_dir=tmp_path)
     assert row["in-network"]["agree"] and row["ring"]["agree"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from netweft.testbed.bench_aggregation import format_table, run_bench
+from netweft.testbed.bench.aggregation import format_table, run_bench
 
 
 def test_rows_sum_every_block_and_print():
@@ -22,7 +22,7 @@ def test_rows_sum_every_block_and_print():
 
 
 def test_bad_block_count_is_refused_by_the_parser():
-    run = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "bench", "aggregation",
+    run = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "bench", "aggregation",
                           "--blocks", "0"], capture_output=True, text=True, timeout=120)
     assert run.returncode == 2
     assert "--blocks" in run.stderr and "Traceback" not in run.stderr

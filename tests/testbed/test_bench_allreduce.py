@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from netweft.testbed.bench_allreduce import FRAME, in_network_frames
-from netweft.testbed.cli import main
+from netweft.testbed.bench.allreduce import FRAME, in_network_frames
+from netweft.testbed.command_line import main
 
 
 def test_small_sweep_writes_table_json_csv_and_plot(tmp_path, capsys):

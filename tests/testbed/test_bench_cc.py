@@ -8,7 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from netweft.testbed.cc_studies import (
+from netweft.testbed.command_line import main
+from netweft.testbed.experiments.cc_studies import (
     SCHEMES,
     engine_mtu,
     incast_flows,
@@ -18,7 +19,6 @@ from netweft.testbed.cc_studies import (
     run_flows,
     summarise,
 )
-from netweft.testbed.cli import main
 
 KIB = 1 << 10
 
@@ -105,7 +105,7 @@ def test_bench_cc_refuses_bad_options(capsys):
 
 
 def test_every_scheme_is_a_mode_of_this_engine():
-    from netweft.testbed.cc_studies import available_schemes
+    from netweft.testbed.experiments.cc_studies import available_schemes
 
     assert available_schemes() == dict.fromkeys(SCHEMES, True)
 

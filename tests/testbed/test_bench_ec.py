@@ -7,7 +7,7 @@ import json
 import pytest
 
 from netweft.nic_offload import ffi, lib
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 
 def test_bench_ec_prints_and_writes_every_code(tmp_path, capsys):

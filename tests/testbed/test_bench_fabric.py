@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from pyroute2 import netns
 
-from netweft.testbed.bench_fabric import format_fabric, run_fabric_experiments
+from netweft.testbed.bench.fabric import format_fabric, run_fabric_experiments
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
 

@@ -5,13 +5,13 @@ import json
 import pytest
 from pyroute2 import netns
 
-from netweft.testbed.bench_links import (
+from netweft.testbed.bench.links import (
     SETTINGS,
     format_forwarding,
     format_links,
     run_bench,
 )
-from netweft.testbed.cli import build_parser
+from netweft.testbed.command_line import build_parser
 
 
 def test_options_are_checked_when_parsed(capsys):

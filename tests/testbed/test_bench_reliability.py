@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 
 def test_one_point_writes_table_json_csv_and_plot(tmp_path, capsys):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from netweft.testbed.cli import build_parser, main
+from netweft.testbed.command_line import build_parser, main
 
 
 def _parse_error(argv, capsys) -> str:
@@ -52,7 +52,7 @@ def test_bench_switch_with_a_broken_program_fails_naming_the_error(tmp_path, cap
 
 
 def test_version():
-    out = subprocess.run([sys.executable, "-m", "netweft.testbed.cli", "--version"],
+    out = subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "--version"],
                          capture_output=True, text=True, check=True).stdout
     from importlib.metadata import version
     assert out.strip() == f"netweft {version('netweft')}"
@@ -121,7 +121,7 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     topo = tmp_path / "big.yaml"
     topo.write_text(json.dumps({"hosts": hosts, "switches": {"s1": {}, "s2": {}},
                                 "links": links}))   # JSON is YAML
-    proc = subprocess.Popen([sys.executable, "-m", "netweft.testbed.cli", "fabric", "routes",
+    proc = subprocess.Popen([sys.executable, "-m", "netweft.testbed.command_line", "fabric", "routes",
                              str(topo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout.readline() == b"s1:\n"
     proc.stdout.close()   # as head does after its line

@@ -192,7 +192,7 @@ def test_cli_sets_the_pipeline_then_configures_switches_by_address(tmp_path, cap
     switches that start without a program (as simple_switch_grpc --no-p4) get fabric.p4
     from the controller, then their entries."""
     from netweft.emulation.switch_command import load_device_config
-    from netweft.testbed.cli import main
+    from netweft.testbed.command_line import main
 
     config, info = tmp_path / "fabric.json", tmp_path / "fabric.p4info.txtpb"
     assert main(["compile", str(shipped_program("fabric")), "-o", str(config),

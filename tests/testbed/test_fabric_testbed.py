@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 from pyroute2 import netns
 
+from netweft.testbed.commands.up_prompt import TestbedPrompt
 from netweft.testbed.control.fabric.controller import configure_fabric
 from netweft.testbed.control.fabric.graph import graph_from_network
 from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.topology import load_topology
-from netweft.testbed.up_prompt import TestbedPrompt
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]
-NETWEFT = [sys.executable, "-m", "netweft.testbed.cli"]
+NETWEFT = [sys.executable, "-m", "netweft.testbed.command_line"]
 
 LEAF_SPINE = """
 name: fabric-test

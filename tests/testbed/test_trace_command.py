@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 
 def test_sim_writes_jsonl_and_plot_then_plot_redraws_it(tmp_path, capsys):

@@ -21,15 +21,15 @@ from scapy.all import ICMP, IP, rdpcap
 
 from netweft.p4.programs import program
 from netweft.testbed import up_registry
-from netweft.testbed.clean import clean
+from netweft.testbed.commands.clean import clean
+from netweft.testbed.commands.up import start_testbed, stop_testbed
+from netweft.testbed.commands.up_prompt import TestbedPrompt
 from netweft.testbed.topology import load_topology
-from netweft.testbed.up import start_testbed, stop_testbed
-from netweft.testbed.up_prompt import TestbedPrompt
 
 pytestmark = pytest.mark.netns
 
 SHIPPED = Path(__file__).resolve().parents[2] / "testbed" / "topologies"
-NETWEFT = [sys.executable, "-m", "netweft.testbed.cli"]
+NETWEFT = [sys.executable, "-m", "netweft.testbed.command_line"]
 
 
 def _leftovers(prefix: str, run_dir: Path) -> list[str]:

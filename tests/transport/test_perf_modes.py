@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from netweft.testbed.perf import PerfResult
-from netweft.testbed.perf_latency import LatencyResult, format_latency, latency_ratios
-from netweft.testbed.perf_sweep import SweepRow, format_sweep, human_size
+from netweft.testbed.perf.latency import LatencyResult, format_latency, latency_ratios
+from netweft.testbed.perf.protocol import PerfResult
+from netweft.testbed.perf.sweep import SweepRow, format_sweep, human_size
 
-PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
+PERF = [sys.executable, "-m", "netweft.testbed.command_line", "perf"]
 
 
 def test_latency_percentiles_and_ratios():

@@ -7,9 +7,10 @@ import sys
 
 import pytest
 
-from netweft.testbed.perf import PerfResult, format_report
+from netweft.testbed.perf.goodput import format_report
+from netweft.testbed.perf.protocol import PerfResult
 
-PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
+PERF = [sys.executable, "-m", "netweft.testbed.command_line", "perf"]
 
 
 @pytest.mark.parametrize("role", [["client", "127.0.0.1"], ["pair"], ["sim"]])

@@ -13,15 +13,10 @@ import sys
 
 import pytest
 
-from netweft.testbed.perf import (
-    CLIENT_COUNTERS,
-    SERVER_COUNTERS,
-    PerfResult,
-    format_report,
-    ratios,
-)
+from netweft.testbed.perf.goodput import CLIENT_COUNTERS, SERVER_COUNTERS, format_report, ratios
+from netweft.testbed.perf.protocol import PerfResult
 
-PERF = [sys.executable, "-m", "netweft.testbed.cli", "perf"]
+PERF = [sys.executable, "-m", "netweft.testbed.command_line", "perf"]
 
 
 def _parse(out: str) -> dict[str, float]:

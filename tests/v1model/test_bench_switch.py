@@ -1,6 +1,6 @@
 """``netweft bench switch`` runs and reports both programs (figures are not asserted)."""
 
-from netweft.testbed.cli import main
+from netweft.testbed.command_line import main
 
 
 def test_bench_switch_reports_the_forwarder_and_the_largest_program(capsys):
