@@ -15,7 +15,7 @@ microsecond per pipeline pass, so runs are reproducible).
 
 With queues and links (:meth:`SoftSwitch.configure_port`, ``set_queue_*``),
 packets cross the traffic manager (:mod:`netweft.emulation.traffic_manager`)
-and the ports' link models (:mod:`netweft.emulation.link_model`): the caller
+and the ports' link models (:mod:`netweft.emulation.links.link_model`): the caller
 passes time in nanoseconds to :meth:`SoftSwitch.receive` and
 :meth:`SoftSwitch.advance` and asks :meth:`SoftSwitch.next_deadline` when to
 call again, in virtual time (tests) or real time (a switch process).
@@ -28,10 +28,10 @@ import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from netweft.emulation.link_model import LinkConfig, LinkDirection, LinkStats
+from netweft.emulation.links.link_model import LinkConfig, LinkDirection, LinkStats
+from netweft.emulation.links.port_options import PortOptions
 from netweft.emulation.packet_trace import PacketTrace, TracedExtern, TracedTable, TracingDriver
 from netweft.emulation.pipeline.compiled import instantiate, lower_program
-from netweft.emulation.port_options import PortOptions
 from netweft.emulation.traffic_manager import Departure, TrafficManager
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.context import PacketContext

@@ -28,7 +28,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from netweft.emulation.link_model import NS_PER_S, LinkDirection
+from netweft.emulation.links.link_model import NS_PER_S, LinkDirection
 from netweft.emulation.v1model.simple_switch import QueuedPacket, QueueMetadata
 
 MAX_PRIORITY_QUEUES = 8

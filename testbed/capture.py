@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from netweft.emulation.network import Host, Network, NetworkError
-from netweft.emulation.switch_control import ControlError, send_command
+from netweft.emulation.process.control import ControlError, send_command
 from netweft.testbed.experiments.fabric_hosts import HEADER, PDS_F_TRIMMED
 
 IPERF_PORT = 5201  # inside the server host's own namespace, so no clash with anyone

@@ -40,7 +40,7 @@ from typing import Any
 
 import yaml
 
-from netweft.emulation.link_params import LinkParams, LinkParamsError
+from netweft.emulation.links.link_params import LinkParams, LinkParamsError
 from netweft.emulation.network import Network, NetworkError
 from netweft.p4.programs import program as shipped_program
 

@@ -35,13 +35,18 @@ class RunningTestbed:
 
     @property
     def alive(self) -> bool:
+        """Whether the testbed's owner runs (a zombie, killed and not yet reaped, does not)."""
         try:
             os.kill(self.pid, 0)
         except ProcessLookupError:
             return False
         except PermissionError:
             return True
-        return True
+        try:
+            stat = Path(f"/proc/{self.pid}/stat").read_text()
+        except OSError:
+            return False
+        return stat.rpartition(")")[2].split()[0] != "Z"
 
     def netns(self, node: str) -> str:
         if node not in self.nodes:

@@ -57,7 +57,7 @@ def test_demo_forwards_through_the_p4_pipeline_and_cleans_up(tmp_path):
         capture_output=True, text=True, check=True).stdout.split()
     assert len(protocols) >= 10 and set(protocols) == {"eth:ethertype:ip:udp:echo"}
     # The RMA write's packets decode with netweft's Lua dissector, none malformed.
-    lua = Path(netweft.transport.__file__).parent / "wireshark" / "netweft_uet.lua"
+    lua = Path(netweft.transport.__file__).parent / "wire" / "wireshark" / "netweft_uet.lua"
     fields = subprocess.run(
         ["tshark", "-X", f"lua_script:{lua}", "-r", str(tmp_path / "leaf2-eth1.pcap"),
          "-Y", "nwuet", "-T", "fields", "-e", "nwuet.error"],

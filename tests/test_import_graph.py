@@ -47,6 +47,8 @@ RULES = [
     # what the drivers and the collectives build on, never the other way round.
     Rule("transport", ("transport.collectives", "transport.sim", "transport.udp"),
          "the transport's core does not know its drivers or the collectives",
+         # the simulator's network and ports, on their way into sim/ (house-wire)
+         except_importers=("transport.fabric", "transport.switch_port"),
          top_modules_only=True),
     # The drivers carry the core's packets; collectives are applications above them.
     Rule("transport.sim", ("transport.collectives",), "the simulator does not know collectives"),

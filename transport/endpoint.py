@@ -23,8 +23,8 @@ thread at a time; on real sockets the packet work runs on the engine's own C
 thread regardless.
 
 Endpoints are made by a driver: :meth:`Simulation.endpoint
-<netweft.transport.simulation.Simulation.endpoint>` (virtual time) or
-:func:`netweft.transport.udp_driver.udp_endpoint` (real UDP sockets).
+<netweft.transport.sim.simulation.Simulation.endpoint>` (virtual time) or
+:func:`netweft.transport.udp.driver.udp_endpoint` (real UDP sockets).
 """
 
 from __future__ import annotations

@@ -38,7 +38,11 @@ __all__ = ["Body", "Lowering", "TableInfo"]
 
 class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLowering,
                TableLowering):
-    """Generates the Python module for one program."""
+    """Generates the Python module for one program.
+
+    Its parts (the bases) use each other through
+    :class:`~netweft.emulation.pipeline.lowering_host.LoweringHost`, which a
+    Lowering is."""
 
     def __init__(self, program: Program, trace: bool = False) -> None:
         self.prog = program
@@ -64,6 +68,9 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
         self.field_lists: dict[int, list[tuple[str, ...]]] = {}
         self.errors = {name: i for i, name in enumerate(program.errors)}
         self.data_field_lists: dict[int, list[tuple[str, ...]]] = {}
+        # id(action or table) -> the control whose frame it uses (see set_owners)
+        self.action_owner: dict[int, ir.P4Control] = {}
+        self.table_owner: dict[int, ir.P4Control] = {}
         for inst in program.externs.values():
             var = "E_" + python_identifier(inst.name)
             self.extern_vars[id(inst.decl)] = var
@@ -99,7 +106,7 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
         else:
             for loc in decl.locals:
                 self._block_local(loc, body, decl)
-            self._parser_states(decl, body)
+            self.lower_parser_states(decl, body)
         self.chunks.append(f"def {fname}(F):\n" + "\n".join(body.lines or ["    pass"]) + "\n")
         return fname
 
@@ -143,7 +150,7 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
                 slot = slot_of[id(loc)]
                 body.scope[id(loc)] = f"F.{slot}"
 
-    def _alias_prologue(self, decl: ir.P4Control | ir.P4Parser, body: Body) -> None:
+    def alias_prologue(self, decl: ir.P4Control | ir.P4Parser, body: Body) -> None:
         """Prologue for actions/table applies: aliases of the frame, no initialisation."""
         slot_of = self._bind_params(decl, body)
         for loc in decl.locals:
@@ -159,14 +166,15 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
     def _block_local(self, loc: ir.Node, body: Body, decl: ir.Node) -> None:
         if isinstance(loc, ir.Declaration_Variable):
             target = body.scope[id(loc)]
-            init = self._initial(loc, body)
+            init = self.initial_value(loc, body)
             body.emit(f"{target} = {init}")
             if is_aggregate(loc.type):
                 name = "l_" + loc.name
                 body.emit(f"{name} = {target}")
                 body.scope[id(loc)] = name
 
-    def _initial(self, var: ir.Declaration_Variable, body: Body) -> str:
+    def initial_value(self, var: ir.Declaration_Variable, body: Body) -> str:
+        """Python source of a variable's initial value (its type's default if none)."""
         t = var.type
         if var.initializer is None:
             return self.types.new_expr(t)
@@ -177,14 +185,15 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
             return tmp
         return self.expr(var.initializer, body)
 
-    def _next(self) -> int:
+    def fresh_number(self) -> int:
+        """A number no generated name has used yet."""
         self._n += 1
         return self._n
 
     def set_owners(self) -> None:
         """Map every action and table to the control whose frame it uses."""
-        self._action_owner: dict[int, ir.P4Control] = {}
-        self._table_owner: dict[int, ir.P4Control] = {}
+        self.action_owner.clear()
+        self.table_owner.clear()
         seen: set[int] = set()
 
         def visit(decl: Any) -> None:
@@ -193,9 +202,9 @@ class Lowering(ExpressionLowering, StatementLowering, ParserLowering, CallLoweri
             seen.add(id(decl))
             for loc in getattr(decl, "locals", []):
                 if isinstance(loc, ir.P4Action) and isinstance(decl, ir.P4Control):
-                    self._action_owner[id(loc)] = decl
+                    self.action_owner[id(loc)] = decl
                 elif isinstance(loc, ir.P4Table) and isinstance(decl, ir.P4Control):
-                    self._table_owner[id(loc)] = decl
+                    self.table_owner[id(loc)] = decl
                 elif isinstance(loc, ir.Declaration_Instance) and loc.instantiated is not None:
                     visit(loc.instantiated)
 

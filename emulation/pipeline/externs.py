@@ -143,7 +143,7 @@ def _flatten(lw: Lowering, e: Any, t: Any, ref: str | None, body: Body,
     if isinstance(t, ir.Type_Varbits):
         item = f"({ref}, {ref}__len)"
     else:
-        item = f"({lw._unsigned(ref, t)}, {bit_width(t)})"
+        item = f"({lw.unsigned(ref, t)}, {bit_width(t)})"
     parts.append((valid, item))
 
 

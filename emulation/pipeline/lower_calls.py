@@ -10,16 +10,15 @@ from netweft.emulation.pipeline.evaluation_order import (
     may_have_side_effects,
     run_time_location_parts,
 )
+from netweft.emulation.pipeline.lowering_host import LoweringPart
 from netweft.emulation.pipeline.types import bit_width, field_attr, is_aggregate, unsupported
 from netweft.p4.compiler import ir
 
 
-class CallLowering:
-    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
-
-    # attributes provided by Lowering
-    types: Any
-    prog: Any
+class CallLowering(LoweringPart):
+    """Calls (actions, functions, externs, methods): a part of
+    :class:`~.codegen.Lowering`; what it uses of the other parts is declared by
+    :class:`~.lowering_host.LoweringHost`."""
 
     def call(self, c: ir.MethodCallExpression, body: Body, as_statement: bool = False) -> str:
         """Source for a call: an expression, or "" when it was emitted as statements."""
@@ -32,7 +31,7 @@ class CallLowering:
             n = self.expr(args[0], body) if args else "1"
             return f"{inst}.{c.method_name}({n})"
         if kind == ir.CALL_PACKET:
-            return self._call_packet(c, args, body)
+            return self.call_packet(c, args, body)
         if kind == ir.CALL_TABLE_APPLY:
             fname = self.lower_table(c.target, body)
             return f"{fname}(F)"
@@ -89,11 +88,11 @@ class CallLowering:
         key = id(a)
         if key in self.action_funcs:
             return self.action_funcs[key]
-        fname = "A_" + python_identifier(a.fqn or a.name) + f"_{self._next()}"
+        fname = "A_" + python_identifier(a.fqn or a.name) + f"_{self.fresh_number()}"
         self.action_funcs[key] = fname
         body = Body()
         if owner is not None:
-            self._alias_prologue(owner, body)
+            self.alias_prologue(owner, body)
         pnames = []
         for p in a.params:
             name = "x_" + python_identifier(p.name)
@@ -121,10 +120,11 @@ class CallLowering:
                            + "\n")
         return fname
 
-    def _owner_of_action(self, a: ir.P4Action) -> ir.P4Control | None:
-        return self._action_owner.get(id(a))
+    def owner_of_action(self, a: ir.P4Action) -> ir.P4Control | None:
+        """The control whose frame action ``a`` uses (None: a top-level action)."""
+        return self.action_owner.get(id(a))
 
-    def _call_with_outs(self, fname: str, params: list[ir.Parameter], args: list[Any],
+    def call_with_outs(self, fname: str, params: list[ir.Parameter], args: list[Any],
                         body: Body, lead: list[str], has_retval: bool = False,
                         tail: list[str] | None = None,
                         action: ir.P4Action | None = None) -> str:
@@ -231,15 +231,15 @@ class CallLowering:
     def _call_action(self, c: ir.MethodCallExpression, args: list[Any], body: Body,
                      as_statement: bool) -> str:
         a = c.target
-        fname = self.lower_action(a, self._owner_of_action(a))
-        return self._call_with_outs(fname, a.params, args, body, ["F"], action=a)
+        fname = self.lower_action(a, self.owner_of_action(a))
+        return self.call_with_outs(fname, a.params, args, body, ["F"], action=a)
 
     def _call_function(self, c: ir.MethodCallExpression, args: list[Any], body: Body,
                        as_statement: bool) -> str:
         fn = c.target
         fname = self.lower_function(fn)
         void = isinstance(fn.return_type, ir.Type_Void)
-        r = self._call_with_outs(fname, fn.params, args, body, [], has_retval=not void)
+        r = self.call_with_outs(fname, fn.params, args, body, [], has_retval=not void)
         return r
 
     def lower_function(self, fn: ir.Function) -> str:
@@ -247,7 +247,7 @@ class CallLowering:
         key = id(fn)
         if key in self.function_funcs:
             return self.function_funcs[key]
-        fname = "P_" + python_identifier(fn.name) + f"_{self._next()}"
+        fname = "P_" + python_identifier(fn.name) + f"_{self.fresh_number()}"
         self.function_funcs[key] = fname
         body = Body()
         body.has_retval = not isinstance(fn.return_type, ir.Type_Void)

@@ -7,6 +7,7 @@ from typing import Any
 
 from netweft.emulation.pipeline.emitter import Body
 from netweft.emulation.pipeline.evaluation_order import may_have_side_effects
+from netweft.emulation.pipeline.lowering_host import LoweringPart
 from netweft.emulation.pipeline.types import (
     bit_width,
     field_attr,
@@ -22,14 +23,12 @@ _VALUES = (ir.Binary, ir.Unary, ir.Cast, ir.Mux)  # never l-values
 _LITERAL = re.compile(r"\(?-?\d+\)?|True|False")
 
 
-class ExpressionLowering:
-    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
+class ExpressionLowering(LoweringPart):
+    """Expressions: a part of :class:`~.codegen.Lowering`; what it uses of
+    the other parts is declared by :class:`~.lowering_host.LoweringHost`."""
 
-    # attributes provided by Lowering
-    types: Any
-    prog: Any
-
-    def _unsigned(self, value: str, t: Any) -> str:
+    def unsigned(self, value: str, t: Any) -> str:
+        """``value`` (of type ``t``) as a non-negative int: its two's complement bits."""
         if isinstance(t, ir.Type_Boolean):
             return f"(1 if {value} else 0)"
         if is_signed(t):
@@ -43,7 +42,8 @@ class ExpressionLowering:
     def _mask(self, t: Any) -> int:
         return (1 << t.width) - 1
 
-    def _to_signed(self, x: str, w: int) -> str:
+    def to_signed(self, x: str, w: int) -> str:
+        """The ``w``-bit two's complement value of the int expression ``x``."""
         half = 1 << (w - 1)
         return f"((({x}) & {(1 << w) - 1:#x}) ^ {half:#x}) - {half:#x}"
 
@@ -51,7 +51,7 @@ class ExpressionLowering:
         """Apply the width rule of ``t`` to the Python int expression ``x``."""
         if isinstance(t, ir.Type_Bits):
             if t.signed:
-                return f"({self._to_signed(x, t.width)})"
+                return f"({self.to_signed(x, t.width)})"
             return f"(({x}) & {self._mask(t):#x})"
         return f"({x})"
 
@@ -103,7 +103,7 @@ class ExpressionLowering:
                 return self.extern_vars[id(d)]
             raise unsupported(f"a reference to the instance {d.name} here", e)
         if isinstance(d, ir.P4ValueSet):
-            return self.value_set_vars.get(id(d)) or self._value_set_var(d)
+            return self.value_set_vars.get(id(d)) or self.value_set_var(d)
         if isinstance(d, (ir.Declaration_ID, ir.SerEnumMember)):
             return str(d.value)
         if isinstance(d, (ir.Parameter, ir.Declaration_Variable)):
@@ -223,11 +223,11 @@ class ExpressionLowering:
             return f"({a} >> {b})"
         if op == "++":
             wr = bit_width(rt)
-            ua = self._unsigned(a, lt)
-            ub = self._unsigned(b, rt)
+            ua = self.unsigned(a, lt)
+            ub = self.unsigned(b, rt)
             r = f"(({ua} << {wr}) | {ub})"
             if is_signed(t):
-                return f"({self._to_signed(r, t.width)})"
+                return f"({self.to_signed(r, t.width)})"
             return r
         raise unsupported(f"the operator {op} outside a keyset", e)
 
@@ -240,7 +240,7 @@ class ExpressionLowering:
         """
         values: list[str] = []
         for e in operands:
-            value, side = self._lowered_apart(e, body)
+            value, side = self.lowered_apart(e, body)
             if side:
                 values = [self._pin(v, prev.type, body)
                           for v, prev in zip(values, operands, strict=False)]
@@ -267,7 +267,7 @@ class ExpressionLowering:
             body.emit(f"{pinned} = {value}")
         return pinned
 
-    def _lowered_apart(self, e: ir.Expression, body: Body) -> tuple[str, list[str]]:
+    def lowered_apart(self, e: ir.Expression, body: Body) -> tuple[str, list[str]]:
         """Lower ``e``; also return (and take back) the statements it emitted."""
         mark = len(body.lines)
         value = self.expr(e, body)
@@ -277,7 +277,7 @@ class ExpressionLowering:
 
     def _short_circuit(self, op: str, a: str, right: ir.Expression, body: Body) -> str:
         """``a && right`` / ``a || right``: the right side's statements run only if needed."""
-        b, side = self._lowered_apart(right, body)
+        b, side = self.lowered_apart(right, body)
         if not side:
             return f"({a} and {b})" if op == "&&" else f"({a} or {b})"
         t = self.tmp("sc")
@@ -289,8 +289,8 @@ class ExpressionLowering:
 
     def _e_Mux(self, e: ir.Mux, body: Body) -> str:
         c = self.expr(e.cond, body)
-        v1, side1 = self._lowered_apart(e.e1, body)
-        v2, side2 = self._lowered_apart(e.e2, body)
+        v1, side1 = self.lowered_apart(e.e1, body)
+        v2, side2 = self.lowered_apart(e.e2, body)
         if not side1 and not side2:
             return f"({v1} if {c} else {v2})"
         t = self.tmp("mux")
@@ -305,10 +305,10 @@ class ExpressionLowering:
     def _e_Cast(self, e: ir.Cast, body: Body) -> str:
         dst = e.dest_type
         if isinstance(dst, ir.Type_StructLike) and isinstance(e.expr, ir.ListExpression):
-            return self._make_struct(dst, list(e.expr.components), body)
+            return self.make_struct(dst, list(e.expr.components), body)
         if isinstance(dst, ir.Type_StructLike) and isinstance(e.expr, ir.StructExpression):
             by_name = {c.name: c.expr for c in e.expr.components}
-            return self._make_struct(dst, [by_name.get(f.name) for f in dst.fields], body)
+            return self.make_struct(dst, [by_name.get(f.name) for f in dst.fields], body)
         x = self.expr(e.expr, body)
         src = e.expr.type
         if isinstance(dst, (ir.Type_Newtype, ir.Type_Typedef)):
@@ -319,7 +319,7 @@ class ExpressionLowering:
             if isinstance(src, ir.Type_Boolean):
                 return f"(1 if {x} else 0)"
             if dst.signed:
-                return f"({self._to_signed(x, dst.width)})"
+                return f"({self.to_signed(x, dst.width)})"
             return f"({x} & {self._mask(dst):#x})"
         if isinstance(dst, ir.Type_Boolean):
             if isinstance(src, ir.Type_Boolean):
@@ -330,7 +330,7 @@ class ExpressionLowering:
     def _e_ListExpression(self, e: ir.ListExpression, body: Body) -> str:
         t = e.type
         if isinstance(t, ir.Type_StructLike):
-            return self._make_struct(t, list(e.components), body)
+            return self.make_struct(t, list(e.components), body)
         return "[" + ", ".join(self.in_order(list(e.components), body)) + "]"
 
     def _e_StructExpression(self, e: ir.StructExpression, body: Body) -> str:
@@ -338,7 +338,7 @@ class ExpressionLowering:
         if not isinstance(t, ir.Type_StructLike):
             raise unsupported("a struct expression without a struct type", e)
         by_name = {c.name: c.expr for c in e.components}
-        return self._make_struct(t, [by_name.get(f.name) for f in t.fields], body)
+        return self.make_struct(t, [by_name.get(f.name) for f in t.fields], body)
 
     def _e_InvalidHeader(self, e: ir.InvalidHeader, body: Body) -> str:
         return self.types.new_expr(e.type)
@@ -352,7 +352,8 @@ class ExpressionLowering:
     def _e_TypeNameExpression(self, e: ir.TypeNameExpression, body: Body) -> str:
         raise unsupported("a type name used as a value", e)
 
-    def _make_struct(self, t: ir.Type_StructLike, values: list[Any], body: Body) -> str:
+    def make_struct(self, t: ir.Type_StructLike, values: list[Any], body: Body) -> str:
+        """A new ``t`` from field values in order (None: the field's default)."""
         cname = self.types.class_name(t)
         given = [v for v in values if v is not None]
         lowered = iter(self.in_order(given, body))

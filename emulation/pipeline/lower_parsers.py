@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.lowering_host import LoweringPart
 from netweft.emulation.pipeline.types import bit_width, field_attr, is_signed, unsupported
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import P4Error
@@ -12,15 +13,13 @@ from netweft.p4.compiler.errors import P4Error
 PARSER_STEP_LIMIT = 4096  # state transitions per parse before error.ParserTimeout
 
 
-class ParserLowering:
-    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
+class ParserLowering(LoweringPart):
+    """Parser states and packet_in/packet_out calls: a part of
+    :class:`~.codegen.Lowering`; what it uses of the other parts is declared by
+    :class:`~.lowering_host.LoweringHost`."""
 
-    # attributes provided by Lowering
-    types: Any
-    prog: Any
-    trace: bool
-
-    def _parser_states(self, decl: ir.P4Parser, body: Body) -> None:
+    def lower_parser_states(self, decl: ir.P4Parser, body: Body) -> None:
+        """Emit a parser's state machine into its block function's ``body``."""
         states = [s for s in decl.states if not s.builtin]
         index = {id(s): i for i, s in enumerate(states)}
         start = decl.state("start")
@@ -103,11 +102,11 @@ class ParserLowering:
             return "True"
         if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
             # a value set over several keys matches their concatenation
-            var = self.value_set_vars.get(id(ks.decl)) or self._value_set_var(ks.decl)
+            var = self.value_set_vars.get(id(ks.decl)) or self.value_set_var(ks.decl)
             concat = "0"
             for k, t in keys:
                 w = bit_width(t) if not isinstance(t, ir.Type_Boolean) else 1
-                concat = f"(({concat} << {w}) | {self._unsigned(k, t)})"
+                concat = f"(({concat} << {w}) | {self.unsigned(k, t)})"
             return f"{var}.match(({concat},))"
         if len(keys) > 1:
             comps = ks.components if isinstance(ks, ir.ListExpression) else None
@@ -121,7 +120,8 @@ class ParserLowering:
             ks = ks.components[0]
         return self._keyset_one(ks, keys[0][0], keys[0][1], body)
 
-    def _value_set_var(self, vs: ir.P4ValueSet) -> str:
+    def value_set_var(self, vs: ir.P4ValueSet) -> str:
+        """The generated global of a parser value set (recorded for the runtime)."""
         var = "VS_" + python_identifier(vs.fqn or vs.name)
         self.value_set_vars[id(vs)] = var
         self.value_sets[var] = vs
@@ -133,15 +133,17 @@ class ParserLowering:
         if isinstance(ks, ir.Binary) and ks.op == "&&&":
             v = self.expr(ks.left, body)
             m = self.expr(ks.right, body)
-            return f"({self._unsigned(k, t)} & {m}) == ({v} & {m})"
+            return f"({self.unsigned(k, t)} & {m}) == ({v} & {m})"
         if isinstance(ks, ir.Binary) and ks.op == "..":
             return f"{self.expr(ks.left, body)} <= {k} <= {self.expr(ks.right, body)}"
         if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
-            var = self.value_set_vars.get(id(ks.decl)) or self._value_set_var(ks.decl)
-            return f"{var}.match(({self._unsigned(k, t)},))"
+            var = self.value_set_vars.get(id(ks.decl)) or self.value_set_var(ks.decl)
+            return f"{var}.match(({self.unsigned(k, t)},))"
         return f"{k} == {self.expr(ks, body)}"
 
-    def _call_packet(self, c: ir.MethodCallExpression, args: list[Any], body: Body) -> str:
+    def call_packet(self, c: ir.MethodCallExpression, args: list[Any], body: Body) -> str:
+        """A ``packet_in``/``packet_out`` method call (extract, lookahead, advance, length,
+        emit)."""
         cur = self.expr(c.instance, body)
         m = c.method_name
         short = self.ecode("PacketTooShort")
@@ -197,7 +199,7 @@ class ParserLowering:
             if isinstance(t, ir.Type_Boolean):
                 return f"({v} != 0)"
             if is_signed(t):
-                return f"({self._to_signed(v, w)})"
+                return f"({self.to_signed(v, w)})"
             return v
         if m == "advance":
             return f"{cur}.advance_bits({self.expr(args[0], body)}, {short})"

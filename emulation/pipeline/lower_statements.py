@@ -10,6 +10,7 @@ from netweft.emulation.pipeline.evaluation_order import (
     may_have_side_effects,
     run_time_location_parts,
 )
+from netweft.emulation.pipeline.lowering_host import LoweringPart
 from netweft.emulation.pipeline.types import (
     bit_width,
     field_attr,
@@ -20,12 +21,9 @@ from netweft.emulation.pipeline.types import (
 from netweft.p4.compiler import ir
 
 
-class StatementLowering:
-    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
-
-    # attributes provided by Lowering
-    types: Any
-    prog: Any
+class StatementLowering(LoweringPart):
+    """Statements and assignments: a part of :class:`~.codegen.Lowering`; what it uses of
+    the other parts is declared by :class:`~.lowering_host.LoweringHost`."""
 
     def stmt(self, s: ir.Node, body: Body) -> None:
         """Emit the code of one statement or declaration."""
@@ -46,8 +44,8 @@ class StatementLowering:
         elif isinstance(s, ir.IfStatement):
             self._if(s, body)
         elif isinstance(s, ir.Declaration_Variable):
-            name = f"l_{python_identifier(s.name)}_{self._next()}"
-            init = self._initial(s, body)
+            name = f"l_{python_identifier(s.name)}_{self.fresh_number()}"
+            init = self.initial_value(s, body)
             body.emit(f"{name} = {init}")
             body.scope[id(s)] = name
         elif isinstance(s, ir.Declaration_Constant):
@@ -80,7 +78,7 @@ class StatementLowering:
         self._branch(s.if_true, body)
         rest = s.if_false
         while isinstance(rest, ir.IfStatement):
-            cond, side = self._lowered_apart(rest.condition, body)
+            cond, side = self.lowered_apart(rest.condition, body)
             if side:
                 break
             body.emit(f"elif {cond}:")
@@ -132,7 +130,7 @@ class StatementLowering:
         aggregate loop variables get a copy of each element (P4 value semantics).
         """
         var = s.variable
-        name = f"l_{python_identifier(var.name)}_{self._next()}"
+        name = f"l_{python_identifier(var.name)}_{self.fresh_number()}"
         body.scope[id(var)] = name
         coll = s.collection
         aggregate = is_aggregate(var.type)
@@ -292,7 +290,7 @@ class StatementLowering:
                 values = list(comps)
             if reads_root_of is not None and _reads_root(right, reads_root_of):
                 # ``s = { s.b, s.a }``: build the whole value before writing any field
-                body.emit(f"{target}._assign({self._make_struct(t, values, body)})")
+                body.emit(f"{target}._assign({self.make_struct(t, values, body)})")
                 return
             if isinstance(t, ir.Type_Header):
                 body.emit(f"{target}._v = True")
@@ -331,7 +329,7 @@ class StatementLowering:
         keep = ~m & ((1 << bit_width(bt)) - 1)
         new = f"(({base} & {keep:#x}) | (({value} << {lo}) & {m:#x}))"
         if is_signed(bt):
-            new = self._to_signed(new, bt.width)
+            new = self.to_signed(new, bt.width)
         body.emit(f"{base} = {new}")
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netweft.emulation.pipeline.emitter import Body, python_identifier
+from netweft.emulation.pipeline.lowering_host import LoweringPart
 from netweft.emulation.pipeline.types import bit_width
 from netweft.p4.compiler import ir
 
@@ -25,26 +26,23 @@ class TableInfo:
     selector_keys: int = 0
 
 
-class TableLowering:
-    """Mixin of :class:`~netweft.emulation.pipeline.codegen.Lowering`."""
-
-    # attributes provided by Lowering
-    types: Any
-    prog: Any
+class TableLowering(LoweringPart):
+    """Table applies: a part of :class:`~.codegen.Lowering`; what it uses of
+    the other parts is declared by :class:`~.lowering_host.LoweringHost`."""
 
     def lower_table(self, t: ir.P4Table, body: Body | None = None) -> str:
         """Generate (once) the apply function of a table; returns its name."""
         key = id(t)
         if key in self.table_funcs:
             return self.table_funcs[key]
-        owner = self._table_owner.get(key)
+        owner = self.table_owner.get(key)
         fqn = t.fqn or t.name
         var = "TBL_" + python_identifier(fqn)
-        fname = "TA_" + python_identifier(fqn) + f"_{self._next()}"
+        fname = "TA_" + python_identifier(fqn) + f"_{self.fresh_number()}"
         self.table_funcs[key] = fname
         tb = Body()
         if owner is not None:
-            self._alias_prologue(owner, tb)
+            self.alias_prologue(owner, tb)
         keys = []
         key_exprs = []
         selector = []
@@ -55,7 +53,7 @@ class TableLowering:
                 selector.append((self.expr(k.expression, tb), kt))
                 continue
             keys.append((k.name, k.match_kind, width))
-            key_exprs.append(self._unsigned(self.expr(k.expression, tb), kt))
+            key_exprs.append(self.unsigned(self.expr(k.expression, tb), kt))
         actions: dict[str, str] = {}
         params: dict[str, list[tuple[str, int]]] = {}
         flags: dict[str, tuple[bool, bool]] = {}
@@ -66,7 +64,7 @@ class TableLowering:
         for ref in refs:
             a = ref.action
             afqn = a.fqn or a.name
-            afn = self.lower_action(a, self._owner_of_action(a))
+            afn = self.lower_action(a, self.owner_of_action(a))
             directional = [p for p in a.params if p.direction]
             if directional and ref in (t.action_refs or []):
                 afn = self._action_wrapper(a, afn, ref, owner)
@@ -92,7 +90,7 @@ class TableLowering:
         if t.meters is not None:
             tb.emit("    X.dmeter = e.meter.execute(X.now, X.ilen) if e.meter else 0")
         if selector:
-            sel = ", ".join(f"({self._unsigned(x, kt)}, {bit_width(kt)})" for x, kt in selector)
+            sel = ", ".join(f"({self.unsigned(x, kt)}, {bit_width(kt)})" for x, kt in selector)
             tb.emit("if b.__class__ is not tuple:")
             tb.emit(f"    b = b.select(({sel},))")
         tb.emit("b[0](F, *b[1])")
@@ -102,10 +100,10 @@ class TableLowering:
 
     def _action_wrapper(self, a: ir.P4Action, afn: str, ref: ir.ActionRef,
                         owner: ir.P4Control | None) -> str:
-        wname = f"W_{afn}_{self._next()}"
+        wname = f"W_{afn}_{self.fresh_number()}"
         body = Body()
         if owner is not None:
-            self._alias_prologue(owner, body)
+            self.alias_prologue(owner, body)
         bound = self._ref_args(ref)
         directional = [p for p in a.params if p.direction]
         cp = [p for p in a.params if not p.direction]
@@ -113,7 +111,7 @@ class TableLowering:
         args = list(bound[:len(directional)])
         while len(args) < len(directional):
             args.append(None)
-        call = self._call_with_outs(afn, directional, args, body, ["F"], tail=cp_names,
+        call = self.call_with_outs(afn, directional, args, body, ["F"], tail=cp_names,
                                     action=a)
         if call:
             body.emit(call)

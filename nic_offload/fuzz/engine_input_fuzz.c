@@ -21,7 +21,7 @@
  *
  * Build and run (tests/nic_offload/test_engine_fuzz.py does this):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude \
- *         fuzz/engine_input_fuzz.c src/[a-z]*.c -lisal -lpthread -o engine_input_fuzz
+ *         fuzz/engine_input_fuzz.c $(find src -name '*.c') -lisal -lpthread -o engine_input_fuzz
  *   ./engine_input_fuzz -runs=20000 */
 #include <stdint.h>
 #include <stdlib.h>

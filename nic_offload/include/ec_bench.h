@@ -1,4 +1,4 @@
-/* `netweft bench ec`: coding through the engine, timed (see src/ec_bench.c). */
+/* `netweft bench ec`: coding through the engine, timed (see src/ec/ec_bench.c). */
 #ifndef NETWEFT_EC_BENCH_H
 #define NETWEFT_EC_BENCH_H
 

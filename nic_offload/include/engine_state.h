@@ -1,5 +1,6 @@
 /* Internal state of the engine, shared by its modules (pdc.c, work_request.c,
- * retransmit.c, rx_message.c, engine.c). Not part of the public API. */
+ * transmit.c, retransmit.c, rx_message.c, engine.c, cc/, ec/, io/). Not part of
+ * the public API. */
 #ifndef NETWEFT_ENGINE_STATE_H
 #define NETWEFT_ENGINE_STATE_H
 
@@ -246,6 +247,12 @@ void nw_cc_init(nw_engine_t *e, nw_pdc_t *p);
 uint32_t nw_cc_spec_bytes(const nw_engine_t *e);
 /* 1 if the NSCC window admits a new packet (always without NSCC). */
 int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p);
+/* 1 if the new data packet about to leave closes the NSCC window, which is
+ * above its floor: the packet asks for an ACK at once (AR), as htsim's sender
+ * does, so that a window of fewer packets than ack_every_pkts is not held for
+ * ack_delay_ns by the receiver. At the floor the ACK is left to the receiver's
+ * coalescing, which spaces a one-packet window's packets (docs/congestion.md). */
+int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if credit (RCCC) and rate (DCQCN) admit a data packet now (e->now). */
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_cc_on_enqueue(nw_engine_t *e, nw_pdc_t *p, uint64_t wire_bytes);
@@ -363,6 +370,13 @@ void nw_wr_read_progress(nw_engine_t *e, nw_wr_t *w);
 /* Completes a WRITE/SEND once all its packets are acknowledged and the
  * target's response arrived; otherwise marks it as awaiting the response. */
 void nw_wr_write_progress(nw_engine_t *e, nw_wr_t *w);
+
+/* transmit.c */
+/* The PDC's fields of the PDS header of a request (data or parity) with PSN
+ * psn: psn, spdcid, clear_psn_off (una - psn, clamped to int16), and the SYN
+ * flag with start_psn_off until the PDC is synchronized, dpdcid after. The
+ * caller sets type, next_hdr and its other flags. */
+void nw_fill_request_pds(const nw_pdc_t *p, uint32_t psn, nw_pds_hdr_t *h);
 
 /* erasure_code.c */
 /* Sets the code for the PDC's next blocks (k = m = 0: selective repeat only). */

@@ -77,7 +77,8 @@ typedef struct {
     uint32_t sndbuf;    /* SO_SNDBUF/SO_RCVBUF bytes (FORCE when root), 0 = leave (default 16 MiB) */
     uint32_t rx_drop_ppm; /* loss injection: drop each received datagram (after GRO splitting)
                              with this probability in parts per million (default 0) */
-    uint64_t rx_drop_seed; /* seed of the loss injection's random generator */
+    uint64_t rx_drop_seed; /* seed of the loss injection: its draws are the one wire
+                              model's Bernoulli loss stream for this seed (wire_model.h) */
     uint32_t busy_poll_us; /* NW_IO_BUSY_POLL: spin this long, 1..1000000 (0 = 50) */
     uint32_t ifindex;   /* NW_IO_TX_PACKET: interface (0 = the one holding local_ip) */
 } nw_io_config_t;

@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "io_driver.h"
 #include "ec_bench.h"
+#include "wire_model.h"
 /* ISA-L itself, for `netweft bench ec`'s raw figures (cdef/isal.h) */
 #include <isa-l/erasure_code.h>
 

@@ -5,15 +5,20 @@
  * Window in bytes from two signals: the ECN-marked fraction (an ACK's M flag)
  * and the queueing delay (RTT above the base RTT) against a target. Four cases
  * on each ACK, as in UEC's htsim model (docs/congestion.md cites it):
- *   no ECN, delay >= target  fair increase (1 MTU per window acknowledged)
- *   no ECN, delay <  target  proportional increase ((target - delay) / target)
+ *   no ECN, delay >= target  fair increase (2 MTU per window acknowledged)
+ *   no ECN, delay <  target  proportional increase: half a window per window
+ *                            acknowledged x (target - delay) / target, plus
+ *                            the fair increase
  *   ECN,    delay >= target  multiplicative decrease, at most once per base RTT:
  *                            x max(1 - 0.8 (avg - target) / avg, 0.5)
  *   ECN,    delay <  target  no change
  * Increases accumulate and apply every 8 MTU acknowledged or every base RTT.
  * Quick adapt: after a trim or NACK, or a delay above 4 x target, the window
  * becomes the bytes actually delivered in the last base RTT + target; each
- * packet declared lost also takes its bytes off the window at once. */
+ * packet declared lost also takes its bytes off the window at once.
+ * Feedback: the packet that closes a window above the floor asks for an ACK
+ * at once (nw_cc_ack_wanted, congestion.c), so that a window of fewer packets
+ * than the receiver's ACK coalescing is acknowledged within an RTT. */
 #ifndef NETWEFT_NSCC_H
 #define NETWEFT_NSCC_H
 

@@ -105,34 +105,35 @@ static int32_t output_close(nw_engine_t *e, uint8_t *buf, uint32_t cap, nw_dest_
     return nw_wire_build(&pk, buf, cap);
 }
 
-static int32_t build_probe(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t cap)
+/* A CTRL packet of the PDC (at its next PSN) of type ctl_type with the given
+ * PDS flags and payload. */
+static int32_t build_ctrl(const nw_pdc_t *p, uint8_t ctl_type, uint8_t flags, uint32_t payload,
+                          uint8_t *buf, uint32_t cap)
 {
     nw_wire_pkt_t pk;
     memset(&pk, 0, sizeof(pk));
     pk.pds.type = NW_PDS_CTRL;
-    pk.pds.ctl_type = NW_CTRL_REQ_ACK;
-    pk.pds.flags = NW_PDS_F_AR;
+    pk.pds.ctl_type = ctl_type;
+    pk.pds.flags = flags;
     pk.pds.psn = p->nxt;
     pk.pds.spdcid = p->local_id;
     pk.pds.dpdcid = p->remote_id;
-    pk.pds.ctrl_payload = p->probe_msg[--p->probe_count];
+    pk.pds.ctrl_payload = payload;
     return nw_wire_build(&pk, buf, cap);
+}
+
+/* A REQ_ACK probe: asks for an ACK now (its payload is the probed message). */
+static int32_t build_probe(nw_pdc_t *p, uint8_t *buf, uint32_t cap)
+{
+    return build_ctrl(p, NW_CTRL_REQ_ACK, NW_PDS_F_AR, p->probe_msg[--p->probe_count], buf, cap);
 }
 
 /* A CTRL CREDIT (receiver: the cumulative grant) or CREDIT_REQ (sender: the
  * cumulative demand) for RCCC; rccc.h describes both. */
-static int32_t build_credit_ctrl(nw_engine_t *e, nw_pdc_t *p, uint8_t type, uint32_t value,
-                                 uint8_t *buf, uint32_t cap)
+static int32_t build_credit_ctrl(const nw_pdc_t *p, uint8_t type, uint32_t value, uint8_t *buf,
+                                 uint32_t cap)
 {
-    nw_wire_pkt_t pk;
-    memset(&pk, 0, sizeof(pk));
-    pk.pds.type = NW_PDS_CTRL;
-    pk.pds.ctl_type = type;
-    pk.pds.psn = p->nxt;
-    pk.pds.spdcid = p->local_id;
-    pk.pds.dpdcid = p->remote_id;
-    pk.pds.ctrl_payload = value;
-    return nw_wire_build(&pk, buf, cap);
+    return build_ctrl(p, type, 0, value, buf, cap);
 }
 
 /* NACK (code TRIMMED) for the oldest trimmed PSN still to report. */
@@ -168,6 +169,20 @@ static int32_t build_nack(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     return nw_wire_build(&pk, buf, cap);
 }
 
+void nw_fill_request_pds(const nw_pdc_t *p, uint32_t psn, nw_pds_hdr_t *h)
+{
+    h->psn = psn;
+    h->spdcid = p->local_id;
+    int32_t clr = nw_psn_diff(p->una, psn);
+    h->clear_psn_off = (int16_t)(clr < -32768 ? -32768 : clr);
+    if (!p->tx_synced) {
+        h->flags |= NW_PDS_F_SYN;
+        h->start_psn_off = (uint16_t)(psn - p->start_psn);
+    } else {
+        h->dpdcid = p->remote_id;
+    }
+}
+
 /* Writes one data packet of work request w: payload bytes [off, off+len). */
 static int32_t build_data(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w, uint32_t psn, uint32_t off,
                           uint32_t len, int retx, uint8_t *buf, uint32_t cap)
@@ -184,19 +199,10 @@ static int32_t build_data(nw_engine_t *e, nw_pdc_t *p, nw_wr_t *w, uint32_t psn,
             h->type = p->mode == NW_MODE_ROD ? NW_PDS_ROD_CC : NW_PDS_RUD_CC;
             h->credit_target = nw_rccc_target(e, p);
         }
-        h->psn = psn;
-        h->spdcid = p->local_id;
-        int32_t clr = nw_psn_diff(p->una, psn);
-        h->clear_psn_off = (int16_t)(clr < -32768 ? -32768 : clr);
-        if (!p->tx_synced) {
-            h->flags |= NW_PDS_F_SYN;
-            h->start_psn_off = (uint16_t)(psn - p->start_psn);
-        } else {
-            h->dpdcid = p->remote_id;
-        }
+        nw_fill_request_pds(p, psn, h);
         if (retx)
             h->flags |= NW_PDS_F_RETX | NW_PDS_F_AR;
-        if (eom)
+        if (eom || (!retx && nw_cc_ack_wanted(e, p)))
             h->flags |= NW_PDS_F_AR;
     }
     if (w->kind == NW_WR_READ_RESP) {
@@ -302,7 +308,7 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         p->cc.cr_rx.grant_due = 0;
         e->st.credit_pkts_out++;
         fill_dest(p, dst);
-        return build_credit_ctrl(e, p, NW_CTRL_CREDIT, (uint32_t)p->cc.cr_rx.granted, buf, cap);
+        return build_credit_ctrl(p, NW_CTRL_CREDIT, (uint32_t)p->cc.cr_rx.granted, buf, cap);
     }
     if (p->dup_count) {
         uint32_t psn = p->dup_psn[0];
@@ -326,7 +332,7 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         return 0;
     if (p->probe_count) {
         fill_dest(p, dst);
-        return build_probe(e, p, buf, cap);
+        return build_probe(p, buf, cap);
     }
     int allowed = nw_cc_tx_allowed(e, p) && nw_pdc_resend_open(e, p); /* resends too */
     nw_tx_slot_t *s = allowed ? nw_tx_next_lost(e, p) : NULL;
@@ -373,7 +379,7 @@ static int32_t pdc_output(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
         uint32_t d = nw_rccc_target(e, p);
         nw_rccc_on_req_sent(e, p, now);
         fill_dest(p, dst);
-        return build_credit_ctrl(e, p, NW_CTRL_CREDIT_REQ, d, buf, cap);
+        return build_credit_ctrl(p, NW_CTRL_CREDIT_REQ, d, buf, cap);
     }
     if (p->cc.rccc_on && !p->cc.cr_tx.req_deadline && nw_pdc_has_data(e, p) &&
         !nw_rccc_tx_allowed(p))

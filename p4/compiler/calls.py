@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 
 from netweft.p4.compiler import ir
+from netweft.p4.compiler.checker_host import CheckerPart
 from netweft.p4.compiler.folded import typed_bool as _bool
 from netweft.p4.compiler.folded import typed_constant as _const
 from netweft.p4.compiler.naming import expression_text
@@ -24,12 +25,13 @@ HEADER_METHODS = ("isValid", "setValid", "setInvalid")
 PACKET_EXTERNS = ("packet_in", "packet_out")
 
 
-class CallChecker:
-    """Call checks; expects the TypeChecker's ``expr``, ``convert``, ``canon``,
-    ``subst``, ``unify``, ``require_lvalue``, ``err`` and state (used as a mixin)."""
+class CallChecker(CheckerPart):
+    """Call checks: a part of :class:`~.typecheck.TypeChecker`; what it uses of
+    the other parts is declared by :class:`~.checker_host.CheckerHost`."""
 
     def pick_overload(self, candidates: list, args: list[ir.Argument], what: str,
-                      site: ir.Node):
+                      site: ir.Node) -> ir.Node:
+        """The one of ``candidates`` (overloads of ``what``) the arguments fit, or an error."""
         if len(candidates) == 1:
             return candidates[0]
         n = len(args)
@@ -52,6 +54,7 @@ class CallChecker:
     def bind_args(self, params: list[ir.Parameter], args: list[ir.Argument], scope: Scope,
                   bindings: dict[str, ir.Type], what: str,
                   site: ir.Node) -> list[ir.Expression | None]:
+        """The checked argument of each parameter (by position or name; None: not given)."""
         slots: list[ir.Argument | None] = [None] * len(params)
         named_seen = False
         for i, a in enumerate(args):

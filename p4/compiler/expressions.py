@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from netweft.p4.compiler import arith, ir
 from netweft.p4.compiler.calls import HEADER_METHODS
+from netweft.p4.compiler.checker_host import CheckerPart
 from netweft.p4.compiler.folded import bits_type as _bits
 from netweft.p4.compiler.folded import typed_bool as _bool
 from netweft.p4.compiler.folded import typed_constant as _const
@@ -19,9 +20,9 @@ COMPARE_OPS = ("<", "<=", ">", ">=")
 EQUALITY_OPS = ("==", "!=")
 
 
-class ExpressionChecker:
-    """Expression checks; expects the TypeChecker's ``canon``, ``specialize``,
-    ``check_instance``, ``lookup_type_decl``, ``err`` and state (used as a mixin)."""
+class ExpressionChecker(CheckerPart):
+    """Expression checks: a part of :class:`~.typecheck.TypeChecker`; what it uses of
+    the other parts is declared by :class:`~.checker_host.CheckerHost`."""
 
     # ------------------------------------------------------------ conversions
     def convert(self, e: ir.Expression, target: ir.Type | None, what: str) -> ir.Expression:

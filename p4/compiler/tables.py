@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 
 from netweft.p4.compiler import ir
+from netweft.p4.compiler.checker_host import CheckerPart
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.naming import expression_text, key_name, qualified_name, start_loc
 from netweft.p4.compiler.scopes import Scope, did_you_mean
@@ -16,11 +17,12 @@ KNOWN_TABLE_PROPERTIES = ("key", "actions", "default_action", "entries", "size",
                           "priority_delta")
 
 
-class TableChecker:
-    """Table checks; expects the TypeChecker's ``expr``, ``keyset``, ``bind_args``,
-    ``check_instance``, ``err`` and state (used as a mixin)."""
+class TableChecker(CheckerPart):
+    """Table checks: a part of :class:`~.typecheck.TypeChecker`; what it uses of
+    the other parts is declared by :class:`~.checker_host.CheckerHost`."""
 
     def check_table(self, t: ir.P4Table, scope: Scope, prefix: str | None) -> None:
+        """Check a table's properties and fill its keys, actions, entries and fqn."""
         t.fqn = qualified_name(prefix, t, t.name)
         t.keys, t.action_refs, t.entries = [], [], []
         t.other_properties = {}

@@ -9,7 +9,8 @@ a throw-away copy so that their errors are still reported.
 
 Expressions, tables and calls are checked by the ``ExpressionChecker``
 (``expressions.py``), ``TableChecker`` (``tables.py``) and ``CallChecker``
-(``calls.py``) mixins of :class:`TypeChecker`.
+(``calls.py``) mixins of :class:`TypeChecker`; what they share is declared by
+:class:`~netweft.p4.compiler.checker_host.CheckerHost`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,10 @@ def _flat_bits_struct(t: ir.Type_Struct) -> bool:
 
 
 class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
-    """Checks one parsed program and fills a :class:`Program`."""
+    """Checks one parsed program and fills a :class:`Program`.
+
+    Its parts (the bases) use each other through
+    :class:`~netweft.p4.compiler.checker_host.CheckerHost`, which a TypeChecker is."""
 
     def __init__(self, ast: ir.P4Program, result: Program) -> None:
         self.ast = ast
@@ -67,6 +71,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
 
     # ------------------------------------------------------------ helpers
     def err(self, msg: str, node: ir.Node | None = None) -> P4Error:
+        """A P4Error at ``node`` (else at the node being checked), for the caller to raise."""
         loc = node.loc if node is not None else self.current_loc()
         return P4Error(msg, loc)
 
@@ -77,6 +82,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         return self.ast.loc
 
     def lookup_type_decl(self, name: str, scope: Scope, node: ir.Node) -> ir.Node:
+        """The declaration of the type ``name`` in ``scope`` (an error suggesting close names)."""
         d = scope.lookup(name)
         if d is None:
             raise self.err(f"unknown type '{name}'"
@@ -259,6 +265,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             m.value = v.value
 
     def subst(self, t: ir.Type, bindings: dict[str, ir.Type]) -> ir.Type:
+        """``t`` with its type variables replaced by their ``bindings``."""
         if isinstance(t, ir.Type_Var):
             return bindings.get(t.name, t)
         if isinstance(t, ir.Type_Tuple):
@@ -274,6 +281,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         return t
 
     def unify(self, param: ir.Type, arg: ir.Type, bindings: dict[str, ir.Type]) -> bool:
+        """Bind the type variables of ``param`` so that it matches ``arg``; False if it cannot."""
         if isinstance(param, ir.Type_Var):
             bound = bindings.get(param.name)
             if bound is None or isinstance(bound, ir.Type_InfInt):
@@ -458,6 +466,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         c.initializer = v
 
     def is_compile_time(self, e: ir.Expression) -> bool:
+        """Whether ``e`` is a compile-time known value (constants, enum members, ...)."""
         if isinstance(e, (ir.Constant, ir.BoolLiteral, ir.StringLiteral)):
             return True
         if isinstance(e, ir.Member) and isinstance(e.decl, (ir.Declaration_ID,
@@ -476,6 +485,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
     # ------------------------------------------------------------ instances
     def check_instance(self, d: ir.Declaration_Instance, scope: Scope,
                        prefix: str | None) -> None:
+        """Check an instantiation (extern, control, parser) named under ``prefix``."""
         t = d.type
         base = t.base if isinstance(t, ir.Type_Specialized) else t
         if not isinstance(base, ir.Type_Name):
@@ -712,6 +722,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
 
     def keyset(self, k: ir.Expression, key_types: list[ir.Type], scope: Scope,
                what: str) -> ir.Expression:
+        """Check one select case's keyset against the key types."""
         if isinstance(k, ir.DefaultExpression):
             k.type = ir.Type_Dontcare()
             return k
@@ -1006,6 +1017,7 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
         return st
 
     def require_lvalue(self, e: ir.Expression, what: str) -> None:
+        """Fail unless ``e`` may be written (``what``: the use, as "assign to")."""
         root = e
         while True:
             if isinstance(root, ir.Member):

@@ -2,7 +2,8 @@
  * netweft in-network aggregation header (P4-16, needs headers.p4).
  *
  * The one P4 declaration of the aggregation packet format described in
- * docs/aggregation.md; transport/aggregation_layer.py is its scapy layer.
+ * docs/aggregation.md; transport/collectives/aggregation/layer.py is its scapy
+ * layer.
  * A contribution or a result is Ethernet / IPv4 / UDP (either port
  * AGG_UDP_PORT) / agg_t.  The switch sums the AGG_LANES 32-bit lanes as
  * two's-complement integers (wrapping modulo 2^32) and keeps the maximum of

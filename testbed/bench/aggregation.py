@@ -51,7 +51,7 @@ def _contributions(workers: int, blocks: int) -> list[tuple[int, bytes]]:
     """(port, frame) of every worker's contribution to ``blocks`` blocks, block by block."""
     import numpy as np
 
-    from netweft.transport import aggregation_layer as agg
+    from netweft.transport.collectives.aggregation import layer as agg
 
     lanes = np.arange(agg.AGG_LANES, dtype=agg.LANES_DTYPE).tobytes()
     out = []
@@ -97,7 +97,7 @@ def forwarding_rate(packets: int) -> float:
     from netweft.p4.compiler import compile_p4
     from netweft.p4.programs import program
     from netweft.testbed.bench.switch import udp_frame
-    from netweft.transport.aggregation_layer import PACKET_LEN
+    from netweft.transport.collectives.aggregation.layer import PACKET_LEN
 
     sw = SoftSwitch(compile_p4(str(program("basic_forward"))))
     sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": ("10.0.0.0", 8)},
@@ -110,7 +110,7 @@ def forwarding_rate(packets: int) -> float:
 def run_bench(blocks: int, workers: tuple[int, ...] = (2, 4, 8),
               programs: tuple[str, ...] = ("aggregation", "fabric_aggregation")) -> dict:
     """The raw numbers: the forwarder's packets/s and one row per (program, workers)."""
-    from netweft.transport.aggregation_layer import AGG_LANES
+    from netweft.transport.collectives.aggregation.layer import AGG_LANES
 
     reference = forwarding_rate(blocks * max(workers))
     rows = []

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from netweft.testbed.arg_types import float_in, int_in, message_size
-from netweft.transport.aggregation_layer import AGG_LANES, PACKET_LEN
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, PACKET_LEN
 
 KIB, MIB = 1 << 10, 1 << 20
 DEFAULT_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB)

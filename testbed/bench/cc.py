@@ -43,7 +43,7 @@ from netweft.testbed.experiments.cc_studies import (
     run_flows,
     summarise,
 )
-from netweft.transport.fabric import FabricSpec
+from netweft.transport.sim.network import FabricSpec
 
 KIB = 1 << 10
 

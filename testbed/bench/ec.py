@@ -4,7 +4,7 @@ Raw: ISA-L's ``ec_encode_data`` called directly (through cffi) on k shards of
 ``--shard`` bytes with the Cauchy code the engine uses; decoding rebuilds m
 lost data shards from k survivors (the worst case: every loss a data shard;
 the inversion is done once, outside the timing). Through the engine: one
-``--bytes`` RMA write between two C engines in one thread (src/ec_bench.c),
+``--bytes`` RMA write between two C engines in one thread (src/ec/ec_bench.c),
 timed inside the sender's ``nw_output`` (segmenting, headers, shard copies,
 encoding) and the receiver's ``nw_input`` (parsing, shard copies, decoding m
 lost data packets of every block, placement), per payload byte. The same run

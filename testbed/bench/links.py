@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from netweft.emulation.link_params import LinkParams
+from netweft.emulation.links.link_params import LinkParams
 from netweft.emulation.network import Network, NetworkError
 from netweft.p4.programs import program
 from netweft.testbed.arg_types import int_in

@@ -17,7 +17,7 @@ import argparse
 import time
 from pathlib import Path
 
-from netweft.emulation.port_options import parse_link_options
+from netweft.emulation.links.port_options import parse_link_options
 from netweft.p4.programs import source_dir
 from netweft.testbed.arg_types import existing_dir, existing_file, int_in
 from netweft.testbed.command_line import CommandError

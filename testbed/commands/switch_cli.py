@@ -26,7 +26,7 @@ from google.rpc import code_pb2, status_pb2
 from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from netweft.emulation.p4runtime.command_list import COMMANDS, CommandError, CommandSession
-from netweft.emulation.switch_control import ControlError, send_command
+from netweft.emulation.process.control import ControlError, send_command
 from netweft.testbed.arg_types import existing_file, int_in
 from netweft.testbed.command_line import CommandError as CliError
 

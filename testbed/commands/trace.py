@@ -26,7 +26,7 @@ def _run_sim(args: argparse.Namespace) -> int:
 
     from netweft.testbed.plots import plot_time_sequence
     from netweft.transport import Simulation
-    from netweft.transport.impairments import Link
+    from netweft.transport.sim.wire import Link
     from netweft.transport.trace import write_jsonl
 
     rate = args.rate_gbps * 1e9
@@ -72,7 +72,7 @@ def _run_sim(args: argparse.Namespace) -> int:
     resent = sum(ep.stats()["retransmits"] for ep in senders)
     print(f"completion min/mean/max {fct[0]:.0f}/{sum(fct) / len(fct):.0f}/{fct[-1]:.0f} us, "
           f"ideal {ideal:.0f} us, utilization {ideal / fct[-1]:.3f}, Jain {jain:.3f}, "
-          f"peak queue {sim.downlink(dst).max_depth} packets")
+          f"peak queue {sim.downlink(dst).counters.peak_packets} packets")
     print(f"queue drops {sim.counters['queue_drops']}, trims {sim.counters['trims']}, "
           f"CE marks {sim.counters['ce_marks']}, resent {resent}")
     if args.plot:

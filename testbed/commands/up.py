@@ -8,7 +8,10 @@ SCRIPT`` runs prompt lines from a file instead; ``--detach`` leaves the
 testbed running in the background for ``netweft exec NODE -- CMD`` and
 ``netweft down``. Logs, counters, the switches' pcaps and captures go to the
 run folder (``--out``). Whatever happens (an error, Ctrl-C, SIGTERM from
-``netweft down``), the namespaces, veths and processes go when ``up`` ends.
+``netweft down``), the namespaces, veths and processes go when ``up`` ends; if
+``up`` is killed (SIGKILL), its switch processes and host programs end with it
+(their parent-death signal, :mod:`netweft.emulation.process_lifetime`) and the
+next ``netweft up`` or ``netweft clean`` removes its namespaces and veths.
 """
 
 from __future__ import annotations
@@ -105,6 +108,7 @@ def _up(args: argparse.Namespace) -> int:
         raise CommandError(f"a testbed named {name} runs already (pid {running.pid}); stop "
                            f"it with netweft down --testbed {name}, or pick another --name")
     run_dir = args.out or Path("results") / time.strftime(f"up-{name}-%Y%m%d-%H%M%S")
+    _remove_leftovers()
     if args.detach:
         return _detach(args, name, run_dir)
 
@@ -148,6 +152,20 @@ def _up(args: argparse.Namespace) -> int:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # finish the cleanup first
             stop_testbed(net, name)
             log(f"*** testbed {name} stopped; logs, pcaps and captures in {run_dir}")
+
+
+def _remove_leftovers() -> None:
+    """What earlier runs killed before their cleanup left (``netweft clean``), in one line."""
+    from netweft.testbed.commands.clean import clean
+
+    removed: list[str] = []
+    if not clean(log=removed.append):
+        return
+    spaces = [m.split()[-1] for m in removed if m.startswith("removed namespace ")]
+    prefixes = ", ".join(sorted({n.partition("-")[0] + "-*" for n in spaces}))
+    print(f"*** removed what killed runs left: {len(spaces)} namespaces ({prefixes or '-'}) "
+          f"and {len(removed) - len(spaces)} veths, owner files, records and sockets",
+          file=sys.stderr, flush=True)
 
 
 def _detach(args: argparse.Namespace, name: str, run_dir: Path) -> int:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from netweft.emulation.network import Network, NetworkError, Switch
+from netweft.emulation.process_lifetime import die_with_parent
 from netweft.testbed.capture import iperf3, start_capture, stop_capture
 
 
@@ -101,8 +102,8 @@ class TestbedPrompt(cmd.Cmd):
 
     def _run_in(self, netns: str, argv: list[str]) -> int:
         self.stdout.flush()
-        proc = subprocess.Popen(["ip", "netns", "exec", netns, *argv], stdout=self._fd(),
-                                stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(die_with_parent(["ip", "netns", "exec", netns, *argv]),
+                                stdout=self._fd(), stderr=subprocess.STDOUT)
         try:
             return proc.wait()
         except KeyboardInterrupt:  # Ctrl-C reached the child too (same process group)

@@ -1,7 +1,7 @@
 """All-reduce fabrics in virtual time: in-network aggregation on the embedded switch
 running ``p4/aggregation.p4``, and ring all-reduce on the transport's simulation.
 
-:func:`aggregation_fabric` builds an :class:`~netweft.transport.aggregation_sim.
+:func:`aggregation_fabric` builds an :class:`~netweft.transport.collectives.aggregation.sim.
 AggregationNetwork` of ``SoftSwitch`` es running the aggregation program, either one
 switch with every worker on it (``"star"``) or two leaves and two spines with the
 workers split over the leaves (``"leaf-spine"``: the job aggregates on spine1, the
@@ -14,7 +14,7 @@ job_on_fabric`), installed in process: the plan the same job gets over P4Runtime
 and :func:`run_ring` run one all-reduce of ``n`` random float32 arrays and return
 the completion time, the bytes on each host link and whether the sums are right.
 
-The ring runs on :class:`~netweft.transport.simulation.Simulation` (the C engines
+The ring runs on :class:`~netweft.transport.sim.simulation.Simulation` (the C engines
 in virtual time), whose network is each endpoint's own link: rate, and a delay set
 to the one-way path delay the same workers have in the switched fabric (two links
 to a neighbour on the same switch, four across the spine). The ring sends to one
@@ -37,14 +37,14 @@ from netweft.testbed.control.aggregation.placement import job_on_fabric
 from netweft.testbed.control.aggregation.plan import AggregationPlan, plan_aggregation
 from netweft.testbed.control.fabric.graph import FabricGraph, HostAttachment, SwitchLink
 from netweft.testbed.control.in_process_installer import install_in_process
-from netweft.transport.aggregation_codec import FrameTemplate
-from netweft.transport.aggregation_layer import AGG_LANES, AGG_UDP_PORT
-from netweft.transport.aggregation_sim import AggregationNetwork
-from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
-from netweft.transport.impairments import Impairments, Link
-from netweft.transport.ring_allreduce import RingAllreduce, RingGroup
-from netweft.transport.ring_allreduce import run_ring as drive_ring
-from netweft.transport.simulation import Simulation
+from netweft.transport.collectives.aggregation.codec import FrameTemplate
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
+from netweft.transport.collectives.aggregation.sim import AggregationNetwork
+from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
+from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup
+from netweft.transport.collectives.ring_allreduce import run_ring as drive_ring
+from netweft.transport.sim.simulation import Simulation
+from netweft.transport.sim.wire import Impairments, Link
 
 SERVICE_IP = "10.0.0.254"
 SERVICE_MAC = "02:00:00:00:00:fe"

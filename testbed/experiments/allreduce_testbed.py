@@ -3,11 +3,12 @@
 ``n`` hosts in network namespaces hang off one netweft switch process running
 ``p4/aggregation.p4``, configured over P4Runtime with its plan (IPv4 routes and
 the aggregation job, :func:`~netweft.testbed.control.aggregation.plan.
-plan_aggregation`) through the aggregation controller's session. Every host runs one worker process that does, for each
-buffer size, an in-network all-reduce (:class:`~netweft.transport.
-aggregation_udp.SwitchGroup`, the kernel's UDP) and then a ring all-reduce
-(:class:`~netweft.transport.ring_allreduce.RingGroup` over netweft's transport on
-UDP, through the same switch, which forwards it by IPv4). The parent starts every
+plan_aggregation`) through the aggregation controller's session. Every host runs
+one worker process that does, for each buffer size, an in-network all-reduce
+(:class:`~netweft.transport.collectives.aggregation.udp.SwitchGroup`, the kernel's
+UDP) and then a ring all-reduce (:class:`~netweft.transport.collectives.
+ring_allreduce.RingGroup` over netweft's transport on UDP, through the same switch,
+which forwards it by IPv4). The parent starts every
 phase on all hosts at once (a line on each worker's stdin) and each worker
 reports its time and the bytes its ``eth0`` sent and received during the phase
 (the kernel's interface counters: everything on the host link). Real sockets,

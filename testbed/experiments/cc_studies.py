@@ -29,8 +29,8 @@ import numpy as np
 
 from netweft.transport import Simulation
 from netweft.transport.engine_handle import CC_MODES, EngineHandle, make_config
-from netweft.transport.fabric import FabricSpec
-from netweft.transport.switch_port import WIRE_OVERHEAD
+from netweft.transport.sim.network import FabricSpec
+from netweft.transport.sim.port import WIRE_OVERHEAD
 
 MIB = 1 << 20
 MSS = 4086                 # payload bytes per packet (htsim: MTU 4150 with a 64 B header)

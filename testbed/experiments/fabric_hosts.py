@@ -125,7 +125,7 @@ def sink(port: str, seconds: str) -> None:
 def mcast_send(length: str, seed: str, mode: str, *args: str) -> None:
     from dataclasses import asdict
 
-    from netweft.transport.multicast_udp import send_multicast, send_unicast
+    from netweft.transport.collectives.multicast.udp import send_multicast, send_unicast
 
     data = random.Random(int(seed)).randbytes(int(length))
     if mode == "multicast":
@@ -141,7 +141,7 @@ def mcast_send(length: str, seed: str, mode: str, *args: str) -> None:
 def mcast_recv(group: str, index: str, length: str, sender: str) -> None:
     from dataclasses import asdict
 
-    from netweft.transport.multicast_udp import receive_multicast
+    from netweft.transport.collectives.multicast.udp import receive_multicast
 
     receiver = receive_multicast(int(length), int(group), int(index), sender,
                                  ready=lambda: print("ready", flush=True))

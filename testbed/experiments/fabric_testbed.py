@@ -13,7 +13,7 @@ from pathlib import Path
 from p4.v1 import p4runtime_pb2
 
 from netweft.emulation.network import Network
-from netweft.emulation.switch_control import send_command
+from netweft.emulation.process.control import send_command
 from netweft.emulation.v1model.names import resolve_name
 from netweft.testbed.control.entity_encoder import EntityEncoder
 from netweft.testbed.control.fabric.controller import configure_fabric

@@ -2,7 +2,7 @@
 ACK aggregation in the switches.
 
 h1 sends ``length`` bytes to h2, h3 and h4 with netweft's reliable multicast
-(:mod:`netweft.transport.reliable_multicast`); h1's link to leaf1 carries
+(:mod:`netweft.transport.collectives.multicast.reliable`); h1's link to leaf1 carries
 ``rate`` Mbit/s, the bottleneck a sender's NIC is. Three runs: unicast fan-out
 (the buffer to each receiver at once, the sender's window of 64 datagrams shared
 among the three streams), multicast through

@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from netweft.emulation.link_params import LinkParams
+from netweft.emulation.links.link_params import LinkParams
 from netweft.emulation.network import Network
 from netweft.p4.programs import program
 

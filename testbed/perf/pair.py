@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 
+from netweft.emulation.process_lifetime import die_with_parent
 from netweft.testbed.perf.protocol import CONTROL_PORT, PerfError
 
 
@@ -46,7 +47,7 @@ def _client_argv(args: argparse.Namespace, host: str, control_port: int,
 
 
 def _start_server(argv: list[str]) -> subprocess.Popen:
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(die_with_parent(argv), stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if "listening" not in line:

@@ -8,7 +8,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 from tm_helpers import run
 
-from netweft.emulation.port_options import parse_link_options
+from netweft.emulation.links.port_options import parse_link_options
 from netweft.emulation.switch import SoftSwitch
 from netweft.p4.programs import program
 

@@ -1,4 +1,5 @@
-"""NetweftSwitch in Mininet's own API and through ``mn --custom``: traffic crosses netweft's switch."""
+"""NetweftSwitch in Mininet's own API and through ``mn --custom``: traffic crosses netweft's
+switch."""
 
 import json
 import random
@@ -10,8 +11,8 @@ import mininet.net as mininet_net
 import pytest
 from scapy.all import ICMP, IP, rdpcap
 
-from netweft.emulation import mininet as netweft_mininet
-from netweft.emulation.mininet import NetweftSwitch
+from netweft.emulation.network import mininet as netweft_mininet
+from netweft.emulation.network.mininet import NetweftSwitch
 
 pytestmark = [pytest.mark.netns, pytest.mark.host_tools("mnexec", "ethtool")]
 

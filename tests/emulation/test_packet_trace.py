@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tm_helpers import probe_frame, probe_program, run
 
+from netweft.emulation.links.port_options import parse_link_options
 from netweft.emulation.packet_trace import PacketTrace, TracedTable
-from netweft.emulation.port_options import parse_link_options
 from netweft.emulation.switch import SoftSwitch
 from netweft.emulation.v1model.match_table import MatchTable
 from netweft.emulation.v1model.simple_switch import V1ModelDriver

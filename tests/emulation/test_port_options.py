@@ -7,15 +7,15 @@ import json
 import pytest
 from tm_helpers import probe_frame, probe_switch, run
 
-from netweft.emulation.link_model import GilbertElliott, LinkConfig
-from netweft.emulation.port_options import (
+from netweft.emulation.links.link_model import GilbertElliott, LinkConfig
+from netweft.emulation.links.port_options import (
     PortOptionError,
     PortOptions,
     parse_link_option,
     parse_link_options,
 )
-from netweft.emulation.switch_control import ControlError, execute
-from netweft.emulation.switch_process import link_arguments
+from netweft.emulation.process.control import ControlError, execute
+from netweft.emulation.process.switch_process import link_arguments
 
 
 def test_a_link_option_sets_both_directions_and_the_queues():
@@ -53,7 +53,6 @@ def test_settings_survive_the_round_trip_through_the_command_line(links):
     ("1:gemodel=0/0", "cannot both be 0"),
     ("1/in:queue=8", "drop '/in'"),
     ("1:colour=red", "unknown key 'colour'"),
-    ("1:loss=0.1,gemodel=0.1/0.2", "not both"),
     ("600:delay=1ms", "not in 0..510"),
     ("1:queue=-3", "whole number"),
 ])
@@ -90,7 +89,7 @@ def test_control_commands_change_queues_and_links_at_run_time():
 
 
 def test_the_switch_process_refuses_a_link_for_a_port_it_does_not_have(capsys):
-    from netweft.emulation.switch_process import main
+    from netweft.emulation.process.switch_process import main
 
     with pytest.raises(SystemExit) as stop:
         main(["--program", "p4/basic_forward.p4", "--port", "1=s1-eth1",
@@ -110,3 +109,13 @@ def test_bad_queue_limits_from_python_are_a_switch_error():
         sw.configure_port(2, PortOptions(queue_depth=-1))
     with pytest.raises(SwitchError, match="rate_pps must be positive"):
         sw.set_queue_rate(0, 2)
+
+
+def test_netem_spelling_reads_as_the_key_value_one():
+    netem = parse_link_option("2/out:delay 5ms jitter 1ms loss 1% gemodel 0.01 0.3 0.9 "
+                              "corrupt 0.1% rate 100mbit queue 16")
+    keyed = parse_link_option("2/out:delay=5ms,jitter=1ms,loss=0.01,gemodel=0.01/0.3/0.9,"
+                              "corrupt=0.001,rate=100mbit,queue=16")
+    assert netem == keyed
+    assert netem[1].egress.gemodel == GilbertElliott(0.01, 0.3, 0.9, 0.0)
+    assert netem[1].egress.loss == 0.01   # loss and gemodel together: both apply

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from collections import Counter
 
-from netweft.emulation.switch_process import _Loop
+from netweft.emulation.process.switch_process import SwitchLoop
 
 
 class _Chatty:
@@ -21,8 +21,8 @@ class _Chatty:
         return []
 
 
-def _loop(switch: object, trace: io.StringIO | None, sink: list | None) -> _Loop:
-    return _Loop(switch, io=None, stats=Counter(), captures=None, trace_out=trace,
+def _loop(switch: object, trace: io.StringIO | None, sink: list | None) -> SwitchLoop:
+    return SwitchLoop(switch, io=None, stats=Counter(), captures=None, trace_out=trace,
                  on_digests=sink.extend if sink is not None else None)
 
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.netns
 _WIRE = textwrap.dedent("""
     import sys
     from pathlib import Path
-    from netweft.emulation.switch_process import serve
+    from netweft.emulation.process.switch_process import serve
     class Wire:
         def process(self, port, data):
             if b"boom" in data:
@@ -64,7 +64,7 @@ def test_frames_cross_the_switch_process_and_bad_ones_are_counted(tmp_path):
 @pytest.mark.netns
 def test_a_switch_process_that_fails_to_start_says_why(tmp_path):
     """Without ``log=``, the child's error output still reaches the exception."""
-    from netweft.emulation.switch_process import start_switch_process
+    from netweft.emulation.process.switch_process import start_switch_process
 
     bad = tmp_path / "bad.p4"
     bad.write_text("control c() { apply { x = ; } }\n")
@@ -113,8 +113,8 @@ def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(t
     from scapy.layers.inet import IP, UDP
     from scapy.utils import rdpcap
 
-    from netweft.emulation.switch_control import send_command
-    from netweft.emulation.switch_process import start_switch_process
+    from netweft.emulation.process.control import send_command
+    from netweft.emulation.process.switch_process import start_switch_process
     from netweft.p4.programs import program
 
     net = Network()

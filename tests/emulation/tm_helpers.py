@@ -8,7 +8,7 @@ import tempfile
 from functools import cache
 from pathlib import Path
 
-from netweft.emulation.port_options import parse_link_options
+from netweft.emulation.links.port_options import parse_link_options
 from netweft.emulation.switch import SoftSwitch
 
 PROGRAMS = Path(__file__).resolve().parent / "programs"

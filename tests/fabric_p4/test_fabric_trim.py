@@ -8,7 +8,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.layers.l2 import Ether
 
-from netweft.emulation.port_options import parse_link_options
+from netweft.emulation.links.port_options import parse_link_options
 
 from .fabric_switch import HOST_PORT, QUEUES, TRIM, fabric_switch, route_port, run, uet_request
 

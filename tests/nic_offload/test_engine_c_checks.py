@@ -10,7 +10,7 @@ HERE = Path(__file__).resolve().parent
 NIC = HERE.parents[1] / "nic_offload"
 
 
-ALL = sorted(p.name for p in (NIC / "src").glob("*.c"))
+ALL = sorted(str(p.relative_to(NIC / "src")) for p in (NIC / "src").rglob("*.c"))
 
 
 @pytest.mark.parametrize(

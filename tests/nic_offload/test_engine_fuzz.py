@@ -15,7 +15,7 @@ NIC = Path(__file__).resolve().parents[2] / "nic_offload"
 def test_engine_input_fuzzer_finds_nothing(tmp_path):
     clang = shutil.which("clang")
     exe = tmp_path / "engine_input_fuzz"
-    sources = sorted(str(p) for p in (NIC / "src").glob("*.c"))
+    sources = sorted(str(p) for p in (NIC / "src").rglob("*.c"))
     build = subprocess.run(
         [clang, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
          "-fno-sanitize-recover=undefined", f"-I{NIC / 'include'}",

@@ -87,7 +87,7 @@ def test_frame_parser_survives_fuzzing_without_findings(tmp_path):
 def test_the_harness_catches_a_missing_total_length_check(tmp_path):
     # Let the IP total length run 4 bytes past the frame in a copy of udp_frame.c:
     # the parser then reads UDP bytes beyond the frame, which the fuzzer must find.
-    source = (NIC / "src" / "udp_frame.c").read_text()
+    source = (NIC / "src" / "io" / "udp_frame.c").read_text()
     check = "if (total > room)"
     assert source.count(check) == 1
     broken = tmp_path / "udp_frame_broken.c"

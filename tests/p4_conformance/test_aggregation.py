@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from netweft.transport import aggregation_layer as agg
+from netweft.transport.collectives.aggregation import layer as agg
 
 from .harness import REPO_P4_DIR, switch_factory
 from .packets import SWITCH_MAC, assert_outputs

@@ -19,9 +19,9 @@ def running_switch(args: Sequence[str], popen: Callable[..., subprocess.Popen] |
                    ) -> Iterator[tuple[subprocess.Popen, str]]:
     """``(process, grpc target)`` of a netweft-switch started with ``args``; killed after.
 
-    ``command`` replaces ``python -m netweft.emulation.switch_command`` (for example
+    ``command`` replaces ``python -m netweft.emulation.process.netweft_switch`` (for example
     the installed ``netweft-switch`` script)."""
-    argv = [*(command or (sys.executable, "-m", "netweft.emulation.switch_command")), *args]
+    argv = [*(command or (sys.executable, "-m", "netweft.emulation.process.netweft_switch")), *args]
     start = popen or subprocess.Popen
     proc = start(*argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) \
         if popen else start(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

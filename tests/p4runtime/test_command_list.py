@@ -109,7 +109,7 @@ def test_netweft_cli_runs_a_file_and_the_prompt(tmp_path):
 
 def test_netweft_cli_over_a_switch_process_control_socket(tmp_path):
     sock = tmp_path / "s1.sock"
-    proc = subprocess.Popen([sys.executable, "-m", "netweft.emulation.switch_process",
+    proc = subprocess.Popen([sys.executable, "-m", "netweft.emulation.process.switch_process",
                              "--program", str(PROGRAM), "--control", str(sock)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

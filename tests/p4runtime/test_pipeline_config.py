@@ -16,7 +16,7 @@ from p4.v1 import p4runtime_pb2, p4runtime_pb2_grpc
 
 from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.p4runtime.server import P4RuntimeServer
-from netweft.emulation.switch_command import load_device_config
+from netweft.p4.compiler.device_config import load_device_config
 from tests.p4runtime.conftest import PROGRAM
 from tests.p4runtime.switch_runner import running_switch
 

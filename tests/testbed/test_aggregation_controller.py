@@ -27,7 +27,7 @@ from netweft.testbed.control.aggregation.controller import (
     InstalledJob,
     JobWorker,
 )
-from netweft.transport import aggregation_layer as agg
+from netweft.transport.collectives.aggregation import layer as agg
 
 SERVICE = "10.0.0.254"
 K = agg.AGG_LANES

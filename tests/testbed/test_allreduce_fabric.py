@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_in_network, run_ring
-from netweft.transport.aggregation_layer import PACKET_LEN
-from netweft.transport.impairments import Impairments
+from netweft.transport.collectives.aggregation.layer import PACKET_LEN
+from netweft.transport.sim.wire import Impairments
 
 FRAME = 14 + 20 + 8 + PACKET_LEN  # 314 bytes
 
@@ -71,8 +71,11 @@ def test_two_jobs_at_once_on_the_embedded_switch():
         fabric_network,
         install_plan,
     )
-    from netweft.transport.aggregation_layer import AGG_LANES, AGG_UDP_PORT
-    from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
+    from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
+    from netweft.transport.collectives.aggregation.worker import (
+        AggregationJob,
+        AggregationWorker,
+    )
 
     spec = FabricSpec(workers=4, topology="star")
     graph = fabric_graph(spec)

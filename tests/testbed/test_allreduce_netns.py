@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from netweft.emulation.link_params import LinkParams
+from netweft.emulation.links.link_params import LinkParams
 from netweft.emulation.network import Network
 from netweft.p4.programs import program
 

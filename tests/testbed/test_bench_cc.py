@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from netweft.testbed.bench.cc import HTSIM_ANCHOR
 from netweft.testbed.command_line import main
 from netweft.testbed.experiments.cc_studies import (
     SCHEMES,
@@ -56,6 +57,20 @@ def test_nscc_alone_finishes_a_256_to_1_incast_whose_trimmed_headers_overflow():
     assert s["finished"] == 256
 
 
+def test_nscc_shares_an_8_to_1_incast_fairly_and_finishes_within_htsims_spread():
+    # htsim's anchor: 1 MiB per sender, FCTs 633-702 us. A sender whose window closes
+    # asks for its ACK at once; before that rule a window of fewer than ack_every_pkts
+    # packets waited for the receiver's 20 us delayed ACK, and the senders that fell to
+    # a few packets stayed there: FCTs 226-780 us, Jain 0.824.
+    lo, _, _, hi = HTSIM_ANCHOR[(8, "nscc")]["fct"]
+    r = run_flows("t", incast_spec(8), incast_flows(8), "nscc", seed=1)
+    s = summarise(r)
+    assert s["finished"] == 8 and s["rtos"] == 0
+    assert s["jain"] >= 0.95
+    fct_us = [t / 1e3 for t in r.fct_ns]
+    assert 0.9 * lo <= min(fct_us) and max(fct_us) <= 1.1 * hi, fct_us
+
+
 def test_runs_are_deterministic_and_seeded():
     spec = incast_spec(4)
     flows = incast_flows(4, 128 * KIB)
@@ -64,7 +79,7 @@ def test_runs_are_deterministic_and_seeded():
 
 
 def test_permutation_sprays_over_every_uplink():
-    from netweft.transport.fabric import FabricSpec
+    from netweft.transport.sim.network import FabricSpec
 
     flows = permutation_flows(8, 64 * KIB, 1, 4)
     assert sorted(f.dst for f in flows) == list(range(8))

@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netweft.transport.multicast_header import MULTICAST_PORT as MCAST_UDP_PORT
-from netweft.transport.reliable_multicast import MulticastReceiver, MulticastSender
+from netweft.transport.collectives.multicast.header import MULTICAST_PORT as MCAST_UDP_PORT
+from netweft.transport.collectives.multicast.reliable import MulticastReceiver, MulticastSender
 
 P4_DIR = Path(__file__).resolve().parents[2] / "p4"
 FWD, ACKS, QUEUES = "FabricIngress.forwarding.", "FabricIngress.acks.", "FabricEgress.queues."

@@ -101,7 +101,7 @@ def test_demo_output_folder_that_cannot_be_made_is_one_line(capsys):
     err = capsys.readouterr().err
     assert err == ("netweft demo: error: cannot create the output folder /proc/netweft-demo: "
                    "No such file or directory; choose another with --out\n")
-    help_text = subprocess.run([sys.executable, "-m", "netweft.emulation.switch_process",
+    help_text = subprocess.run([sys.executable, "-m", "netweft.emulation.process.switch_process",
                                 "--help"], capture_output=True, text=True, check=True).stdout
     assert "-I DIR, --include DIR" in help_text
 

@@ -191,7 +191,7 @@ def test_cli_sets_the_pipeline_then_configures_switches_by_address(tmp_path, cap
     """netweft fabric install --topology --switch NAME=HOST:PORT --p4info --device-config:
     switches that start without a program (as simple_switch_grpc --no-p4) get fabric.p4
     from the controller, then their entries."""
-    from netweft.emulation.switch_command import load_device_config
+    from netweft.p4.compiler.device_config import load_device_config
     from netweft.testbed.command_line import main
 
     config, info = tmp_path / "fabric.json", tmp_path / "fabric.p4info.txtpb"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from netweft.emulation.link_params import LinkParams, LinkParamsError
+from netweft.emulation.links.link_params import LinkParams, LinkParamsError
 from netweft.emulation.network import Network, NetworkError
 from netweft.testbed.topology import TopologyError, load_topology
 

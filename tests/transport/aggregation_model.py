@@ -11,13 +11,13 @@ from collections import Counter
 
 import numpy as np
 
-from netweft.transport.aggregation_codec import (
+from netweft.transport.collectives.aggregation.codec import (
     FrameTemplate,
     decode_payload,
     encode_payload,
     frame_payload,
 )
-from netweft.transport.aggregation_worker import AggregationPacket
+from netweft.transport.collectives.aggregation.worker import AggregationPacket
 
 
 class ModelSwitch:

@@ -10,7 +10,7 @@ import threading
 import numpy as np
 
 from netweft.transport import SwitchGroup, allreduce
-from netweft.transport.aggregation_codec import FrameTemplate, frame_payload
+from netweft.transport.collectives.aggregation.codec import FrameTemplate, frame_payload
 
 from .aggregation_model import ModelSwitch
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netweft.transport.aggregation_codec import FrameTemplate
-from netweft.transport.aggregation_sim import AggregationNetwork
-from netweft.transport.aggregation_worker import AggregationJob, AggregationWorker
-from netweft.transport.impairments import Impairments, Link
+from netweft.transport.collectives.aggregation.codec import FrameTemplate
+from netweft.transport.collectives.aggregation.sim import AggregationNetwork
+from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
+from netweft.transport.sim.wire import Impairments, Link
 
 from .aggregation_model import ModelSwitch
 

@@ -1,6 +1,6 @@
 """The discrete-event loop: ordering, cancellation, virtual time."""
 
-from netweft.transport.event_loop import EventLoop
+from netweft.transport.sim.event_loop import EventLoop
 
 
 def test_events_fire_in_time_then_insertion_order():

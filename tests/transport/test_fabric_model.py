@@ -8,10 +8,10 @@ import random
 import pytest
 
 from netweft.transport import InvalidArgumentError
-from netweft.transport.event_loop import EventLoop
-from netweft.transport.fabric import Fabric, FabricSpec
-from netweft.transport.impairments import ECN_ECT0
-from netweft.transport.switch_port import (
+from netweft.transport.sim.event_loop import EventLoop
+from netweft.transport.sim.network import Fabric, FabricSpec
+from netweft.transport.sim.port import (
+    ECN_ECT0,
     PDS_F_TRIMMED,
     TRIM_KEEP,
     WIRE_OVERHEAD,

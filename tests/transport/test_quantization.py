@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from netweft.transport.quantization import (
+from netweft.transport.collectives.aggregation.quantization import (
     EXPONENT_MIN,
     BlockQuantizer,
     shared_exponents,

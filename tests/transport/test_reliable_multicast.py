@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from netweft.transport.multicast_header import (
+from netweft.transport.collectives.multicast.header import (
     ACK,
     F_AGGREGATED,
     HEADER,
@@ -16,7 +16,7 @@ from netweft.transport.multicast_header import (
     decode,
     encode_ack,
 )
-from netweft.transport.reliable_multicast import MulticastReceiver, MulticastSender
+from netweft.transport.collectives.multicast.reliable import MulticastReceiver, MulticastSender
 
 DELAY_NS = 1_000_000
 
@@ -123,7 +123,7 @@ def test_udp_driver_over_loopback():
     import socket
     import threading
 
-    from netweft.transport.multicast_udp import receive_multicast, send_unicast
+    from netweft.transport.collectives.multicast.udp import receive_multicast, send_unicast
 
     probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     probe.bind(("127.0.0.2", 0))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from netweft.transport import Impairments, InvalidArgumentError, Simulation
-from netweft.transport.ring_allreduce import RingAllreduce, RingGroup, run_ring
+from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup, run_ring
 
 
 def ring_sum(n: int, length: int, impairments: Impairments | None = None, seed: int = 1):

@@ -6,7 +6,7 @@ import struct
 import pytest
 
 from netweft.transport.errors import InvalidArgumentError
-from netweft.transport.socket_loss import attach_loss, loss_filter_program
+from netweft.transport.udp.socket_loss import attach_loss, loss_filter_program
 
 
 def _deliver(p: float, count: int = 2000) -> int:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from netweft.transport import InvalidArgumentError, Simulation
-from netweft.transport.impairments import Link
+from netweft.transport.sim.wire import Link
 from netweft.transport.trace import read_jsonl, write_jsonl
 
 

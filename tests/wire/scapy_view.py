@@ -5,7 +5,7 @@ from __future__ import annotations
 from scapy.fields import ConditionalField
 from scapy.packet import Packet, Raw
 
-from netweft.transport import layers
+from netweft.transport.wire import layers
 
 PART_OF = {
     layers.UETRequest: "pds", layers.UETUUD: "pds", layers.UETRUDI: "pds",

@@ -10,7 +10,7 @@ import numpy as np
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from netweft.transport import aggregation_layer as agg
+from netweft.transport.collectives.aggregation import layer as agg
 
 P4_HEADER = Path(__file__).resolve().parents[2] / "p4" / "include" / "aggregation_headers.p4"
 

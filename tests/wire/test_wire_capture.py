@@ -17,7 +17,7 @@ from scapy.layers.inet import UDP
 from scapy.utils import rdpcap
 
 from netweft.nic_offload import lib
-from netweft.transport import layers
+from netweft.transport.wire import layers
 
 from .cases import c_build, c_parse, nonzero, pkt_to_dict
 from .scapy_view import scapy_fields

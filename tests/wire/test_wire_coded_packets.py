@@ -13,8 +13,8 @@ from scapy.packet import Raw
 from scapy.utils import wrpcap
 
 from netweft.nic_offload import ffi, lib
-from netweft.transport import layers
 from netweft.transport.engine_handle import EngineHandle, make_config
+from netweft.transport.wire import layers
 
 from .cases import c_parse, nonzero, pkt_to_dict
 from .scapy_view import scapy_fields

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from netweft.nic_offload import lib
-from netweft.transport import layers
+from netweft.transport.wire import layers
 
 from .cases import c_build_rc
 

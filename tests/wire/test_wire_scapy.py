@@ -7,7 +7,7 @@ from scapy.layers.inet import IP, UDP
 from scapy.packet import Packet, Raw
 
 from netweft.nic_offload import lib
-from netweft.transport import layers
+from netweft.transport.wire import layers
 
 from .cases import c_build, c_parse, nonzero, packets, pkt_to_dict
 from .scapy_view import PART_OF, scapy_fields

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import netweft.transport
 
-LUA_DISSECTOR = Path(netweft.transport.__file__).parent / "wireshark" / "netweft_uet.lua"
+LUA_DISSECTOR = Path(netweft.transport.__file__).parent / "wire" / "wireshark" / "netweft_uet.lua"
 TSHARK = shutil.which("tshark")
 EXTRA = {"nwuet.payload", "nwuet.payload_len", "nwuet.trimmed", "nwuet.error", "nwuet.gso_size",
          "nwuet.gso_segment"}

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from netweft.testbed.control.entries import MulticastWrite, RegisterWrite, TableWrite, Write
-from netweft.transport.aggregation_layer import AGG_MAX_WORKERS
+from netweft.transport.collectives.aggregation.layer import AGG_MAX_WORKERS
 
 MAX_WORKERS = AGG_MAX_WORKERS  # one bit per worker in a slot's bitmap
 # Multicast groups from here up are the aggregation's; job j uses FIRST_GROUP + j unless told.

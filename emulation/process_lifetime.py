@@ -1,0 +1,48 @@
+"""Child processes that end when the process that started them dies, for any reason.
+
+A testbed's switch processes, host programs, captures and iperf3 servers must not
+outlive it: after a ``kill -9`` of ``netweft up`` a switch process would keep
+forwarding and holding its ports. :func:`die_with_parent` prefixes a command with
+util-linux's ``setpriv --pdeathsig``, which asks the kernel for the parent-death
+signal (``prctl(PR_SET_PDEATHSIG)``) and then execs the command; the setting survives
+``execve`` (and ``ip netns exec``, which execs without forking), so the program
+itself gets SIGTERM when its parent goes. No ``preexec_fn``: that is unsafe in a
+process with threads (a P4Runtime client, a queue sampler).
+
+Two caveats of the kernel's mechanism:
+
+- The "parent" is the *thread* that forked the child: the signal fires when that
+  thread exits, even if the process lives on. Start such children from a
+  long-lived thread (the main thread), never from a pool worker that may end first.
+- A parent that dies between the fork and ``setpriv``'s ``prctl`` (a few
+  milliseconds) leaves the child running; ``netweft clean`` and the next
+  ``netweft up`` remove whatever a dead testbed left, processes included.
+
+The signal is SIGTERM, so a switch process still writes its counters; whatever
+ignores it is killed when its namespace is removed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+from collections.abc import Sequence
+from functools import cache
+
+
+@cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv")
+
+
+def die_with_parent(argv: Sequence[str], signum: int = signal.SIGTERM) -> list[str]:
+    """``argv`` run so that it gets ``signum`` when the calling thread's process dies.
+
+    Without util-linux's ``setpriv`` (Debian installs it everywhere) ``argv`` is
+    returned unchanged.
+    """
+    setpriv = _setpriv()
+    if setpriv is None:
+        return list(argv)
+    return [setpriv, f"--pdeathsig={signal.Signals(signum).name.removeprefix('SIG')}", "--",
+            *argv]

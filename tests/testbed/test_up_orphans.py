@@ -1,0 +1,73 @@
+"""A detached ``netweft up`` killed with SIGKILL: its processes die with it, and the next
+``netweft up`` removes the namespaces and veths it left."""
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from pyroute2 import netns
+from test_up import NETWEFT, _leftovers, pair_topology  # noqa: F401 - a fixture
+
+from netweft.emulation.network.builder import _running
+from netweft.testbed import up_registry
+from netweft.testbed.topology import load_topology
+
+pytestmark = pytest.mark.netns
+
+
+def _processes_of(run_dir: Path) -> list[int]:
+    """Running (not zombie) processes whose command line names the run folder."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if str(run_dir).encode() in cmdline and int(pid) != os.getpid() and _running(int(pid)):
+            found.append(int(pid))
+    return found
+
+
+def test_a_killed_testbed_takes_its_processes_along_and_the_next_up_removes_the_rest(
+        pair_topology, tmp_path):  # noqa: F811 - the fixture
+    run_dir = tmp_path / "run"
+    name = load_topology(pair_topology).name
+    up = [*NETWEFT, "up", str(pair_topology), "--detach", "--out", str(run_dir), "--no-pcap"]
+    record = None
+    try:
+        done = subprocess.run(up, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        record = up_registry.find(name)
+        switch = [pid for pid in _processes_of(run_dir) if pid != record.pid]
+        assert switch, "the switch process names its log in the run folder"
+        os.kill(record.pid, signal.SIGKILL)
+        # the kernel sends each child SIGTERM when its parent dies; no `netweft clean` yet
+        deadline = time.monotonic() + 30
+        while _processes_of(run_dir) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _processes_of(run_dir) == []
+        assert [n for n in netns.listnetns() if n.startswith(record.prefix + "-")]
+        # the next netweft up (here: one running an empty script, so it stops at once)
+        # removes what the killed run left and says so in one line
+        empty = tmp_path / "empty.txt"
+        empty.write_text("")
+        again = subprocess.run([*NETWEFT, "up", str(pair_topology), "--out",
+                                str(tmp_path / "again"), "--no-pcap", "--run", str(empty)],
+                               capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        said = [line for line in again.stderr.splitlines() if "killed runs left" in line]
+        assert len(said) == 1 and f"{record.prefix}-*" in said[0]
+        assert _leftovers(record.prefix, run_dir) == []
+        assert all(r.name != name for r in up_registry.records())
+    finally:
+        record = record or next((r for r in up_registry.records() if r.name == name), None)
+        if record is not None and record.alive:
+            os.kill(record.pid, signal.SIGKILL)
+        if record is not None:
+            for node in record.nodes.values():
+                if node["netns"] in netns.listnetns():
+                    subprocess.run(["ip", "netns", "del", node["netns"]], check=False)
+            up_registry.remove(name)

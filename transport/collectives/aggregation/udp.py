@@ -1,0 +1,122 @@
+"""The UDP socket driver of in-network all-reduce: one worker on a real host.
+
+:class:`SwitchGroup` is a worker's membership in an aggregation job on a
+switch: a UDP socket bound to the address the switch sends this worker's
+results to, the job's service address (where contributions go, UDP port
+61440), and the job's shape (workers, window). :meth:`SwitchGroup.allreduce`
+runs an :class:`~netweft.transport.collectives.aggregation.worker.AggregationWorker` over
+the socket: it sends what the core returns, reads results with a timeout set
+to the core's next deadline, and hands timeouts to the core. Datagrams that
+are not well-formed aggregation packets are counted and dropped.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import time
+
+import numpy as np
+
+from netweft.transport.collectives.aggregation.codec import (
+    AGG_UDP_PORT,
+    decode_payload,
+    encode_payload,
+)
+from netweft.transport.collectives.aggregation.layer import AGG_LANES
+from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
+from netweft.transport.errors import CompletionTimeout
+
+
+class SwitchGroup:
+    """A worker's membership in an aggregation job on a switch (real UDP sockets).
+
+    ``service`` is the job's service address (the IPv4 address the aggregating switch
+    claims for the job); ``bind`` the (ip, port) this worker's results are sent to, as
+    configured on the switch. The group keeps the job's block counter, so consecutive
+    all-reduces on one group are safe."""
+
+    def __init__(self, service: str, job_id: int, worker_id: int, workers: int, *,
+                 bind: tuple[str, int], window: int = 32, timeout: float = 0.02,
+                 service_port: int = AGG_UDP_PORT) -> None:
+        self.service = (service, service_port)
+        self._template = AggregationJob(job_id, worker_id, workers, AGG_LANES, window,
+                                        timeout_ns=int(timeout * 1e9),
+                                        max_timeout_ns=int(max(timeout * 32, 1.0) * 1e9))
+        self._next_block = 0
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            self.sock.bind(bind)
+        except OSError:
+            self.sock.close()
+            raise
+        self.sock.setblocking(False)
+        self.stats = {"malformed": 0, "sent": 0, "received": 0, "retransmits": 0}
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """The (ip, port) this worker's results come to."""
+        return self.sock.getsockname()
+
+    @property
+    def size(self) -> int:
+        """Number of workers in the job."""
+        return self._template.workers
+
+    def _send(self, packets: list) -> None:
+        for packet in packets:
+            self.sock.sendto(encode_payload(packet), self.service)
+            self.stats["sent"] += 1
+
+    def allreduce(self, array: np.ndarray, deadline: float | None = 60.0) -> np.ndarray:
+        """The sum of every worker's ``array`` (float32), summed by the switch; raises
+        :class:`CompletionTimeout` if it is not done within ``deadline`` seconds."""
+        job = AggregationJob(**{**self._template.__dict__, "first_block": self._next_block})
+        worker = AggregationWorker(array, job)
+        self._next_block = worker.end_block
+        start = time.monotonic()
+        clock = lambda: int((time.monotonic() - start) * 1e9)  # noqa: E731
+        self._send(worker.start(clock()))
+        while not worker.done:
+            now = clock()
+            if deadline is not None and now > deadline * 1e9:
+                raise CompletionTimeout(f"in-network all-reduce (job {job.job_id}, worker "
+                                        f"{job.worker_id}) not done after {deadline} s: is the "
+                                        f"switch configured for this job and reachable at "
+                                        f"{self.service[0]}?")
+            due = worker.next_deadline()
+            wait = 0.0 if due is None else max(0.0, (due - now) / 1e9)
+            readable, _, _ = select.select([self.sock], [], [], min(wait, 0.5))
+            if readable:
+                self._drain(worker, clock)
+            elif due is not None and clock() >= due:
+                sent = worker.on_time(clock())
+                self.stats["retransmits"] += len(sent)
+                self._send(sent)
+        assert worker.result is not None
+        return worker.result
+
+    def _drain(self, worker: AggregationWorker, clock) -> None:
+        while True:
+            try:
+                data = self.sock.recv(65536)
+            except BlockingIOError:
+                return
+            self.stats["received"] += 1
+            decoded = decode_payload(data)
+            if decoded is None:
+                self.stats["malformed"] += 1
+                continue
+            self._send(worker.on_packet(decoded[0], clock()))
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.sock.close()
+
+    def __enter__(self) -> SwitchGroup:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
