@@ -1,7 +1,8 @@
 """The testbed's old module names, kept importable for one release with a DeprecationWarning.
 
 The testbed was one flat folder; its modules now live in ``commands/``, ``bench/``,
-``perf/`` and ``experiments/``. :data:`MOVED` maps each old name to its new
+``perf/``, ``experiments/`` and ``control/`` (with the fabric controller, which was
+``fabric/``). :data:`MOVED` maps each old name to its new
 module: :class:`MovedModuleFinder` (installed on ``sys.meta_path`` by
 the package's ``__init__``) makes ``import netweft.testbed.bench_switch``
 warn and give the very module object of ``netweft.testbed.bench.switch``, and
@@ -63,6 +64,16 @@ MOVED: dict[str, str] = {
     "netweft.testbed.cc_studies": "netweft.testbed.experiments.cc_studies",
     "netweft.testbed.allreduce_testbed": "netweft.testbed.experiments.allreduce_testbed",
     "netweft.testbed.reliability_testbed": "netweft.testbed.experiments.reliability_testbed",
+    "netweft.testbed.allreduce_fabric": "netweft.testbed.experiments.allreduce_fabric",
+
+    "netweft.testbed.fabric": "netweft.testbed.control.fabric",
+    **{f"netweft.testbed.fabric.{name}": f"netweft.testbed.control.fabric.{name}"
+       for name in ("compute", "controller", "ecmp_spray_binding", "fabric_binding", "graph",
+                    "installer", "multicast", "path_probe", "plan", "routes", "settings")},
+    **{f"netweft.testbed.fabric.{name}": f"netweft.testbed.control.{name}"
+       for name in ("entries", "entity_encoder", "p4runtime_session")},
+    "netweft.testbed.aggregation_controller": "netweft.testbed.control.aggregation.controller",
+    "netweft.testbed.aggregation_placement": "netweft.testbed.control.aggregation.placement",
 }
 
 # a module that became a package: its old public names -> the module now holding each

@@ -36,19 +36,14 @@ def _compiled(program_name: str):
 def _configured(program_name: str, workers: int):
     """A switch running ``program_name`` with job 1: ``workers`` workers on ports 1..n."""
     from netweft.emulation.switch import SoftSwitch
+    from netweft.testbed.control.aggregation.job import AggregationJob, JobWorker
+    from netweft.testbed.control.in_process_installer import install_in_process
 
     sw = SoftSwitch(_compiled(program_name))
-    names = {t.rsplit(".", 1)[-1]: t for t in sw.tables}
-    jobs, copies = names["agg_jobs"], names["agg_workers"]
-    sw.table_add(jobs, {"ipv4.dstAddr": SERVICE, "agg.job_id": 1},
-                 jobs.rsplit(".", 1)[0] + ".set_job",
-                 {"base": 0, "size": SLOTS, "workers": workers, "mcast_grp": 0x8001})
-    sw.mc_group_set(0x8001, [(w + 1, w) for w in range(workers)])
-    for w in range(workers):
-        sw.table_add(copies, {"agg.job_id": 1, "standard_metadata.egress_rid": w},
-                     copies.rsplit(".", 1)[0] + ".to_worker",
-                     {"mac": f"02:00:00:00:00:{w + 1:02x}", "addr": f"10.0.1.{w + 1}",
-                      "udp_port": 40000})
+    job = AggregationJob(1, SERVICE, 0, SLOTS, [
+        JobWorker(w, w + 1, f"02:00:00:00:00:{w + 1:02x}", f"10.0.1.{w + 1}", 40000)
+        for w in range(workers)])
+    install_in_process(sw, job.writes(), program_name)
     return sw
 
 

@@ -2,7 +2,7 @@
 
 For 4 and 8 workers, on one switch and on a leaf-spine (two leaves, two spines;
 the job aggregates on spine1), and for buffer sizes from 64 KiB to 64 MiB, it
-measures in virtual time (:mod:`netweft.testbed.allreduce_fabric`):
+measures in virtual time (:mod:`netweft.testbed.experiments.allreduce_fabric`):
 
 - **in-network**: every worker runs the host library's worker core against the
   embedded switch running ``p4/aggregation.p4`` (the real P4 program, packet
@@ -55,7 +55,7 @@ def run_bench(workers: list[int], topologies: list[str], sizes: list[int], *, sw
               rate_gbps: float, link_delay_us: float, window: int, seed: int,
               verbose: bool = False) -> list[dict]:
     """Measure every point; returns one row per (topology, workers, size)."""
-    from netweft.testbed.allreduce_fabric import FabricSpec, run_in_network, run_ring
+    from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_in_network, run_ring
 
     rows = []
     for topology in topologies:

@@ -29,12 +29,12 @@ from pathlib import Path
 from netweft.emulation.network import NetworkError
 from netweft.testbed.arg_types import float_in, int_in
 from netweft.testbed.command_line import CommandError
+from netweft.testbed.control.fabric.installer import InstallError
+from netweft.testbed.control.p4runtime_session import SessionError
 from netweft.testbed.experiments.fabric_testbed import TOPOLOGY, FabricTestbed
 from netweft.testbed.experiments.marks import format_marks, run_marks
 from netweft.testbed.experiments.multicast import format_multicast, run_multicast
 from netweft.testbed.experiments.spray import format_spray, run_spray
-from netweft.testbed.fabric.installer import InstallError
-from netweft.testbed.fabric.p4runtime_session import SessionError
 from netweft.testbed.plots import plot_multicast, plot_queue_runs, plot_spray
 
 EXPERIMENTS = ("spray", "marks", "multicast")

@@ -21,16 +21,16 @@ import ipaddress
 
 from netweft.emulation.network import NetworkError
 from netweft.testbed import up_registry
-from netweft.testbed.aggregation_controller import (
+from netweft.testbed.arg_types import existing_file, int_in
+from netweft.testbed.command_line import CommandError
+from netweft.testbed.control.aggregation.controller import (
     EVENTS,
     AggregationConfigError,
     AggregationController,
 )
-from netweft.testbed.aggregation_placement import job_on_fabric
-from netweft.testbed.arg_types import existing_file, int_in
-from netweft.testbed.command_line import CommandError
-from netweft.testbed.fabric.graph import FabricGraphError, graph_from_topology
-from netweft.testbed.fabric.p4runtime_session import SessionError
+from netweft.testbed.control.aggregation.placement import job_on_fabric
+from netweft.testbed.control.fabric.graph import FabricGraphError, graph_from_topology
+from netweft.testbed.control.p4runtime_session import SessionError
 from netweft.testbed.topology import TopologyError, load_topology
 
 

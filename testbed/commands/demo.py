@@ -57,8 +57,8 @@ def _main(args: argparse.Namespace) -> int:
             plot_names,
             run_fabric_experiments,
         )
-        from netweft.testbed.fabric.installer import InstallError
-        from netweft.testbed.fabric.p4runtime_session import SessionError
+        from netweft.testbed.control.fabric.installer import InstallError
+        from netweft.testbed.control.p4runtime_session import SessionError
 
         fabric_dir = out_dir / "fabric"
         try:
@@ -72,12 +72,12 @@ def _main(args: argparse.Namespace) -> int:
               f"leaf2's pcaps in {fabric_dir}/")
         ok = ok and all(r["intact"] for r in fabric["multicast"]["runs"])
     if not args.no_allreduce:
-        from netweft.testbed.aggregation_controller import AggregationConfigError
+        from netweft.testbed.control.aggregation.controller import AggregationConfigError
+        from netweft.testbed.control.p4runtime_session import SessionError
         from netweft.testbed.experiments.allreduce_testbed import (
             format_emulated,
             run_emulated_allreduce,
         )
-        from netweft.testbed.fabric.p4runtime_session import SessionError
 
         allreduce_dir = out_dir / "allreduce"
         try:

@@ -26,14 +26,13 @@ from netweft.emulation.network import NetworkError
 from netweft.testbed import up_registry
 from netweft.testbed.arg_types import existing_file, int_in
 from netweft.testbed.command_line import CommandError
-from netweft.testbed.fabric.compute import compute_fabric
-from netweft.testbed.fabric.controller import Pipeline, configure_fabric
-from netweft.testbed.fabric.graph import FabricGraphError, graph_from_topology
-from netweft.testbed.fabric.installer import InstallError
-from netweft.testbed.fabric.multicast import MulticastError
-from netweft.testbed.fabric.p4runtime_session import SessionError
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import (
+from netweft.testbed.control.fabric.compute import compute_fabric
+from netweft.testbed.control.fabric.controller import Pipeline, configure_fabric
+from netweft.testbed.control.fabric.graph import FabricGraphError, graph_from_topology
+from netweft.testbed.control.fabric.installer import InstallError
+from netweft.testbed.control.fabric.multicast import MulticastError
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import (
     SPRAY_MODES,
     FabricSettings,
     SettingsError,
@@ -42,6 +41,7 @@ from netweft.testbed.fabric.settings import (
     parse_threshold,
     spray_mode,
 )
+from netweft.testbed.control.p4runtime_session import SessionError
 from netweft.testbed.topology import TopologyError, load_topology
 
 

@@ -31,12 +31,12 @@ from netweft.testbed.arg_types import existing_file
 from netweft.testbed.command_line import CommandError
 from netweft.testbed.commands.fabric import add_settings_arguments, settings_argv, settings_from
 from netweft.testbed.commands.up_prompt import TestbedPrompt, substitute_names
-from netweft.testbed.fabric.controller import configure_network
-from netweft.testbed.fabric.graph import FabricGraphError
-from netweft.testbed.fabric.installer import InstallError
-from netweft.testbed.fabric.multicast import MulticastError
-from netweft.testbed.fabric.p4runtime_session import SessionError
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.fabric.controller import configure_network
+from netweft.testbed.control.fabric.graph import FabricGraphError
+from netweft.testbed.control.fabric.installer import InstallError
+from netweft.testbed.control.fabric.multicast import MulticastError
+from netweft.testbed.control.fabric.settings import FabricSettings
+from netweft.testbed.control.p4runtime_session import SessionError
 from netweft.testbed.topology import Topology, TopologyError, load_topology
 
 

@@ -1,13 +1,14 @@
 """Emulated all-reduce: in-network and ring on hosts in namespaces and a switch process.
 
 ``n`` hosts in network namespaces hang off one netweft switch process running
-``p4/aggregation.p4`` (its IPv4 routes from a runtime file, the aggregation job
-over P4Runtime with :class:`~netweft.testbed.aggregation_controller.
-AggregationController`). Every host runs one worker process that does, for each
-buffer size, an in-network all-reduce (:class:`~netweft.transport.collectives.
-aggregation.udp.SwitchGroup`, the kernel's UDP) and then a ring all-reduce
-(:class:`~netweft.transport.collectives.ring_allreduce.RingGroup` over netweft's
-transport on UDP, through the same switch, which forwards it by IPv4). The parent starts every
+``p4/aggregation.p4``, configured over P4Runtime with its plan (IPv4 routes and
+the aggregation job, :func:`~netweft.testbed.control.aggregation.plan.
+plan_aggregation`) through the aggregation controller's session. Every host runs
+one worker process that does, for each buffer size, an in-network all-reduce
+(:class:`~netweft.transport.collectives.aggregation.udp.SwitchGroup`, the kernel's
+UDP) and then a ring all-reduce (:class:`~netweft.transport.collectives.
+ring_allreduce.RingGroup` over netweft's transport on UDP, through the same switch,
+which forwards it by IPv4). The parent starts every
 phase on all hosts at once (a line on each worker's stdin) and each worker
 reports its time and the bytes its ``eth0`` sent and received during the phase
 (the kernel's interface counters: everything on the host link). Real sockets,
@@ -66,26 +67,15 @@ ep.close()
 """
 
 
-def _runtime(path: Path, hosts: list) -> Path:
-    entries = []
-    for port, h in enumerate(hosts, start=1):
-        entries.append({"table": "MyIngress.ipv4_routes",
-                        "match": {"hdr.base.ipv4.dstAddr": [h.ip_address, 32]},
-                        "action_name": "MyIngress.forward",
-                        "action_params": {"dmac": h.mac, "port": port}})
-    path.write_text(json.dumps({"target": "netweft-embedded", "table_entries": entries}))
-    return path
-
-
 def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                            out_dir: Path | None = None) -> list[dict]:
     """One row per size: for each method the slowest worker's seconds, the mean bytes per
     host link each way, and whether every worker got the same sum."""
-    from netweft.testbed.aggregation_controller import (
-        AggregationController,
-        AggregationJob,
-        JobWorker,
-    )
+    from netweft.testbed.control.aggregation.controller import AggregationController
+    from netweft.testbed.control.aggregation.placement import job_on_fabric
+    from netweft.testbed.control.aggregation.plan import plan_aggregation
+    from netweft.testbed.control.fabric.graph import graph_from_network
+    from netweft.testbed.control.p4runtime_installer import install_writes
 
     with tempfile.TemporaryDirectory(prefix="nw-allreduce-") as tmp:
         folder = Path(out_dir or tmp)
@@ -95,10 +85,13 @@ def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                  for w in range(workers)]
         grpc = f"unix:{tmp}/s1.grpc"
         s1 = net.add_switch("s1", program("aggregation"), grpc_address=grpc,
-                            runtime=_runtime(Path(tmp) / "s1-runtime.json", hosts),
                             log_file=folder / "s1.log")
         for h in hosts:
             net.add_link(h, s1, mtu=9000)
+        graph = graph_from_network(net)
+        job = job_on_fabric(graph, "s1", 1, SERVICE, 0, WINDOW, [h.name for h in hosts],
+                            AGG_PORT)
+        plan = plan_aggregation(graph, {"s1": [job]})
         procs: list[subprocess.Popen] = []
         try:
             log(f"all-reduce: starting {workers} hosts and a switch process (aggregation.p4)")
@@ -106,12 +99,8 @@ def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
             for h in hosts:  # the service address is the switch's: no ARP for it
                 h.cmd("ip", "neigh", "replace", SERVICE, "lladdr", SERVICE_MAC, "dev", "eth0",
                       "nud", "permanent")
-            job = AggregationJob(job_id=1, service_address=SERVICE, base=0, size=WINDOW,
-                                 workers=[JobWorker(w, port=w + 1, mac=h.mac,
-                                                    address=h.ip_address, udp_port=AGG_PORT)
-                                          for w, h in enumerate(hosts)])
             with AggregationController.connect("s1", grpc) as ctl:
-                ctl.add_job(job)
+                install_writes(ctl.session, plan.writes["s1"], ctl.encoder)  # routes, the job
                 script = WORKER.format(service=SERVICE, agg_port=AGG_PORT, ring_port=RING_PORT,
                                        window=WINDOW)
                 ips = ",".join(h.ip_address for h in hosts)

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from netweft.testbed.capture import read_capture
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.experiments.fabric_testbed import FabricTestbed
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
 
 TOPOLOGY = Path(__file__).resolve().parents[1] / "topologies" / "cc-incast.yaml"
 SWITCH, RX_PORT = "s1", 1

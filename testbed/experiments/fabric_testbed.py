@@ -15,12 +15,12 @@ from p4.v1 import p4runtime_pb2
 from netweft.emulation.network import Network
 from netweft.emulation.process.control import send_command
 from netweft.emulation.v1model.names import resolve_name
-from netweft.testbed.fabric.controller import configure_fabric
-from netweft.testbed.fabric.entity_encoder import EntityEncoder
-from netweft.testbed.fabric.graph import FabricGraph, graph_from_network
-from netweft.testbed.fabric.installer import InstallReport
-from netweft.testbed.fabric.p4runtime_session import SwitchSession
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.entity_encoder import EntityEncoder
+from netweft.testbed.control.fabric.controller import configure_fabric
+from netweft.testbed.control.fabric.graph import FabricGraph, graph_from_network
+from netweft.testbed.control.fabric.installer import InstallReport
+from netweft.testbed.control.fabric.settings import FabricSettings
+from netweft.testbed.control.p4runtime_session import SwitchSession
 from netweft.testbed.topology import load_topology
 
 TOPOLOGY = Path(__file__).resolve().parents[1] / "topologies" / "fabric-leaf-spine.yaml"

@@ -20,8 +20,8 @@ import json
 from collections.abc import Callable
 
 from netweft.testbed.capture import UET_PORT, QueueSampler, read_capture
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.experiments.fabric_testbed import FabricTestbed
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
 
 SWITCH, PORT = "leaf2", 1          # the port to h3
 SENDERS = ("h1", "h2", "h4")

@@ -19,9 +19,9 @@ import ipaddress
 import json
 from collections.abc import Callable
 
+from netweft.testbed.control.fabric.multicast import MulticastGroupSpec
+from netweft.testbed.control.fabric.settings import FabricSettings
 from netweft.testbed.experiments.fabric_testbed import FabricTestbed
-from netweft.testbed.fabric.multicast import MulticastGroupSpec
-from netweft.testbed.fabric.settings import FabricSettings
 
 GROUP, ADDRESS = 1, "239.1.1.1"
 SENDER, RECEIVERS = "h1", ("h2", "h3", "h4")

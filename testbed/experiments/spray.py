@@ -23,11 +23,11 @@ from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
 from netweft.p4.programs import program
+from netweft.testbed.control.fabric.compute import compute_fabric
+from netweft.testbed.control.fabric.path_probe import SwitchReplica
+from netweft.testbed.control.fabric.settings import SPRAY_MODES, FabricSettings
 from netweft.testbed.experiments.fabric_hosts import WIRE_OVERHEAD
 from netweft.testbed.experiments.fabric_testbed import FabricTestbed
-from netweft.testbed.fabric.compute import compute_fabric
-from netweft.testbed.fabric.path_probe import SwitchReplica
-from netweft.testbed.fabric.settings import SPRAY_MODES, FabricSettings
 
 SINK_PORT = 5001
 UPLINKS = (3, 4)          # leaf1's ports to spine1 and spine2

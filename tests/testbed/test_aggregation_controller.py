@@ -19,7 +19,7 @@ from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.p4info import build_p4info
 from netweft.p4.programs import program as shipped_program
-from netweft.testbed.aggregation_controller import (
+from netweft.testbed.control.aggregation.controller import (
     FIRST_GROUP,
     AggregationConfigError,
     AggregationController,
@@ -170,8 +170,8 @@ def test_fabric_and_aggregation_controllers_share_a_switch():
     """fabric_aggregation.p4 on a leaf-spine: the fabric controller routes, the
     aggregation controller adds a job on leaf1, and re-running the fabric controller
     leaves the job's multicast group (0x8000 and up are the aggregation's) in place."""
-    from netweft.testbed.fabric.controller import configure_fabric
-    from netweft.testbed.fabric.graph import graph_from_topology
+    from netweft.testbed.control.fabric.controller import configure_fabric
+    from netweft.testbed.control.fabric.graph import graph_from_topology
     from netweft.testbed.topology import load_topology
 
     topology = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"
@@ -206,8 +206,12 @@ def test_fabric_and_aggregation_controllers_share_a_switch():
 
 
 def test_the_fabric_refuses_multicast_groups_in_the_aggregation_range():
-    from netweft.testbed.fabric.graph import graph_from_topology
-    from netweft.testbed.fabric.multicast import MulticastError, MulticastGroupSpec, compute_tree
+    from netweft.testbed.control.fabric.graph import graph_from_topology
+    from netweft.testbed.control.fabric.multicast import (
+        MulticastError,
+        MulticastGroupSpec,
+        compute_tree,
+    )
     from netweft.testbed.topology import load_topology
 
     topology = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from netweft.testbed.aggregation_controller import AggregationConfigError
-from netweft.testbed.aggregation_placement import job_on_fabric
-from netweft.testbed.fabric.graph import graph_from_topology
+from netweft.testbed.control.aggregation.controller import AggregationConfigError
+from netweft.testbed.control.aggregation.placement import job_on_fabric
+from netweft.testbed.control.fabric.graph import graph_from_topology
 from netweft.testbed.topology import load_topology
 
 TOPOLOGY = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"

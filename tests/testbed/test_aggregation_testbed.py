@@ -15,7 +15,7 @@ import pytest
 from p4.v1 import p4runtime_pb2
 from pyroute2 import netns
 
-from netweft.testbed.aggregation_controller import (
+from netweft.testbed.control.aggregation.controller import (
     AggregationController,
     AggregationJob,
     JobWorker,
@@ -124,9 +124,9 @@ def test_netweft_up_and_the_aggregation_command_on_a_leaf_spine(tmp_path):
     routes it; netweft aggregation add makes leaf1 aggregate for h1, h2 (on leaf1) and h3
     (behind the spines); the hosts all-reduce through it."""
     from netweft.testbed import up_registry
-    from netweft.testbed.fabric.entity_encoder import EntityEncoder
-    from netweft.testbed.fabric.entries import Lpm, TableWrite
-    from netweft.testbed.fabric.p4runtime_session import SwitchSession
+    from netweft.testbed.control.entity_encoder import EntityEncoder
+    from netweft.testbed.control.entries import Lpm, TableWrite
+    from netweft.testbed.control.p4runtime_session import SwitchSession
 
     name = f"agg-{uuid.uuid4().hex[:8]}"
     topo = tmp_path / "leaf-spine.yaml"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from netweft.testbed.allreduce_fabric import FabricSpec, run_in_network, run_ring
+from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_in_network, run_ring
 from netweft.transport.collectives.aggregation.layer import PACKET_LEN
 from netweft.transport.sim.wire import Impairments
 
@@ -60,41 +60,30 @@ def test_stale_copies_are_dropped_by_the_switch():
 
 
 def test_two_jobs_at_once_on_the_embedded_switch():
+    """Two jobs on one switch from one plan: hosts 1-2 (slots 0..7), hosts 3-4 (8..15)."""
     import numpy as np
 
-    from netweft.emulation.switch import SoftSwitch
-    from netweft.testbed.allreduce_fabric import (
+    from netweft.testbed.control.aggregation.placement import job_on_fabric
+    from netweft.testbed.control.aggregation.plan import plan_aggregation
+    from netweft.testbed.experiments.allreduce_fabric import (
         SERVICE_IP,
-        SERVICE_MAC,
-        _configure_job,
-        aggregation_program,
-        host_ip,
-        host_mac,
+        fabric_graph,
+        fabric_network,
+        install_plan,
     )
-    from netweft.transport.collectives.aggregation.codec import FrameTemplate
-    from netweft.transport.collectives.aggregation.layer import AGG_LANES
-    from netweft.transport.collectives.aggregation.sim import AggregationNetwork
-    from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
-    from netweft.transport.sim.wire import Link
+    from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
+    from netweft.transport.collectives.aggregation.worker import (
+        AggregationJob,
+        AggregationWorker,
+    )
 
-    net = AggregationNetwork(seed=9)
-    sw = SoftSwitch(aggregation_program())
-    net.add_switch("s1", sw)
-    for w in range(4):
-        net.add_host(f"h{w + 1}", FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w), SERVICE_IP))
-        net.link(f"h{w + 1}", 0, "s1", w + 1, Link(rate_bps=10e9, delay_ns=1000),
-                 Impairments(loss=0.05, duplicate=0.05))
-    # job 1: hosts 1-2 (workers 0, 1), slots 0..7; job 2: hosts 3-4, slots 8..15
-    _configure_job(sw, 1, 8, [(0, 1), (1, 2)], base=0, group=1)
-    sw.table_add("MyIngress.aggregation.agg_jobs", {"ipv4.dstAddr": SERVICE_IP, "agg.job_id": 2},
-                 "MyIngress.aggregation.set_job",
-                 {"base": 8, "size": 8, "workers": 2, "mcast_grp": 2})
-    sw.mc_group_set(2, [(3, 0), (4, 1)])
-    for wid, w in ((0, 2), (1, 3)):
-        sw.table_add("MyEgress.aggregation.agg_workers",
-                     {"agg.job_id": 2, "standard_metadata.egress_rid": wid},
-                     "MyEgress.aggregation.to_worker",
-                     {"mac": host_mac(w), "addr": host_ip(w), "udp_port": 61440})
+    spec = FabricSpec(workers=4, topology="star")
+    graph = fabric_graph(spec)
+    net = fabric_network(spec, graph, seed=9, impairments=Impairments(loss=0.05,
+                                                                      duplicate=0.05))
+    jobs = [job_on_fabric(graph, "s1", 1, SERVICE_IP, 0, 8, ["h1", "h2"], AGG_UDP_PORT),
+            job_on_fabric(graph, "s1", 2, SERVICE_IP, 8, 8, ["h3", "h4"], AGG_UDP_PORT)]
+    install_plan(net, plan_aggregation(graph, {"s1": jobs}))
     rng = np.random.default_rng(9)
     arrays = [rng.normal(0, 1, 3000).astype(np.float32) for _ in range(4)]
     workers = {f"h{w + 1}": AggregationWorker(arrays[w], AggregationJob(

@@ -37,7 +37,7 @@ with SwitchGroup("{service}", 1, w, n, bind=(sys.argv[4], {port}), window={windo
 @pytest.mark.netns
 @pytest.mark.slow
 def test_three_hosts_sum_through_the_switch_process_with_loss(tmp_path):
-    from netweft.testbed.aggregation_controller import (
+    from netweft.testbed.control.aggregation.controller import (
         AggregationController,
         AggregationJob,
         JobWorker,

@@ -17,12 +17,12 @@ from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.p4info import build_p4info
 from netweft.p4.programs import program as shipped_program
-from netweft.testbed.fabric.controller import configure_fabric
-from netweft.testbed.fabric.entries import Lpm, TableWrite
-from netweft.testbed.fabric.graph import graph_from_topology
-from netweft.testbed.fabric.installer import InstallError, bindings
-from netweft.testbed.fabric.p4runtime_session import SessionError, SwitchSession
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold, parse_multicast
+from netweft.testbed.control.entries import Lpm, TableWrite
+from netweft.testbed.control.fabric.controller import configure_fabric
+from netweft.testbed.control.fabric.graph import graph_from_topology
+from netweft.testbed.control.fabric.installer import InstallError, bindings
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold, parse_multicast
+from netweft.testbed.control.p4runtime_session import SessionError, SwitchSession
 from netweft.testbed.topology import load_topology
 
 TOPOLOGY = Path(__file__).resolve().parents[2] / "testbed" / "topologies" / "leaf-spine.yaml"
@@ -225,7 +225,7 @@ def test_entries_read_back_full_width_match_what_the_controller_sends():
     controller use the shortest form: both name the same entry and action."""
     from p4.v1 import p4runtime_pb2
 
-    from netweft.testbed.fabric.installer import _action, _key
+    from netweft.testbed.control.fabric.installer import _action, _key
 
     short, full = p4runtime_pb2.TableEntry(table_id=5), p4runtime_pb2.TableEntry(table_id=5)
     fm = short.match.add(field_id=1)

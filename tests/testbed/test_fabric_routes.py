@@ -10,10 +10,14 @@ from pathlib import Path
 import pytest
 
 from netweft.emulation.network import Network
-from netweft.testbed.fabric.compute import compute_fabric
-from netweft.testbed.fabric.graph import FabricGraphError, graph_from_network, graph_from_topology
-from netweft.testbed.fabric.multicast import MulticastError, MulticastGroupSpec
-from netweft.testbed.fabric.plan import NextHop
+from netweft.testbed.control.fabric.compute import compute_fabric
+from netweft.testbed.control.fabric.graph import (
+    FabricGraphError,
+    graph_from_network,
+    graph_from_topology,
+)
+from netweft.testbed.control.fabric.multicast import MulticastError, MulticastGroupSpec
+from netweft.testbed.control.fabric.plan import NextHop
 from netweft.testbed.topology import load_topology
 
 TOPOLOGIES = Path(__file__).resolve().parents[2] / "testbed" / "topologies"

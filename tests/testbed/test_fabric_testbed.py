@@ -14,9 +14,9 @@ import pytest
 from pyroute2 import netns
 
 from netweft.testbed.commands.up_prompt import TestbedPrompt
-from netweft.testbed.fabric.controller import configure_fabric
-from netweft.testbed.fabric.graph import graph_from_network
-from netweft.testbed.fabric.settings import FabricSettings, PortThreshold
+from netweft.testbed.control.fabric.controller import configure_fabric
+from netweft.testbed.control.fabric.graph import graph_from_network
+from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.topology import load_topology
 
 pytestmark = [pytest.mark.netns, pytest.mark.slow]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 
-from netweft.testbed.fabric.multicast import MulticastGroupSpec
+from netweft.testbed.control.fabric.multicast import MulticastGroupSpec
 
 # The spray modes, in fabric.p4's order (the mode number is the index).
 SPRAY_MODES = ("flow_hash", "entropy_hash", "random", "round_robin", "adaptive")

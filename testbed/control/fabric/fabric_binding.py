@@ -13,9 +13,9 @@ aggregation program) is configured the same way.
 
 from __future__ import annotations
 
-from netweft.testbed.fabric.entries import BindingError, Lpm, MulticastWrite, TableWrite, Write
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import SPRAY_MODES, FabricSettings
+from netweft.testbed.control.entries import BindingError, Lpm, MulticastWrite, TableWrite, Write
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import SPRAY_MODES, FabricSettings
 
 MAX_MEMBERS = 8
 ACK_GROUPS = 64   # ack_groups' registers have 64 rows

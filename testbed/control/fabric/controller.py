@@ -19,11 +19,11 @@ from p4.config.v1 import p4info_pb2
 
 from netweft.emulation.network import Network
 from netweft.p4.programs import program as shipped_program
-from netweft.testbed.fabric.compute import compute_fabric
-from netweft.testbed.fabric.graph import FabricGraph, graph_from_network
-from netweft.testbed.fabric.installer import InstallError, InstallReport, install_switch
-from netweft.testbed.fabric.p4runtime_session import SwitchSession
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.fabric.compute import compute_fabric
+from netweft.testbed.control.fabric.graph import FabricGraph, graph_from_network
+from netweft.testbed.control.fabric.installer import InstallError, InstallReport, install_switch
+from netweft.testbed.control.fabric.settings import FabricSettings
+from netweft.testbed.control.p4runtime_session import SwitchSession
 from netweft.testbed.topology import DEFAULT_PROGRAM
 
 

@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from p4.v1 import p4runtime_pb2
-
 from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler import compile_p4
 from netweft.p4.compiler.p4info import build_p4info
-from netweft.testbed.fabric.entity_encoder import EntityEncoder
-from netweft.testbed.fabric.installer import InstallError, binding_for
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.entity_encoder import EntityEncoder
+from netweft.testbed.control.fabric.installer import InstallError, binding_for
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import FabricSettings
+from netweft.testbed.control.p4runtime_installer import updates_for
 
 
 class SwitchReplica:
@@ -37,14 +36,8 @@ class SwitchReplica:
         self.device.install(p4info, b"", switch=SoftSwitch(compiled))
         encoder = EntityEncoder(p4info)
         binding = binding_for(encoder, plan.switch)
-        updates = []
-        for write in binding.writes(plan, settings, encoder.has_table):
-            kind = (p4runtime_pb2.Update.MODIFY if getattr(write, "default", False)
-                    else p4runtime_pb2.Update.INSERT)
-            update = p4runtime_pb2.Update(type=kind)
-            update.entity.CopyFrom(encoder.entity(write))
-            updates.append(update)
-        errors = [e for e in self.device.write(updates) if e is not None]
+        updates = updates_for(encoder, binding.writes(plan, settings, encoder.has_table))
+        errors = [e for e in self.device.write([u for u, _ in updates]) if e is not None]
         if errors:
             raise InstallError(f"replica of {plan.switch}: {errors[0]}")
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from netweft.testbed.aggregation_controller import (
+from netweft.testbed.control.aggregation.job import (
     AggregationConfigError,
     AggregationJob,
     JobWorker,
 )
-from netweft.testbed.fabric.graph import FabricGraph
+from netweft.testbed.control.fabric.graph import FabricGraph
 
 
 def first_hops(graph: FabricGraph, switch: str) -> dict[str, tuple[int, str]]:

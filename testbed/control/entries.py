@@ -1,7 +1,11 @@
-"""The writes a program binding asks for, by name and value, independent of P4Runtime ids.
+"""What a switch's program is to hold, as writes by name and value, independent of P4Runtime
+ids: the one representation of a plan, whoever installs it.
 
-A binding (:mod:`.bindings`) turns a switch's plan into these; the encoder
-(:mod:`.entity_encoder`) resolves them against the switch's P4Info. Each says in
+The fabric controller's program bindings (:mod:`.fabric.fabric_binding`,
+:mod:`.fabric.ecmp_spray_binding`) and the aggregation plan
+(:mod:`.aggregation.plan`) produce these; the P4Runtime installer
+(:mod:`.p4runtime_installer`, through :mod:`.entity_encoder`) and the in-process
+installer (:mod:`.in_process_installer`) put them on a switch. Each says in
 :meth:`describe` what it is, so that an error names the entry.
 """
 
@@ -14,6 +18,10 @@ Value = int | str
 
 class BindingError(ValueError):
     """The settings ask for something the switch's program cannot do; says what can."""
+
+
+class InstallError(RuntimeError):
+    """A switch refused (or cannot take) part of its plan; the message names both."""
 
 
 @dataclass(frozen=True)
@@ -69,3 +77,10 @@ class RegisterWrite:
 
 
 Write = TableWrite | MulticastWrite | RegisterWrite
+
+
+def is_created(write: Write) -> bool:
+    """Whether installing ``write`` creates something (a table entry, a multicast group)
+    rather than setting what the switch always has (a default action, a register cell)."""
+    return isinstance(write, MulticastWrite) or (isinstance(write, TableWrite)
+                                                 and not write.default)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ipaddress
 from collections import deque
 
-from netweft.testbed.fabric.graph import FabricGraph
-from netweft.testbed.fabric.plan import EcmpGroup, NextHop, PortPlan, Route, SwitchPlan
+from netweft.testbed.control.fabric.graph import FabricGraph
+from netweft.testbed.control.fabric.plan import EcmpGroup, NextHop, PortPlan, Route, SwitchPlan
 
 
 def switch_distances(graph: FabricGraph, target: str) -> dict[str, int]:

@@ -8,9 +8,9 @@ for the others is refused with the fix (run ``fabric.p4``).
 
 from __future__ import annotations
 
-from netweft.testbed.fabric.entries import BindingError, Lpm, TableWrite, Write
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.entries import BindingError, Lpm, TableWrite, Write
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import FabricSettings
 
 MODES = {"flow_hash": 0, "round_robin": 1}
 

@@ -15,9 +15,9 @@ import ipaddress
 from collections import deque
 from dataclasses import dataclass
 
-from netweft.testbed.fabric.graph import FabricGraph, SwitchLink
-from netweft.testbed.fabric.plan import MulticastTree
-from netweft.testbed.fabric.routes import switch_distances
+from netweft.testbed.control.fabric.graph import FabricGraph, SwitchLink
+from netweft.testbed.control.fabric.plan import MulticastTree
+from netweft.testbed.control.fabric.routes import switch_distances
 
 
 class MulticastError(ValueError):

@@ -14,23 +14,25 @@ from dataclasses import dataclass
 
 from p4.v1 import p4runtime_pb2
 
-from netweft.testbed.fabric.ecmp_spray_binding import EcmpSprayBinding
-from netweft.testbed.fabric.entity_encoder import EncodeError, EntityEncoder
-from netweft.testbed.fabric.entries import BindingError, MulticastWrite, TableWrite, Write
-from netweft.testbed.fabric.fabric_binding import FabricBinding
-from netweft.testbed.fabric.p4runtime_session import SwitchSession
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.settings import FabricSettings
+from netweft.testbed.control.entity_encoder import EncodeError, EntityEncoder
+from netweft.testbed.control.entries import (
+    BindingError,
+    InstallError,
+    MulticastWrite,
+    TableWrite,
+    Write,
+)
+from netweft.testbed.control.fabric.ecmp_spray_binding import EcmpSprayBinding
+from netweft.testbed.control.fabric.fabric_binding import FabricBinding
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.settings import FabricSettings
+from netweft.testbed.control.p4runtime_installer import refusals_text, send
+from netweft.testbed.control.p4runtime_session import SwitchSession
 
 Update = p4runtime_pb2.Update
-BATCH = 256
 # Multicast groups from here up belong to aggregation jobs on the same switch
 # (docs/aggregation.md); the installer neither plans nor deletes them.
 AGGREGATION_GROUPS = 0x8000
-
-
-class InstallError(RuntimeError):
-    """A switch refused (or cannot take) part of its plan; the message names both."""
 
 
 @dataclass
@@ -121,7 +123,7 @@ def plan_updates(session: SwitchSession, encoder: EntityEncoder, binding,
     for entity in session.read(read):
         group = entity.packet_replication_engine_entry.multicast_group_entry
         if group.multicast_group_id >= AGGREGATION_GROUPS:
-            continue  # an aggregation job's (testbed/aggregation_controller.py): not ours
+            continue  # an aggregation job's (testbed/control/aggregation/controller.py): not ours
         groups[group.multicast_group_id] = group
     out: list[tuple[Update, str]] = []
 
@@ -181,14 +183,7 @@ def install_switch(session: SwitchSession, plan: SwitchPlan,
         updates = plan_updates(session, encoder, binding, writes, report)
     except (BindingError, EncodeError) as err:
         raise InstallError(f"{where}: {err}") from None
-    for start in range(0, len(updates), BATCH):
-        batch = updates[start:start + BATCH]
-        errors = session.write([u for u, _ in batch])
-        if errors:
-            lines = [f"{batch[e.index][1] if e.index >= 0 else 'write'}: {e.code}: {e.message}"
-                     for e in errors[:5]]
-            more = f" (and {len(errors) - 5} more)" if len(errors) > 5 else ""
-            raise InstallError(f"{where} refused {len(errors)} update(s){more}: "
-                               + "; ".join(lines))
+    refused = send(session, updates, stop_at_refusal=True)
+    if refused:
+        raise InstallError(f"{where} {refusals_text(refused)}")
     return report
-

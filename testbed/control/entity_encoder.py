@@ -13,7 +13,7 @@ from p4.v1 import p4runtime_pb2
 from netweft.emulation.p4runtime.bytestrings import encode
 from netweft.emulation.v1model.key_values import BadValueError, parse_value
 from netweft.emulation.v1model.names import UnknownNameError, resolve_name
-from netweft.testbed.fabric.entries import Lpm, MulticastWrite, RegisterWrite, TableWrite, Write
+from netweft.testbed.control.entries import Lpm, MulticastWrite, RegisterWrite, TableWrite, Write
 
 MatchType = p4info_pb2.MatchField.MatchType
 

@@ -5,7 +5,12 @@ running ``p4/aggregation.p4``, and ring all-reduce on the transport's simulation
 AggregationNetwork` of ``SoftSwitch`` es running the aggregation program, either one
 switch with every worker on it (``"star"``) or two leaves and two spines with the
 workers split over the leaves (``"leaf-spine"``: the job aggregates on spine1, the
-leaves route contributions to it and results back by IPv4). :func:`run_in_network`
+leaves route contributions to it and results back by IPv4). The switches are
+configured from one plan (:func:`~netweft.testbed.control.aggregation.plan.
+plan_aggregation`: the fabric controller's routes over :func:`fabric_graph`, the
+job placed on its switch by :func:`~netweft.testbed.control.aggregation.placement.
+job_on_fabric`), installed in process: the plan the same job gets over P4Runtime.
+:func:`run_in_network`
 and :func:`run_ring` run one all-reduce of ``n`` random float32 arrays and return
 the completion time, the bytes on each host link and whether the sums are right.
 
@@ -22,10 +27,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
+from ipaddress import IPv4Address
 
 import numpy as np
 
-from netweft.testbed.aggregation_controller import EVENTS as AGG_EVENTS
+from netweft.testbed.control.aggregation.job import EVENTS as AGG_EVENTS
+from netweft.testbed.control.aggregation.job import AggregationJob as SwitchJob
+from netweft.testbed.control.aggregation.placement import job_on_fabric
+from netweft.testbed.control.aggregation.plan import AggregationPlan, plan_aggregation
+from netweft.testbed.control.fabric.graph import FabricGraph, HostAttachment, SwitchLink
+from netweft.testbed.control.in_process_installer import install_in_process
 from netweft.transport.collectives.aggregation.codec import FrameTemplate
 from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
 from netweft.transport.collectives.aggregation.sim import AggregationNetwork
@@ -39,6 +50,7 @@ SERVICE_IP = "10.0.0.254"
 SERVICE_MAC = "02:00:00:00:00:fe"
 FRAME_OVERHEAD = 14 + 20 + 8  # Ethernet, IPv4, UDP headers
 TOPOLOGIES = ("star", "leaf-spine")
+AGGREGATOR = {"star": "s1", "leaf-spine": "spine1"}  # the switch that aggregates the job
 
 
 @functools.lru_cache(maxsize=1)
@@ -92,68 +104,90 @@ class FabricSpec:
         return Link(rate_bps=rate, delay_ns=self.link_delay_ns, queue_pkts=1 << 20)
 
 
-def _configure_job(switch, job_id: int, size: int, workers: list[tuple[int, int]],
-                   base: int = 0, group: int = 1) -> None:
-    """Job ``job_id`` aggregated on ``switch``: (worker id, egress port) pairs."""
-    switch.table_add("MyIngress.aggregation.agg_jobs",
-                     {"ipv4.dstAddr": SERVICE_IP, "agg.job_id": job_id},
-                     "MyIngress.aggregation.set_job",
-                     {"base": base, "size": size, "workers": len(workers), "mcast_grp": group})
-    switch.mc_group_set(group, [(port, w) for w, port in workers])
-    for w, _port in workers:
-        switch.table_add("MyEgress.aggregation.agg_workers",
-                         {"agg.job_id": job_id, "standard_metadata.egress_rid": w},
-                         "MyEgress.aggregation.to_worker",
-                         {"mac": host_mac(w), "addr": host_ip(w), "udp_port": AGG_UDP_PORT})
+def host_name(w: int) -> str:
+    return f"h{w + 1}"
 
 
-def _route(switch, ip: str, mac: str, port: int) -> None:
-    switch.table_add("MyIngress.ipv4_routes", {"hdr.base.ipv4.dstAddr": (ip, 32)},
-                     "MyIngress.forward", {"dmac": mac, "port": port})
+def _port_mac(switch: int, port: int) -> str:
+    return f"02:00:00:{switch + 2:02x}:00:{port:02x}"
+
+
+def fabric_graph(spec: FabricSpec) -> FabricGraph:
+    """The wiring of ``spec``'s fabric. Star: worker ``w`` on port ``w + 1`` of s1.
+    Leaf-spine: the first half of the workers (rounded up) on leaf1's ports 1.., the
+    others on leaf2's; each leaf's next two ports to spine1 and spine2, which reach
+    leaf ``i`` by their port ``i``."""
+    graph = FabricGraph()
+    n = spec.workers
+    if spec.topology == "star":
+        graph.ports["s1"] = {w + 1: _port_mac(0, w + 1) for w in range(n)}
+        for w in range(n):
+            graph.hosts[host_name(w)] = HostAttachment(host_name(w), IPv4Address(host_ip(w)),
+                                                       host_mac(w), "s1", w + 1)
+        return graph
+    half = (n + 1) // 2
+    uplink = half + 1  # leaf port to spine1 (spine2 on uplink + 1)
+    leaves, spines = ["leaf1", "leaf2"], ["spine1", "spine2"]
+    for i, name in enumerate(leaves + spines):
+        ports = range(1, uplink + 2) if name in leaves else range(1, 3)
+        graph.ports[name] = {port: _port_mac(i, port) for port in ports}
+        graph.links[name] = []
+    for w in range(n):
+        leaf, port = (0, w + 1) if w < half else (1, w - half + 1)
+        graph.hosts[host_name(w)] = HostAttachment(host_name(w), IPv4Address(host_ip(w)),
+                                                   host_mac(w), leaves[leaf], port)
+    for i, leaf in enumerate(leaves):
+        for s, spine in enumerate(spines):
+            graph.links[leaf].append(SwitchLink(leaf, uplink + s, spine, i + 1,
+                                                graph.ports[spine][i + 1]))
+            graph.links[spine].append(SwitchLink(spine, i + 1, leaf, uplink + s,
+                                                 graph.ports[leaf][uplink + s]))
+    return graph
+
+
+def fabric_network(spec: FabricSpec, graph: FabricGraph, seed: int = 1,
+                   impairments: Impairments | None = None) -> AggregationNetwork:
+    """The hosts, switches (``SoftSwitch`` es running aggregation.p4, unconfigured) and
+    links of ``graph``: host links of ``spec.link``, switch-to-switch ones of
+    ``spec.uplink``."""
+    from netweft.emulation.switch import SoftSwitch
+
+    net = AggregationNetwork(seed=seed)
+    hosts = [host_name(w) for w in range(spec.workers)]
+    for w, name in enumerate(hosts):
+        net.add_host(name, FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w), SERVICE_IP))
+    for name in graph.switches:
+        net.add_switch(name, SoftSwitch(aggregation_program()))
+    for name in hosts:
+        host = graph.hosts[name]
+        net.link(name, 0, host.switch, host.port, spec.link, impairments)
+    for name in graph.switches:
+        for link in graph.neighbours(name):
+            if (name, link.port) < (link.peer, link.peer_port):
+                net.link(name, link.port, link.peer, link.peer_port, spec.uplink, impairments)
+    return net
+
+
+def fabric_job(spec: FabricSpec, graph: FabricGraph, job_id: int = 1) -> SwitchJob:
+    """One job of every worker over the slots ``0 .. spec.window - 1``, aggregated on s1
+    (star) or spine1 (leaf-spine)."""
+    return job_on_fabric(graph, AGGREGATOR[spec.topology], job_id, SERVICE_IP, 0, spec.window,
+                         [host_name(w) for w in range(spec.workers)], AGG_UDP_PORT)
+
+
+def install_plan(net: AggregationNetwork, plan: AggregationPlan) -> None:
+    """Every switch of ``net`` configured with its writes of ``plan``, in process."""
+    for name, writes in plan.writes.items():
+        install_in_process(net.switches[name], writes, name)
 
 
 def aggregation_fabric(spec: FabricSpec, seed: int = 1, job_id: int = 1,
                        impairments: Impairments | None = None) -> AggregationNetwork:
     """The network of ``spec`` with the aggregation program configured for one job."""
-    from netweft.emulation.switch import SoftSwitch
-
-    net = AggregationNetwork(seed=seed)
-    n = spec.workers
-    for w in range(n):
-        net.add_host(f"h{w + 1}", FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w),
-                                                 SERVICE_IP))
-    if spec.topology == "star":
-        s1 = SoftSwitch(aggregation_program())
-        net.add_switch("s1", s1)
-        for w in range(n):
-            net.link(f"h{w + 1}", 0, "s1", w + 1, spec.link, impairments)
-        _configure_job(s1, job_id, spec.window, [(w, w + 1) for w in range(n)])
-        return net
-    leaves = [SoftSwitch(aggregation_program()) for _ in range(2)]
-    spines = [SoftSwitch(aggregation_program()) for _ in range(2)]
-    for i, sw in enumerate(leaves):
-        net.add_switch(f"leaf{i + 1}", sw)
-    for i, sw in enumerate(spines):
-        net.add_switch(f"spine{i + 1}", sw)
-    half = (n + 1) // 2
-    leaf_of = [0 if w < half else 1 for w in range(n)]
-    local_port = [w + 1 if w < half else w - half + 1 for w in range(n)]
-    uplink = half + 1  # leaf port to spine1 (spine2 on uplink + 1)
-    for w in range(n):
-        net.link(f"h{w + 1}", 0, f"leaf{leaf_of[w] + 1}", local_port[w], spec.link, impairments)
-    for i in range(2):
-        for s in range(2):
-            net.link(f"leaf{i + 1}", uplink + s, f"spine{s + 1}", i + 1, spec.uplink,
-                     impairments)
-    spine_mac = "02:00:00:00:02:01"
-    for i, leaf in enumerate(leaves):
-        _route(leaf, SERVICE_IP, spine_mac, uplink)
-        for w in range(n):
-            if leaf_of[w] == i:
-                _route(leaf, host_ip(w), host_mac(w), local_port[w])
-            else:
-                _route(leaf, host_ip(w), spine_mac, uplink)
-    _configure_job(spines[0], job_id, spec.window, [(w, leaf_of[w] + 1) for w in range(n)])
+    graph = fabric_graph(spec)
+    net = fabric_network(spec, graph, seed, impairments)
+    job = fabric_job(spec, graph, job_id)
+    install_plan(net, plan_aggregation(graph, {AGGREGATOR[spec.topology]: [job]}))
     return net
 
 
@@ -186,7 +220,7 @@ def run_in_network(spec: FabricSpec, nbytes: int, seed: int = 1,
     """One in-network all-reduce of ``nbytes`` per worker on the embedded switch."""
     net = aggregation_fabric(spec, seed=seed, impairments=impairments)
     arrays = _arrays(spec.workers, nbytes, seed)
-    workers = {f"h{w + 1}": AggregationWorker(arrays[w], AggregationJob(
+    workers = {host_name(w): AggregationWorker(arrays[w], AggregationJob(
         1, w, spec.workers, AGG_LANES, spec.window, timeout_ns=spec.timeout_ns))
         for w in range(spec.workers)}
     times = net.run(workers)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from netweft.testbed.fabric.graph import FabricGraph
-from netweft.testbed.fabric.multicast import MulticastGroupSpec, compute_tree
-from netweft.testbed.fabric.plan import SwitchPlan
-from netweft.testbed.fabric.routes import compute_routes
+from netweft.testbed.control.fabric.graph import FabricGraph
+from netweft.testbed.control.fabric.multicast import MulticastGroupSpec, compute_tree
+from netweft.testbed.control.fabric.plan import SwitchPlan
+from netweft.testbed.control.fabric.routes import compute_routes
 
 
 def compute_fabric(graph: FabricGraph,
