@@ -5,7 +5,7 @@ port of the simulator's network (:mod:`netweft.transport.sim.network`) and, in
 a simulation without one, the queue in front of each endpoint's downlink
 (built from its :class:`~netweft.transport.sim.wire.Link` by
 :meth:`OutputPort.for_link`). It follows UEC's htsim switch model
-(``/work/shared/anchors/uec-htsim.md``; the code is not copied, the rules are):
+(as docs/cc-studies.md describes it; the code is not copied, the rules are):
 
 - A **data queue**, tail drop, of at most ``buffer_bytes`` wire bytes and/or
   ``buffer_pkts`` packets waiting (the packet being sent is not counted),
