@@ -523,17 +523,13 @@ def _running(pid: int) -> bool:
 
 
 def _owner_alive(prefix: str) -> bool:
+    """Whether the process that owns the network ``prefix`` runs (a killed owner that no
+    one reaped yet, a zombie, does not: its network is a leftover)."""
     try:
         pid = int((OWNER_DIR / prefix).read_text())
     except (OSError, ValueError):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return _running(pid)
 
 
 def _is_network_prefix(head: str, prefixes: Sequence[str]) -> bool:
