@@ -28,6 +28,7 @@ import shutil
 import signal
 from collections.abc import Sequence
 from functools import cache
+from pathlib import Path
 
 
 @cache
@@ -46,3 +47,14 @@ def die_with_parent(argv: Sequence[str], signum: int = signal.SIGTERM) -> list[s
         return list(argv)
     return [setpriv, f"--pdeathsig={signal.Signals(signum).name.removeprefix('SIG')}", "--",
             *argv]
+
+
+def is_running(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie. A killed process whose parent is gone
+    may stay a zombie for good where the machine's init does not reap it, and
+    ``os.kill(pid, 0)`` calls a zombie alive."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from netweft.emulation.network import OWNER_DIR, Host, Network
+from netweft.emulation.process_lifetime import is_running
 
 REGISTRY_DIR = OWNER_DIR / "testbeds"
 
@@ -36,17 +37,7 @@ class RunningTestbed:
     @property
     def alive(self) -> bool:
         """Whether the testbed's owner runs (a zombie, killed and not yet reaped, does not)."""
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        try:
-            stat = Path(f"/proc/{self.pid}/stat").read_text()
-        except OSError:
-            return False
-        return stat.rpartition(")")[2].split()[0] != "Z"
+        return is_running(self.pid)
 
     def netns(self, node: str) -> str:
         if node not in self.nodes:

@@ -37,7 +37,7 @@ from pyroute2 import IPRoute, NetNS, netns
 
 from netweft.emulation.links.link_params import LinkParams
 from netweft.emulation.links.port_options import PortOptions
-from netweft.emulation.process_lifetime import die_with_parent
+from netweft.emulation.process_lifetime import die_with_parent, is_running
 
 DEFAULT_PREFIX = "nw"
 # A running network records its owner's PID here, so that ``netweft clean`` removes
@@ -504,22 +504,13 @@ def remove_namespace(name: str) -> None:
             pass
     deadline = time.monotonic() + 5.0
     while pids and time.monotonic() < deadline:
-        pids = [pid for pid in pids if _running(pid)]
+        pids = [pid for pid in pids if is_running(pid)]
         if pids:
             time.sleep(0.01)
     try:
         netns.remove(name)
     except OSError:
         subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` exists and is not a zombie (whose exit is only waiting to be reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def _owner_alive(prefix: str) -> bool:
@@ -529,7 +520,7 @@ def _owner_alive(prefix: str) -> bool:
         pid = int((OWNER_DIR / prefix).read_text())
     except (OSError, ValueError):
         return False
-    return _running(pid)
+    return is_running(pid)
 
 
 def _is_network_prefix(head: str, prefixes: Sequence[str]) -> bool:

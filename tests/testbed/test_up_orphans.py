@@ -11,7 +11,7 @@ import pytest
 from pyroute2 import netns
 from test_up import NETWEFT, _leftovers, pair_topology  # noqa: F401 - a fixture
 
-from netweft.emulation.network.builder import _running
+from netweft.emulation.process_lifetime import is_running
 from netweft.testbed import up_registry
 from netweft.testbed.topology import load_topology
 
@@ -26,7 +26,7 @@ def _processes_of(run_dir: Path) -> list[int]:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
         except OSError:
             continue
-        if str(run_dir).encode() in cmdline and int(pid) != os.getpid() and _running(int(pid)):
+        if str(run_dir).encode() in cmdline and int(pid) != os.getpid() and is_running(int(pid)):
             found.append(int(pid))
     return found
 
