@@ -104,15 +104,6 @@ class NativeMatchTable(MatchTable):
     def modify(self, entry: TableEntry, action: str,
                params: Mapping[str, object] | Sequence[object] = ()) -> None:
         super().modify(entry, action, params)
-        self._push_action(entry)
-
-    def modify_bound(self, entry: TableEntry, action: str, args: tuple[int, ...],
-                     bound: Any) -> None:
-        super().modify_bound(entry, action, args, bound)
-        self._push_action(entry)
-
-    def _push_action(self, entry: TableEntry) -> None:
-        """Write an installed entry's (new) action through to the C table."""
         aid, words = entry.bound
         with self._lock:
             rc = self._lib.nw_table_modify(self._pipe, self._info.index, entry.seq, aid,

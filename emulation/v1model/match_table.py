@@ -187,13 +187,6 @@ class MatchTable:
         args = self._args(spec, params)
         entry.action, entry.args, entry.bound = spec.name, args, self._bind(spec.name, args)
 
-    def modify_bound(self, entry: TableEntry, action: str, args: tuple[int, ...],
-                     bound: Any) -> None:
-        """Change an installed entry to an action already bound (P4Runtime MODIFY)."""
-        if entry not in self._entries:
-            raise TableError(f"table {self.name}: no such entry")
-        entry.action, entry.args, entry.bound = action, args, bound
-
     def delete(self, entry: TableEntry) -> None:
         """Remove an installed entry."""
         self._entries.remove(entry)
