@@ -2,8 +2,8 @@
 
 :class:`Device` is sans-IO toward the network: the switch process hands it
 frames (:meth:`Device.process`) and sends what it returns; frames for the CPU
-port and digests go to the ``packet_in`` and ``digest`` callbacks (the
-server's stream channel).  Every switch access holds :attr:`Device.lock`, so
+port, digests and idle-timeout notifications go to the ``packet_in``,
+``digest`` and ``idle_timeout`` callbacks (the server's stream channel).  Every switch access holds :attr:`Device.lock`, so
 gRPC threads and the packet loop never meet inside the switch.
 """
 
@@ -27,6 +27,7 @@ from netweft.emulation.p4runtime.errors import (
     invalid,
     unimplemented,
 )
+from netweft.emulation.p4runtime.idle_timeouts import DEFAULT_SWEEP_S, IdleTimeouts
 from netweft.emulation.p4runtime.indexed_externs import IndexedExterns
 from netweft.emulation.p4runtime.packet_io import PacketIO
 from netweft.emulation.p4runtime.pipeline import Pipeline
@@ -53,6 +54,17 @@ class _Entities:
     value_sets: ValueSets
     digests: Digests
     packet_io: PacketIO
+    idle_timeouts: IdleTimeouts
+
+    def start(self) -> _Entities:
+        """Start the idle-timeout sweep (the pipeline is committed)."""
+        self.idle_timeouts.start()
+        return self
+
+    def close(self) -> None:
+        """Stop the timers of a pipeline being replaced."""
+        self.digests.close()
+        self.idle_timeouts.close()
 
 
 class Device:
@@ -60,8 +72,12 @@ class Device:
 
     def __init__(self, load_program: ProgramLoader, device_id: int = 1,
                  cpu_port: int | None = None,
-                 switch_factory: Callable[[Program], SoftSwitch] = SoftSwitch) -> None:
+                 switch_factory: Callable[[Program], SoftSwitch] = SoftSwitch,
+                 idle_sweep_s: float = DEFAULT_SWEEP_S) -> None:
+        """``idle_sweep_s``: how often idle timeouts are checked (0: never by a thread;
+        the caller sweeps, see :class:`.idle_timeouts.IdleTimeouts`)."""
         self.device_id = device_id
+        self.idle_sweep_s = idle_sweep_s
         self.cpu_port = cpu_port
         self.lock = threading.RLock()
         self._load_program = load_program
@@ -71,6 +87,8 @@ class Device:
         self._saved: tuple[p4info_pb2.P4Info, bytes, int | None] | None = None
         self.packet_in: Callable[[p4runtime_pb2.PacketIn], None] = lambda _msg: None
         self.digest: Callable[[p4runtime_pb2.DigestList], None] = lambda _msg: None
+        self.idle_timeout: Callable[[p4runtime_pb2.IdleTimeoutNotification], None] = \
+            lambda _msg: None
         self.transmit: Callable[[int, bytes], None] = lambda _port, _frame: None
         self.stats = {"packet_in": 0, "packet_in_errors": 0, "packet_out": 0}
         self._loop_offset: int | None = None   # monotonic_ns() - the switch loop's clock
@@ -88,9 +106,9 @@ class Device:
         pipeline = self._verify(p4info, device_config, cookie, switch)
         with self.lock:
             if self._entities is not None:
-                self._entities.digests.close()
+                self._entities.close()
             self.pipeline = pipeline
-            self._entities = self._build_entities(pipeline)
+            self._entities = self._build_entities(pipeline).start()
 
     def _verify(self, p4info: p4info_pb2.P4Info, device_config: bytes,
                 cookie: int | None, switch: SoftSwitch | None = None) -> Pipeline:
@@ -106,10 +124,13 @@ class Device:
 
     def _build_entities(self, pipeline: Pipeline) -> _Entities:
         profiles = ActionProfiles(pipeline)
-        return _Entities(profiles, TableEntries(pipeline, profiles), Replication(pipeline),
+        tables = TableEntries(pipeline, profiles)
+        return _Entities(profiles, tables, Replication(pipeline),
                          IndexedExterns(pipeline), ValueSets(pipeline),
                          Digests(pipeline, lambda msg: self.digest(msg), self.lock),
-                         PacketIO(pipeline.index))
+                         PacketIO(pipeline.index),
+                         IdleTimeouts(tables, lambda msg: self.idle_timeout(msg), self.lock,
+                                      self.idle_sweep_s))
 
     def set_pipeline(self, action: int, config: p4runtime_pb2.ForwardingPipelineConfig) -> None:
         """SetForwardingPipelineConfig's actions on this device."""
@@ -160,8 +181,8 @@ class Device:
                                               f"keep the forwarding state: {err}") from None
         with self.lock:
             if self._entities is not None:
-                self._entities.digests.close()
-            self.pipeline, self._entities = pipeline, entities
+                self._entities.close()
+            self.pipeline, self._entities = pipeline, entities.start()
 
     def get_config(self) -> p4runtime_pb2.ForwardingPipelineConfig:
         """The committed P4Info, device config and cookie."""

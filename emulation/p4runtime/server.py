@@ -67,9 +67,11 @@ class P4RuntimeServicer(p4runtime_pb2_grpc.P4RuntimeServicer):
         self.device = device
         self.arbitration = Arbitration(device.device_id)
         self._lock = threading.Lock()   # arbitration and stream fan-out
-        self.stats = {"packet_in_dropped_no_primary": 0, "digest_dropped_no_primary": 0}
+        self.stats = {"packet_in_dropped_no_primary": 0, "digest_dropped_no_primary": 0,
+                      "idle_timeout_dropped_no_primary": 0}
         device.packet_in = self._send_packet_in
         device.digest = self._send_digest
+        device.idle_timeout = self._send_idle_timeout
 
     def _check_device(self, device_id: int) -> None:
         if device_id != self.device.device_id:
@@ -223,6 +225,13 @@ class P4RuntimeServicer(p4runtime_pb2_grpc.P4RuntimeServicer):
             self.stats["digest_dropped_no_primary"] += 1
         for session in primaries:
             session.send(p4runtime_pb2.StreamMessageResponse(digest=msg))
+
+    def _send_idle_timeout(self, msg: p4runtime_pb2.IdleTimeoutNotification) -> None:
+        primaries = self._primaries()
+        if not primaries:
+            self.stats["idle_timeout_dropped_no_primary"] += 1
+        for session in primaries:
+            session.send(p4runtime_pb2.StreamMessageResponse(idle_timeout_notification=msg))
 
 
 def _stream_error(err: P4RuntimeError, request: p4runtime_pb2.StreamMessageRequest

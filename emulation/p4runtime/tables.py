@@ -5,12 +5,16 @@ P4Runtime gives them.  Don't-care fields must be omitted (a ternary mask of
 0, a full range or a prefix length of 0 is refused), masked-off bits must be
 zero, and tables with ternary, range or optional fields need a priority above
 zero (P4Runtime's rule; the switch's Python API also accepts 0 for p4c's STF
-tests).  Const tables (``const entries``) refuse writes.
+tests).  Const tables (``const entries``) refuse writes.  ``idle_timeout_ns``
+is accepted only by tables that support idle timeouts (``support_timeout``);
+an INSERT or MODIFY starts the entry's idle time afresh (see
+:mod:`.idle_timeouts`), and a read that sets ``time_since_last_hit`` gets it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +40,7 @@ from netweft.emulation.v1model.meters import Meter
 INSERT, MODIFY, DELETE = (p4runtime_pb2.Update.INSERT, p4runtime_pb2.Update.MODIFY,
                           p4runtime_pb2.Update.DELETE)
 MatchType = p4info_pb2.MatchField.MatchType
+NOTIFY_CONTROL = p4info_pb2.Table.IdleTimeoutBehavior.NOTIFY_CONTROL
 _KIND = {MatchType.EXACT: "exact", MatchType.LPM: "lpm", MatchType.TERNARY: "ternary",
          MatchType.RANGE: "range", MatchType.OPTIONAL: "optional"}
 
@@ -51,15 +56,20 @@ class EntryState:
     controller_metadata: int = 0
     metadata: bytes = b""
     idle_timeout_ns: int = 0
+    last_hit_ns: int = 0        # the clock's time of the last hit seen (or of the write)
+    seen_hits: int = 0          # ``entry.hits`` when last looked at
+    idle_notified: bool = False  # reported idle, not hit nor modified since
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 class TableEntries:
     """Every table's entries, keyed as P4Runtime identifies them."""
 
-    def __init__(self, pipeline: Pipeline, profiles: ActionProfiles) -> None:
+    def __init__(self, pipeline: Pipeline, profiles: ActionProfiles,
+                 clock: Callable[[], int] = time.monotonic_ns) -> None:
         self.pipeline = pipeline
         self.profiles = profiles
+        self.clock = clock
         self.entries: dict[int, dict[Key, EntryState]] = {}
         self.initial_defaults: dict[int, tuple[str | None, tuple[int, ...]]] = {}
         for info in pipeline.index.all("tables"):
@@ -139,6 +149,7 @@ class TableEntries:
             raise not_found(f"table {info.preamble.name}: no such entry")
         if not msg.HasField("action"):
             raise invalid(f"table {info.preamble.name}: the entry has no action")
+        self._check_idle_timeout(info, msg.idle_timeout_ns)
         name, args, bound, ref = self._action(info, msg.action)
         # Everything that can refuse the update is checked above this line: a refused
         # update leaves no trace (P4Runtime applies an update whole or not at all).
@@ -166,10 +177,20 @@ class TableEntries:
         state.controller_metadata = msg.controller_metadata
         state.metadata = msg.metadata
         state.idle_timeout_ns = msg.idle_timeout_ns
+        state.last_hit_ns, state.seen_hits = self.clock(), state.entry.hits
+        state.idle_notified = False
         if counter is not None:
             state.entry.counter[:] = counter
         if rates is not None:
             self._apply_rates(info, state.entry, rates)
+
+    @staticmethod
+    def _check_idle_timeout(info: p4info_pb2.Table, idle_timeout_ns: int) -> None:
+        if idle_timeout_ns < 0:
+            raise invalid(f"table {info.preamble.name}: idle_timeout_ns cannot be negative")
+        if idle_timeout_ns and info.idle_timeout_behavior != NOTIFY_CONTROL:
+            raise invalid(f"table {info.preamble.name} does not support idle timeouts "
+                          "(no support_timeout = true): idle_timeout_ns must be 0")
 
     def _counter_data(self, info: p4info_pb2.Table, msg: p4runtime_pb2.TableEntry
                       ) -> list[int] | None:
@@ -273,18 +294,28 @@ class TableEntries:
                 self._default_to_proto(info, entity.table_entry)
                 yield entity
             return
+        since_hit = msg.HasField("time_since_last_hit")
+        now = self.clock() if since_hit else 0
         for info, mt, state in self._selected(msg):
             entity = p4runtime_pb2.Entity()
             self._entry_to_proto(info, mt, state, entity.table_entry)
+            if since_hit and info.idle_timeout_behavior == NOTIFY_CONTROL:
+                elapsed = 0 if state.entry.hits != state.seen_hits else now - state.last_hit_ns
+                entity.table_entry.time_since_last_hit.elapsed_ns = max(elapsed, 0)
             yield entity
+
+    def key_to_proto(self, info: p4info_pb2.Table, mt: MatchTable, state: EntryState,
+                     out: p4runtime_pb2.TableEntry) -> None:
+        """An entry's identity: table id, match and priority."""
+        out.table_id = info.preamble.id
+        for mf, key, m in zip(info.match_fields, mt.keys, state.entry.match, strict=True):
+            _field_to_proto(mf, key.match_kind, key.width, m, out.match)
+        out.priority = state.entry.priority if mt.needs_priority else 0
 
     def _entry_to_proto(self, info: p4info_pb2.Table, mt: MatchTable, state: EntryState,
                         out: p4runtime_pb2.TableEntry) -> None:
         entry = state.entry
-        out.table_id = info.preamble.id
-        for mf, key, m in zip(info.match_fields, mt.keys, entry.match, strict=True):
-            _field_to_proto(mf, key.match_kind, key.width, m, out.match)
-        out.priority = entry.priority if mt.needs_priority else 0
+        self.key_to_proto(info, mt, state, out)
         if state.ref is None:
             out.action.action.CopyFrom(action_to_proto(self.pipeline, entry.action, entry.args))
         elif state.ref[0] == "member":

@@ -118,6 +118,8 @@ def _field_lists(program: Program) -> dict[int, list[tuple[str, ...]]]:
     if ingress is None or len(ingress.decl.params) < 2:
         return out
     meta_t = ingress.decl.params[1].type
+    constants = {d.name: d for d in program.ast.objects
+                 if isinstance(d, ir.Declaration_Constant)}
 
     def visit(t: Any, path: tuple[str, ...]) -> None:
         if not isinstance(t, ir.Type_Struct):
@@ -126,12 +128,26 @@ def _field_lists(program: Program) -> dict[int, list[tuple[str, ...]]]:
             ann = ir.find_annotation(f, "field_list")
             if ann is not None:
                 for a in ann.args:
-                    if isinstance(a, ir.Constant):
-                        out.setdefault(a.value, []).append(path + (field_attr(f.name),))
+                    index = _field_list_index(a, constants)
+                    if index is not None:
+                        out.setdefault(index, []).append(path + (field_attr(f.name),))
             visit(f.type, path + (field_attr(f.name),))
 
     visit(meta_t, ())
     return out
+
+
+def _field_list_index(arg: Any, constants: dict[str, ir.Declaration_Constant]) -> int | None:
+    """The id a ``@field_list`` argument names: a number, or a constant's name
+    (``@field_list(FL_PACKET_IN)`` with ``const int FL_PACKET_IN = 1``)."""
+    if isinstance(arg, ir.Constant):
+        return arg.value
+    if isinstance(arg, ir.PathExpression):
+        decl = arg.decl if isinstance(arg.decl, ir.Declaration_Constant) \
+            else constants.get(arg.name)
+        if decl is not None and isinstance(decl.initializer, ir.Constant):
+            return decl.initializer.value
+    return None
 
 
 def _div(a: int, b: int) -> int:

@@ -9,6 +9,7 @@ from typing import Any
 from netweft.emulation.pipeline.emitter import Body, python_identifier
 from netweft.emulation.pipeline.lowering_host import LoweringPart
 from netweft.emulation.pipeline.types import bit_width
+from netweft.emulation.v1model.idle_timeout import supports_idle_timeout
 from netweft.p4.compiler import ir
 
 
@@ -83,6 +84,8 @@ class TableLowering(LoweringPart):
         tb.emit("else:")
         tb.emit("    b = e.bound")
         tb.emit("    hit = True")
+        if supports_idle_timeout(t):     # the P4Runtime server's idle-timeout sweep reads it
+            tb.emit("    e.hits += 1")
         if t.counters is not None:
             tb.emit("    c = e.counter")
             tb.emit("    c[0] += 1")

@@ -55,7 +55,9 @@ class TableEntry:
 
     Normalised forms: exact ``(value,)``, lpm ``(value, prefix_len)``,
     ternary ``(value, mask)``, range ``(lo, hi)``, optional ``(value,)`` or
-    ``None`` for a wildcard.
+    ``None`` for a wildcard.  ``hits`` counts the lookups the entry won, in
+    tables that support idle timeouts only (``support_timeout = true``): the
+    P4Runtime server's idle-timeout sweep compares it between sweeps.
     """
 
     match: tuple[Any, ...]
@@ -66,6 +68,7 @@ class TableEntry:
     bound: Any = None
     counter: list[int] = field(default_factory=lambda: [0, 0])
     meter: Any = None
+    hits: int = 0
 
 
 class MatchTable:
