@@ -98,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="strict-priority egress queues per port (1..8)")
     p.add_argument("--backend", choices=("auto", "c", "python"),
                    help="pipeline back end: the native C one, the Python one, or auto "
-                        "(default: $NETWEFT_SWITCH_BACKEND, else python; docs/native-backend.md)")
+                        "(default: $NETWEFT_SWITCH_BACKEND, else auto; docs/native-backend.md)")
     p.add_argument("--thrift-port", type=_count(0, 65535), metavar="PORT",
                    help="accepted for compatibility: netweft has no Thrift server "
                         "(use P4Runtime, or netweft cli)")

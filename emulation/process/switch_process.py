@@ -486,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
                         metavar="N", help="strict-priority queues per port, 1..8 (default 1)")
     parser.add_argument("--backend", choices=("auto", "c", "python"),
                         help="pipeline back end: the native C one, the Python one, or auto "
-                             "(default: $NETWEFT_SWITCH_BACKEND, else python)")
+                             "(default: $NETWEFT_SWITCH_BACKEND, else auto)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the links' loss, corruption and jitter (default 0)")
     parser.add_argument("--pcap", type=Path, metavar="DIR",

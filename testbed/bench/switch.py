@@ -159,7 +159,7 @@ def register(benches: argparse._SubParsersAction) -> None:
                     type=existing_dir,
                     help="directory searched by #include for --program (repeatable)")
     sw.add_argument("--backend", choices=("auto", "c", "python"),
-                    help="switch back end (default: $NETWEFT_SWITCH_BACKEND, else python); "
+                    help="switch back end (default: $NETWEFT_SWITCH_BACKEND, else auto); "
                          "tests/native/measure_pps.py prints both side by side")
     sw.add_argument("--veth", action="store_true",
                     help="measure over veth instead: the minimal C forwarder, the native switch "
