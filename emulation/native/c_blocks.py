@@ -297,11 +297,11 @@ class CBlockLowering:
             if not isinstance(t, ir.Type_Header):
                 raise unsupported("extract into something that is not a header", c)
             sname = self.types.name(t)
-            h = self.lvalue(target_e, body)
-            self._need(f"{sname}_BYTES", body)
             if header_varbit(t) is not None:
                 raise unsupported("extract of a varbit header without its length", c)
-            body.emit(f"{sname}_extract(&{h}, X->data + X->pos); {h}._v = 1; "
+            h, valid = self.extract_target(target_e, body)
+            self._need(f"{sname}_BYTES", body)
+            body.emit(f"{sname}_extract(&{h}, X->data + X->pos); {valid} "
                       f"X->pos += {sname}_BYTES;")
             return ""
         if m == "lookahead":
@@ -309,7 +309,7 @@ class CBlockLowering:
             if isinstance(t, ir.Type_Name) and t.decl is not None:
                 t = t.decl
             if isinstance(t, ir.Type_Header):
-                raise unsupported("lookahead of a header", c)
+                return self._lookahead_header(t, body)
             w = scalar_width(t, c)
             nbytes = (w + 7) // 8
             self._need(str(nbytes), body)
@@ -331,6 +331,17 @@ class CBlockLowering:
             return ""
         raise unsupported(f"packet method {m}", c)
 
+    def _lookahead_header(self, t: ir.Type_Header, body: CBody) -> str:
+        """``lookahead<H>()``: a valid copy of the header at the cursor (a varbit field
+        empty, as the Python back end extracts it), the cursor left where it is."""
+        sname = self.types.name(t)
+        h = self.tmp("la")
+        body.emit(f"{sname} {h}; memset(&{h}, 0, sizeof {h});")
+        self._need(f"{sname}_BYTES", body)
+        extra = ", 0u" if header_varbit(t) is not None else ""
+        body.emit(f"{sname}_extract(&{h}, X->data + X->pos{extra}); {h}._v = 1;")
+        return h
+
     def _extract_varbit(self, target_e: Any, length: Any, body: CBody, c: Any) -> str:
         """``extract(h, nbits)``: as BMv2, a length beyond the field's size is
         HeaderTooShort and a header that is not whole bytes ParserInvalidArgument."""
@@ -339,7 +350,7 @@ class CBlockLowering:
         if var is None:
             raise unsupported("extract with a length into a header without a varbit field", c)
         sname = self.types.name(t)
-        h = self.lvalue(target_e, body)
+        h, valid = self.extract_target(target_e, body)
         vlen = self.tmp("vlen")
         body.emit(f"uint64_t {vlen} = {self.expr(length, body)};")
         if is_signed(length.type):
@@ -351,7 +362,7 @@ class CBlockLowering:
                   "return NW_RC_REJECT; }")
         self._need(f"{sname}_BYTES + {vlen} / 8u", body)
         body.emit(f"{sname}_extract(&{h}, X->data + X->pos, (uint32_t)({vlen} / 8u)); "
-                  f"{h}._v = 1; X->pos += {sname}_BYTES + (uint32_t)({vlen} / 8u);")
+                  f"{valid} X->pos += {sname}_BYTES + (uint32_t)({vlen} / 8u);")
         return ""
 
     def _emit_value(self, e: Any, t: Any, body: CBody, ref: str | None) -> None:
@@ -360,9 +371,12 @@ class CBlockLowering:
             sname = self.types.name(t)
             self.emit_bytes += (bit_width(t) + 7) // 8
             body.emit(f"if ({ref}._v) X->out_len += {sname}_emit(&{ref}, X->out + X->out_len);")
-        elif isinstance(t, ir.Type_Struct):
+        elif isinstance(t, (ir.Type_Struct, ir.Type_HeaderUnion)):
             for f in t.fields:
                 self._emit_value(None, f.type, body, f"{ref}.{field_name(f.name)}")
+        elif isinstance(t, ir.Type_Stack):
+            for i in range(t.size):
+                self._emit_value(None, t.element, body, f"{ref}.e[{i}]")
         else:
             raise unsupported("emit of a value that is not a header or a struct of headers",
                               e if e is not None else t)

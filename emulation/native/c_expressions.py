@@ -151,10 +151,10 @@ class CExpressionLowering:
             raise unsupported(f"assignment to {e.name}", e)
         if isinstance(e, ir.Member):
             if isinstance(e.expr.type, ir.Type_Stack):
-                raise unsupported("header stacks", e)
+                return self.stack_member(e, body)
             return f"{self.lvalue(e.expr, body)}.{field_name(e.member)}"
         if isinstance(e, ir.ArrayIndex):
-            raise unsupported("header stacks", e)
+            return self.stack_element(e, body)
         raise unsupported(f"assignment to a {type(e).__name__}", e)
 
     def _e_Member(self, e: ir.Member, body: CBody) -> str:
@@ -169,9 +169,9 @@ class CExpressionLowering:
                 return f"(!{hit})"
             if e.member == "action_run":
                 return act
-        if isinstance(inner.type, (ir.Type_Stack, ir.Type_HeaderUnion)):
-            raise unsupported("header stacks and unions", e)
-        if isinstance(inner, (ir.PathExpression, ir.Member)):
+        if isinstance(inner.type, ir.Type_Stack):
+            return self.stack_property(e, body)
+        if isinstance(inner, (ir.PathExpression, ir.Member, ir.ArrayIndex)):
             ref = f"{self.lvalue(inner, body)}.{field_name(e.member)}"
         else:
             ref = f"{self.expr(inner, body)}.{field_name(e.member)}"
@@ -180,7 +180,7 @@ class CExpressionLowering:
         return f"(({self.vt(e.type, e)}){ref})"
 
     def _e_ArrayIndex(self, e: ir.ArrayIndex, body: CBody) -> str:
-        raise unsupported("header stacks", e)
+        return self.stack_element(e, body)
 
     def _e_SliceExpr(self, e: ir.SliceExpr, body: CBody) -> str:
         x = self.expr(e.expr, body)
@@ -213,6 +213,8 @@ class CExpressionLowering:
             a = self.expr(e.left, body)
             b, side = self.apart(e.right, body)
             return f"({a} {op} {self.stmt_expr(side, b)})"
+        if op in ("==", "!=") and (is_aggregate(lt) or isinstance(lt, ir.Type_Varbits)):
+            return self._aggregate_eq(e, body)
         if is_aggregate(lt) or isinstance(lt, (ir.Type_Varbits, ir.Type_Tuple)):
             raise unsupported(f"{op} on {type(lt).__name__} values", e)
         a, b = self.in_order([e.left, e.right], body)
@@ -265,6 +267,20 @@ class CExpressionLowering:
             ctype = self.vt(t, e)
             return f"((({ctype}){a} << {wr}) | ({ctype}){b})"
         raise unsupported(f"the operator {op} outside a keyset", e)
+
+    def _aggregate_eq(self, e: ir.Binary, body: CBody) -> str:
+        """``==``/``!=`` on headers, unions, structs, stacks (the Python back end's
+        ``_eq``) and on varbit fields (same length and value)."""
+        lt = e.left.type
+        if isinstance(lt, ir.Type_Varbits):
+            if not (isinstance(e.left, ir.Member) and isinstance(e.right, ir.Member)):
+                raise unsupported("== on varbit values that are not header fields", e)
+            a, b = self.lvalue(e.left, body), self.lvalue(e.right, body)
+            r = f"nw_varbit_same({a}, {a}__len, {b}, {b}__len, sizeof {a})"
+        else:
+            a, b = self.in_order([e.left, e.right], body)
+            r = f"{self.types.eq(lt)}(&{a}, &{b})"
+        return f"((uint64_t)({r}))" if e.op == "==" else f"((uint64_t)!({r}))"
 
     def _e_Mux(self, e: ir.Mux, body: CBody) -> str:
         c = self.expr(e.cond, body)

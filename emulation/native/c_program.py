@@ -71,6 +71,7 @@ def generate(program: Program) -> GeneratedProgram:
     out.append(_runtime_text("pipeline_abi.h"))
     out.append(_runtime_text("runtime/nw_runtime.h"))
     out.append(_runtime_text("runtime/nw_tables.h"))
+    out.append(_runtime_text("runtime/nw_aggregates.h"))
     out += lw.types.source
     nt, nr, nc = len(lw.tables), len(lw.registers), len(lw.counters)
     emit_max = max(lw.emit_bytes, 1)
@@ -321,11 +322,13 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
         {sm("parser_error")} = (uint32_t)X->perr;
     S->payload_off = X->pos;
 {fr_verify}
-    {fnames["verify_checksum"]}(X, &fv);
+    if ({fnames["verify_checksum"]}(X, &fv) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     {sm("checksum_error")} = X->checksum_error;
     nw_ctx_start(X, P, now, pkt->len);
 {fr_ingress}
-    {fnames["ingress"]}(X, &fi);
+    if ({fnames["ingress"]}(X, &fi) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;   /* a stack's next/last out of bounds */
     pkt->flags = 0;
     pkt->parser_error = {sm("parser_error")};
     if ({sm("parser_error")})
@@ -382,7 +385,8 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
         X->truncate = pkt->truncate_len;
     }}
 {fr_egress}
-    {fnames["egress"]}(X, &fe);
+    if ({fnames["egress"]}(X, &fe) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE);
     if (X->assert_failed)
         return NW_ERR_ASSERT;
@@ -391,9 +395,11 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
         return NW_OK;
     }}
 {fr_compute}
-    {fnames["compute_checksum"]}(X, &fc);
+    if ({fnames["compute_checksum"]}(X, &fc) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
 {fr_deparser}
-    {fnames["deparser"]}(X, &fd);
+    if ({fnames["deparser"]}(X, &fd) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     uint32_t payload = pkt->len - S->payload_off;
     if ((uint64_t)X->out_len + payload > pkt->cap)
         return NW_ERR_NOSPACE;

@@ -20,6 +20,7 @@ from netweft.emulation.native.c_types import (
     is_scalar,
     unsupported,
 )
+from netweft.emulation.pipeline.evaluation_order import run_time_location_parts
 from netweft.emulation.pipeline.types import bit_width
 from netweft.p4.compiler import ir
 
@@ -120,6 +121,12 @@ class CStatementLowering:
             return
         if not is_scalar(t):
             raise unsupported(f"assignment of a {type(t).__name__} value", left)
+        if run_time_location_parts(left):
+            # the location first (P4-16 8.1: a run-time index or next/last is fixed
+            # before the right-hand side runs, as the Python back end pins it)
+            target = self.lvalue(left, body)
+            body.emit(f"{target} = {self.expr(right, body)};")
+            return
         value = self.expr(right, body)
         body.emit(f"{self.lvalue(left, body)} = {value};")
 
@@ -127,7 +134,7 @@ class CStatementLowering:
         """``target = right`` for a C l-value ``target`` of type ``t``."""
         if is_aggregate(t):
             if isinstance(right, ir.InvalidHeader):
-                body.emit(f"{target}._v = 0;")
+                body.emit(self.invalidate(target, t))
                 return
             value = self.expr(right, body)
             body.emit(f"{target} = {value};")
@@ -170,6 +177,9 @@ class CStatementLowering:
             return self._call_header(c, body)
         if kind == ir.CALL_PACKET:
             return self.call_packet(c, args, body)
+        if kind == ir.CALL_STACK:
+            self.stack_call(c, args, body)
+            return ""
         if kind == ir.CALL_TABLE_APPLY:
             self.table_call(c, body)
             return ""
@@ -208,15 +218,18 @@ class CStatementLowering:
 
     def _call_header(self, c: ir.MethodCallExpression, body: CBody) -> str:
         inst = c.instance
-        if isinstance(inst.type, ir.Type_HeaderUnion) or (
-                isinstance(inst, ir.Member) and isinstance(inst.expr.type,
-                                                           (ir.Type_HeaderUnion,
-                                                            ir.Type_Stack))):
-            raise unsupported("header unions and stacks", c)
-        if isinstance(inst, ir.ArrayIndex):
-            raise unsupported("header stacks", c)
-        obj = self.lvalue(inst, body)
         m = c.method_name
+        if isinstance(inst.type, ir.Type_HeaderUnion):
+            if m == "isValid":
+                return self.union_valid(self.lvalue(inst, body), inst.type)
+            raise unsupported(f"{m} on a header union", c)
+        parent = inst.expr if isinstance(inst, ir.Member) else None
+        if m == "setValid" and parent is not None and isinstance(parent.type,
+                                                                 ir.Type_HeaderUnion):
+            body.emit(self.union_set_valid(self.lvalue(parent, body), parent.type,
+                                           inst.member))
+            return ""
+        obj = self.lvalue(inst, body)
         if m == "isValid":
             return f"((uint64_t){obj}._v)"
         if m == "setValid":
