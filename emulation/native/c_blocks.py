@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netweft.emulation.native.c_body import CBody
+from netweft.emulation.native.c_generics import specialise, type_key
 from netweft.emulation.native.c_types import (
     c_name,
     field_name,
@@ -158,7 +159,8 @@ class CBlockLowering:
         if key in self.function_funcs:
             return self.function_funcs[key]
         if fn.type_params:
-            raise unsupported(f"the generic function {fn.name}", fn)
+            raise unsupported(f"the generic function {fn.name} without its type arguments",
+                              fn)
         fname = "P_" + c_name(fn.name) + f"_{self._next()}"
         self.function_funcs[key] = fname
         body = CBody(kind="function")
@@ -187,6 +189,21 @@ class CBlockLowering:
         body.emit("(void)X; return 0;")
         self.chunks.append(sig + " {\n" + "\n".join(body.lines) + "\n}\n")
         return fname
+
+    def instance_of(self, fn: ir.Function, c: ir.MethodCallExpression) -> ir.Function:
+        """The function a call runs: a generic one specialised to the call's type
+        arguments (once per distinct instantiation)."""
+        if not fn.type_params:
+            return fn
+        targs = list(c.type_args_resolved or [])
+        if len(targs) != len(fn.type_params) or any(isinstance(t, ir.Type_Var)
+                                                     for t in targs):
+            raise unsupported(f"the generic function {fn.name} without its type arguments", c)
+        cache = self.__dict__.setdefault("_instances", {})
+        key = (id(fn), tuple(type_key(t) for t in targs))
+        if key not in cache:
+            cache[key] = specialise(fn, targs)
+        return cache[key]
 
     # ------------------------------------------------------------- parsers
 

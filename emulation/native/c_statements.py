@@ -189,7 +189,7 @@ class CStatementLowering:
             self.call_with_outs(fname, a.params, args, body, ["X", "F"], action=a)
             return ""
         if kind == ir.CALL_FUNCTION:
-            fn = c.target
+            fn = self.instance_of(c.target, c)
             fname = self.lower_function(fn)
             if isinstance(fn.return_type, ir.Type_Void):
                 self.call_with_outs(fname, fn.params, args, body, ["X"])
