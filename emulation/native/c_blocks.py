@@ -71,7 +71,7 @@ class CBlockLowering:
                 fr.slots[id(loc)] = slot
                 lines.append(f"    {self.types.name(loc.type)} {slot};")
             elif isinstance(loc, ir.P4ValueSet):
-                raise unsupported("parser value sets", loc)
+                self.value_set_index(loc)
         lines.append("    int _unused;")
         lines.append(f"}} {cname};")
         self.frame_defs.append("\n".join(lines) + "\n")
@@ -260,27 +260,55 @@ class CBlockLowering:
         # no case matched: error.NoMatch (P4-16), or (BMv2) parsing stops without an error
         body.emit("X->perr = X->select_no_match; return NW_RC_REJECT;")
 
+    def value_set_index(self, vs: ir.P4ValueSet) -> int:
+        """The index of a parser value set in the pipeline's ``vsets`` (registered once;
+        ``self.value_sets`` lists them: name, size, field widths)."""
+        index = self.__dict__.setdefault("_value_set_index", {})
+        if id(vs) not in index:
+            widths = [bit_width(t) for t in _flat_types(vs.element_type)]
+            if sum(widths) > 128:
+                raise unsupported(f"the value set {vs.name} over more than 128 bits", vs)
+            index[id(vs)] = len(self.value_sets)
+            self.value_sets.append((vs.fqn or vs.name, vs.size or 0, widths))
+        return index[id(vs)]
+
+    def _value_set_test(self, vs: ir.P4ValueSet, keys: list[tuple[str, Any]]) -> str:
+        """A select key (several keys concatenated, the first most significant) in
+        value set ``vs``."""
+        concat = "(nw_u128)0"
+        total = 0
+        for k, t in keys:
+            w = bit_width(t) if not isinstance(t, ir.Type_Boolean) else 1
+            concat = f"(({concat} << {w}) | (nw_u128)({k}))"
+            total += w
+        if total > 128:
+            raise unsupported("a value set over select keys of more than 128 bits", vs)
+        return f"nw_vset_match(&X->P->vsets[{self.value_set_index(vs)}], {concat})"
+
     def _keyset_test(self, ks: ir.Expression, keys: list[tuple[str, Any]],
                      body: CBody) -> str:
         if isinstance(ks, ir.DefaultExpression):
             return "1"
+        if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
+            return self._value_set_test(ks.decl, keys)
         if len(keys) > 1:
             comps = ks.components if isinstance(ks, ir.ListExpression) else None
             if comps is None or len(comps) != len(keys):
                 raise unsupported("a select keyset of the wrong arity", ks)
-            tests = [self._keyset_one(c, k, body) for c, (k, _t) in zip(comps, keys,
-                                                                        strict=True)]
+            tests = [self._keyset_one(c, k, body, t) for c, (k, t) in zip(comps, keys,
+                                                                          strict=True)]
             tests = [t for t in tests if t != "1"]
             return " && ".join(tests) if tests else "1"
         if isinstance(ks, ir.ListExpression) and len(ks.components) == 1:
             ks = ks.components[0]
-        return self._keyset_one(ks, keys[0][0], body)
+        return self._keyset_one(ks, keys[0][0], body, keys[0][1])
 
-    def _keyset_one(self, ks: ir.Expression, k: str, body: CBody) -> str:
+    def _keyset_one(self, ks: ir.Expression, k: str, body: CBody,
+                    t: Any = None) -> str:
         if isinstance(ks, ir.DefaultExpression):
             return "1"
         if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
-            raise unsupported("parser value sets", ks)
+            return self._value_set_test(ks.decl, [(k, t)])
         if isinstance(ks, ir.Binary) and ks.op == "&&&":
             v = self.expr(ks.left, body)
             m = self.expr(ks.right, body)
@@ -397,3 +425,10 @@ class CBlockLowering:
         else:
             raise unsupported("emit of a value that is not a header or a struct of headers",
                               e if e is not None else t)
+
+
+def _flat_types(t: Any) -> list[Any]:
+    """The scalar types of a value set's element type, in order (as the switch's)."""
+    if isinstance(t, ir.Type_StructLike):
+        return [x for f in t.fields for x in _flat_types(f.type)]
+    return [t]

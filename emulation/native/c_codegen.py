@@ -47,6 +47,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
         self.externs: dict[int, tuple[str, int, int, int]] = {}
         self.registers: list[tuple[str, int, int, bool]] = []   # (name, size, width, signed)
         self.counters: list[tuple[str, int, str]] = []          # (name, size, type)
+        self.value_sets: list[tuple[str, int, list[int]]] = []  # (name, size, widths)
         self._set_externs()
         self._set_owners()
 

@@ -32,6 +32,7 @@ class GeneratedProgram:
     counters: list[tuple[str, int, str]]
     emit_bytes: int
     error_names: list[str] = field(default_factory=list)
+    value_sets: list[tuple[str, int, list[int]]] = field(default_factory=list)
 
 
 def _runtime_text(name: str) -> str:
@@ -51,6 +52,8 @@ def generate(program: Program) -> GeneratedProgram:
     fnames = {role: lw.lower_block(decl) for role, decl in decls.items()}
     for table in program.tables.values():
         lw.lower_table(table)
+    for vs in program.value_sets.values():   # all exist in the control plane, used or not
+        lw.value_set_index(vs)
     pparams = decls["parser"].params
     if len(pparams) != 4:
         raise unsupported("a parser without (packet_in, headers, metadata, standard_metadata)",
@@ -72,6 +75,7 @@ def generate(program: Program) -> GeneratedProgram:
     out.append(_runtime_text("runtime/nw_runtime.h"))
     out.append(_runtime_text("runtime/nw_tables.h"))
     out.append(_runtime_text("runtime/nw_aggregates.h"))
+    out.append(_runtime_text("runtime/nw_value_sets.h"))
     out += lw.types.source
     nt, nr, nc = len(lw.tables), len(lw.registers), len(lw.counters)
     emit_max = max(lw.emit_bytes, 1)
@@ -80,6 +84,7 @@ def generate(program: Program) -> GeneratedProgram:
 #define NW_N_REGISTERS {nr}u
 #define NW_N_COUNTERS {nc}u
 #define NW_EMIT_MAX {emit_max}u
+#define NW_N_VSETS {len(lw.value_sets)}u
 
 typedef struct nw_pl {{
     nw_table_t tables[NW_N_TABLES + 1];
@@ -89,6 +94,7 @@ typedef struct nw_pl {{
     nw_crc_t crc16, crc32;
     pthread_mutex_t mu;        /* nw_pipeline_lock: control plane vs a C packet loop */
     int32_t select_no_match;   /* error code of a select no case matches; -1: none (BMv2) */
+    nw_vset_t vsets[NW_N_VSETS + 1];   /* parser value sets */
 }} nw_pl_t;
 
 typedef struct nw_st {{
@@ -120,8 +126,26 @@ typedef struct nw_ctx {{
     out += lw.protos
     out += lw.chunks
     out.append(_top_level(lw, decls, fnames, sm_fields))
+    out.append(_VALUE_SET_ENTRY_POINTS)
     return GeneratedProgram("\n".join(out), lw.tables, lw.registers, lw.counters, emit_max,
-                            list(program.errors))
+                            list(program.errors), lw.value_sets)
+
+
+_VALUE_SET_ENTRY_POINTS = """
+/* ---- parser value sets (Python, emulation/native/value_sets.py) */
+
+int32_t nw_vset_add(void *p, uint32_t i, uint64_t vhi, uint64_t vlo, uint64_t mhi,
+                    uint64_t mlo) {
+    if (i >= NW_N_VSETS)
+        return -2;
+    return nw_vset_push(&((nw_pl_t *)p)->vsets[i], NW_U128(vhi, vlo), NW_U128(mhi, mlo));
+}
+
+void nw_vset_clear(void *p, uint32_t i) {
+    if (i < NW_N_VSETS)
+        ((nw_pl_t *)p)->vsets[i].n = 0;
+}
+"""
 
 
 def _frame_init(lw: CLowering, decl: ir.P4Control | ir.P4Parser, name: str,
@@ -188,6 +212,8 @@ void nw_pipeline_free(void *pipeline) {{
         free(P->reg[i]);
     for (uint32_t i = 0; i < NW_N_COUNTERS; i++)
         free(P->ctr[i]);
+    for (uint32_t i = 0; i < NW_N_VSETS; i++)
+        nw_vset_free(&P->vsets[i]);
     pthread_mutex_destroy(&P->mu);
     free(P);
 }}
