@@ -154,6 +154,8 @@ class CExpressionLowering:
                 return self.stack_member(e, body)
             return f"{self.lvalue(e.expr, body)}.{field_name(e.member)}"
         if isinstance(e, ir.ArrayIndex):
+            if isinstance(e.left.type, ir.Type_Tuple):
+                return self.tuple_component(e, body)
             return self.stack_element(e, body)
         raise unsupported(f"assignment to a {type(e).__name__}", e)
 
@@ -180,7 +182,23 @@ class CExpressionLowering:
         return f"(({self.vt(e.type, e)}){ref})"
 
     def _e_ArrayIndex(self, e: ir.ArrayIndex, body: CBody) -> str:
+        if isinstance(e.left.type, ir.Type_Tuple):
+            ref = self.tuple_component(e, body)
+            return ref if is_aggregate(e.type) else f"(({self.vt(e.type, e)}){ref})"
         return self.stack_element(e, body)
+
+    def tuple_component(self, e: ir.ArrayIndex, body: CBody) -> str:
+        """``t[i]`` of a tuple (an l-value; ``i`` is a constant)."""
+        if not isinstance(e.index, ir.Constant):
+            raise unsupported("a tuple indexed at run time", e)
+        n = len(e.left.type.components)
+        if not 0 <= e.index.value < n:
+            raise P4Error(f"index {e.index.value} is outside the tuple of {n}", e.loc)
+        if isinstance(e.left, (ir.PathExpression, ir.Member, ir.ArrayIndex)):
+            base = self.lvalue(e.left, body)
+        else:
+            base = self.pin(self.expr(e.left, body), e.left.type, body)
+        return f"{base}.c{e.index.value}"
 
     def _e_SliceExpr(self, e: ir.SliceExpr, body: CBody) -> str:
         x = self.expr(e.expr, body)
@@ -339,7 +357,14 @@ class CExpressionLowering:
         t = e.type
         if isinstance(t, ir.Type_StructLike):
             return self.make_struct(t, list(e.components), body)
-        raise unsupported("a list or tuple value at run time", e)
+        if isinstance(t, ir.Type_Tuple):
+            values = self.in_order(list(e.components), body)
+            tmp = self.tmp("tu")
+            body.emit(f"{self.types.name(t)} {tmp}; memset(&{tmp}, 0, sizeof {tmp});")
+            for i, v in enumerate(values):
+                body.emit(f"{tmp}.c{i} = {v};")
+            return tmp
+        raise unsupported("a list value at run time", e)
 
     def make_struct(self, t: ir.Type_StructLike, values: list[Any], body: CBody) -> str:
         """A temporary of type ``t`` built from ``values`` (None: default)."""

@@ -74,7 +74,9 @@ def is_signed(t: ir.Type) -> bool:
 
 
 def is_aggregate(t: ir.Type) -> bool:
-    return isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion, ir.Type_Struct, ir.Type_Stack))
+    """Headers, unions, structs, stacks and tuples: C structs, copied by value."""
+    return isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion, ir.Type_Struct, ir.Type_Stack,
+                          ir.Type_Tuple))
 
 
 def is_scalar(t: ir.Type) -> bool:
@@ -128,7 +130,7 @@ class CTypes:
     def __init__(self) -> None:
         self._names: dict[int, str] = {}
         self._used: set[str] = set()
-        self._stacks: dict[tuple[str, int], str] = {}
+        self._stacks: dict[tuple, str] = {}   # stacks and tuples, by their C layout
         self._eqs: set[str] = set()
         self.source: list[str] = []
 
@@ -142,7 +144,27 @@ class CTypes:
             return self._union(t)
         if isinstance(t, ir.Type_Stack):
             return self._stack(t)
+        if isinstance(t, ir.Type_Tuple):
+            return self._tuple(t)
         raise unsupported(f"a value of type {type(t).__name__}", t)
+
+    def _tuple(self, t: ir.Type_Tuple) -> str:
+        """A tuple: a struct of its components ``c0``, ``c1`` ... (by value, as the
+        Python back end's lists are copied on assignment)."""
+        comps = [self.name(c) if is_aggregate(c) else storage_type(scalar_width(c, t))
+                 for c in t.components]
+        key = ("tuple", *comps)
+        if key in self._stacks:
+            return self._stacks[key]
+        name = self._fresh(f"Q_{len(self._stacks)}")
+        self._stacks[key] = name
+        lines = [f"typedef struct {name} {{"]
+        lines += [f"    {c} c{i};" for i, c in enumerate(comps)]
+        if not comps:
+            lines.append("    uint8_t _empty;")
+        lines.append(f"}} {name};")
+        self.source.append("\n".join(lines) + "\n")
+        return name
 
     def _fresh(self, base: str) -> str:
         name, n = base, 1
@@ -195,6 +217,10 @@ class CTypes:
         if isinstance(t, ir.Type_Stack):
             sub = self.eq(t.element)
             terms = [f"{sub}(&a->e[{i}], &b->e[{i}])" for i in range(t.size)]
+        elif isinstance(t, ir.Type_Tuple):
+            for i, c in enumerate(t.components):
+                terms.append(f"{self.eq(c)}(&a->c{i}, &b->c{i})" if is_aggregate(c)
+                             else f"a->c{i} == b->c{i}")
         else:
             var = header_varbit(t) if isinstance(t, ir.Type_Header) else None
             for f in t.fields:
