@@ -18,6 +18,7 @@ from netweft.emulation.native.c_types import (
     field_name,
     is_aggregate,
     is_scalar,
+    scalar_width,
     unsupported,
 )
 from netweft.emulation.pipeline.evaluation_order import run_time_location_parts
@@ -72,8 +73,83 @@ class CStatementLowering:
             body.emit("return 0;")
         elif isinstance(s, ir.SwitchStatement):
             self._switch(s, body)
+        elif isinstance(s, ir.ForStatement):
+            self._for(s, body)
+        elif isinstance(s, ir.ForInStatement):
+            self._for_in(s, body)
+        elif isinstance(s, ir.BreakStatement):
+            body.emit("break;")
+        elif isinstance(s, ir.ContinueStatement):
+            body.emit("continue;")
         else:
             raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def _for(self, s: ir.ForStatement, body: CBody) -> None:
+        """``for (init; cond; updates)``: the updates run at the top of every iteration but
+        the first, so that ``continue`` runs them too (as the Python back end)."""
+        body.open("")
+        for init in s.init:
+            self.stmt(init, body)
+        first = self.tmp("first")
+        body.emit(f"int {first} = 1;")
+        body.open("for (;;)")
+        if s.updates:
+            body.open(f"if (!{first})")
+            for u in s.updates:
+                self.stmt(u, body)
+            body.close()
+        body.emit(f"{first} = 0;")
+        if s.condition is not None:
+            body.emit(f"if (!({self.cond(s.condition, body)})) break;")
+        self.stmt(s.body, body)
+        body.close()
+        body.close()
+
+    def _for_in(self, s: ir.ForInStatement, body: CBody) -> None:
+        """``for (T v in lo .. hi / stack / list)``: a range's ends and a list's values are
+        evaluated once before the loop; the variable gets a copy of each element."""
+        var = s.variable
+        t = var.type
+        coll = s.collection
+        ctype = self.types.name(t)
+        name = f"l_{c_name(var.name)}_{self._next()}"
+        body.open("")
+        body.emit(f"{ctype} {name}; memset(&{name}, 0, sizeof {name});")
+        body.scope[id(var)] = name
+        if isinstance(coll, ir.Binary) and coll.op == "..":
+            if is_aggregate(t) or scalar_width(t, coll) > 64:
+                raise unsupported("a for-in range over values wider than 64 bits", coll)
+            lo, hi = self.in_order([coll.left, coll.right], body)
+            signed = isinstance(t, ir.Type_Bits) and t.signed
+            lo = self.sx(lo, t, coll) if signed else lo
+            hi = self.sx(hi, t, coll) if signed else hi
+            i, end = self.tmp("i"), self.tmp("end")
+            body.emit(f"__int128 {end} = (__int128)({hi});")
+            body.open(f"for (__int128 {i} = (__int128)({lo}); {i} <= {end}; {i}++)")
+            body.emit(f"{name} = {self.wrap(f'(uint64_t){i}', t)};")
+        else:
+            if isinstance(coll.type, ir.Type_Stack):
+                items = f"{self.lvalue(coll, body)}.e"
+                n = coll.type.size
+            elif isinstance(coll, ir.ListExpression) or isinstance(coll.type, ir.Type_Tuple):
+                if isinstance(coll, ir.ListExpression):
+                    values = self.in_order(list(coll.components), body)
+                else:
+                    tup = self.pin(self.expr(coll, body), coll.type, body)
+                    values = [f"{tup}.c{k}" for k in range(len(coll.type.components))]
+                n = len(values)
+                items = self.tmp("items")
+                body.emit(f"{ctype} {items}[{max(n, 1)}];")
+                for k, v in enumerate(values):
+                    body.emit(f"{items}[{k}] = {v};")
+            else:
+                raise unsupported("a for-in loop over this kind of collection", coll)
+            k = self.tmp("k")
+            body.open(f"for (uint32_t {k} = 0; {k} < {n}u; {k}++)")
+            body.emit(f"{name} = {items}[{k}];")
+        self.stmt(s.body, body)
+        body.close()
+        body.close()
 
     def _switch(self, s: ir.SwitchStatement, body: CBody) -> None:
         e = s.expression
