@@ -101,6 +101,9 @@ class CExpressionLowering:
 
     def expr(self, e: ir.Expression, body: CBody) -> str:
         """C source computing ``e`` (statements it needs are emitted into ``body``)."""
+        pinned = self.__dict__.get("pins", {}).get(id(e))
+        if pinned is not None:   # a compound assignment's copy of its (run-time) location
+            return pinned if is_aggregate(e.type) else f"(({self.vt(e.type, e)}){pinned})"
         method = getattr(self, "_e_" + type(e).__name__, None)
         if method is None:
             raise unsupported(f"the expression {type(e).__name__}", e)

@@ -40,7 +40,12 @@ class CStatementLowering:
                 self.stmt(c, body)
             body.close()
         elif isinstance(s, ir.AssignmentStatement):
-            self.assign(s.left, s.right, body)
+            if getattr(s, "compound_op", None) is not None and isinstance(s.right, ir.Binary) \
+                    and not isinstance(s.left, ir.SliceExpr) \
+                    and run_time_location_parts(s.left):
+                self._compound_assign(s.left, s.right, body)
+            else:
+                self.assign(s.left, s.right, body)
         elif isinstance(s, ir.MethodCallStatement):
             code = self.call(s.call, body, as_statement=True)
             if code:
@@ -83,6 +88,17 @@ class CStatementLowering:
             body.emit("continue;")
         else:
             raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def _compound_assign(self, left: ir.Expression, value: ir.Binary, body: CBody) -> None:
+        """``left op= b`` (``value`` is ``left' op b``): the location's run-time parts
+        (stack indices, next/last) are evaluated once, for both copies."""
+        target = self.lvalue(left, body)
+        pins = self.__dict__.setdefault("pins", {})
+        pins[id(value.left)] = target
+        try:
+            body.emit(f"{target} = {self.expr(value, body)};")
+        finally:
+            pins.pop(id(value.left), None)
 
     def _for(self, s: ir.ForStatement, body: CBody) -> None:
         """``for (init; cond; updates)``: the updates run at the top of every iteration but
