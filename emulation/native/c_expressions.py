@@ -147,6 +147,9 @@ class CExpressionLowering:
 
     def lvalue(self, e: ir.Expression, body: CBody) -> str:
         """C l-value of an assignable location (no value cast)."""
+        pinned = self.__dict__.get("pins", {}).get(id(e))
+        if pinned is not None:
+            return pinned
         if isinstance(e, ir.PathExpression):
             d = e.decl
             if d is not None and id(d) in body.scope:

@@ -21,7 +21,10 @@ from netweft.emulation.native.c_types import (
     scalar_width,
     unsupported,
 )
-from netweft.emulation.pipeline.evaluation_order import run_time_location_parts
+from netweft.emulation.pipeline.evaluation_order import (
+    may_have_side_effects,
+    run_time_location_parts,
+)
 from netweft.emulation.pipeline.types import bit_width
 from netweft.p4.compiler import ir
 
@@ -88,6 +91,23 @@ class CStatementLowering:
             body.emit("continue;")
         else:
             raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def pin_location(self, e: ir.Expression, body: CBody) -> list[int]:
+        """Fix the location of the l-value ``e`` now if it has run-time parts (a stack
+        index, next/last): later lowerings of ``e`` (its copy-out) reuse it until
+        :meth:`unpin` (P4-16 8.1, as the Python back end pins it)."""
+        while isinstance(e, ir.SliceExpr):
+            e = e.expr
+        if not run_time_location_parts(e):
+            return []
+        pins = self.__dict__.setdefault("pins", {})
+        pins[id(e)] = self.lvalue(e, body)
+        return [id(e)]
+
+    def unpin(self, keys: list[int]) -> None:
+        pins = self.__dict__.get("pins", {})
+        for k in keys:
+            pins.pop(k, None)
 
     def _compound_assign(self, left: ir.Expression, value: ir.Binary, body: CBody) -> None:
         """``left op= b`` (``value`` is ``left' op b``): the location's run-time parts
@@ -206,7 +226,9 @@ class CStatementLowering:
     def assign(self, left: ir.Expression, right: ir.Expression, body: CBody) -> None:
         t = left.type
         if isinstance(left, ir.SliceExpr):
+            keys = self.pin_location(left, body)
             self._assign_slice(left, self.expr(right, body), body)
+            self.unpin(keys)
             return
         if is_aggregate(t):
             self.assign_value(self.lvalue(left, body), t, right, body)
@@ -341,8 +363,14 @@ class CStatementLowering:
                               "copies them)", args[0] if args else None)
         pass_args = list(lead)
         outs: list[tuple[ir.Expression, str]] = []
-        for p, a in zip(params, args, strict=False):
+        pinned: list[int] = []   # out/inout locations fixed when evaluated
+        later = [any(b is not None and not isinstance(b, ir.DefaultExpression)
+                     and may_have_side_effects(b) for b in args[i + 1:])
+                 for i in range(len(args))]
+        for i, (p, a) in enumerate(zip(params, args, strict=False)):
             dontcare = a is None or isinstance(a, ir.DefaultExpression)
+            if not dontcare and p.direction in ("out", "inout"):
+                pinned += self.pin_location(a, body)
             if is_aggregate(p.type):
                 if dontcare:
                     tmp = self.tmp("c")
@@ -370,12 +398,16 @@ class CStatementLowering:
                 if not dontcare:
                     outs.append((a, tmp))
             else:
-                pass_args.append("0" if dontcare else self.expr(a, body))
+                value = "0" if dontcare else self.expr(a, body)
+                if later[i]:   # read now: a later argument's call may change it
+                    value = self.pin(value, p.type, body)
+                pass_args.append(value)
         pass_args += tail or []
         rc = self.tmp("rc")
         body.emit(f"int {rc} = {fname}({', '.join(pass_args)});")
         for a, tmp in outs:
             self.assign_raw(a, tmp, body)
+        self.unpin(pinned)
         body.emit(f"if ({rc}) return {rc};")
 
     def _call_sub_block(self, c: ir.MethodCallExpression, args: list[Any], body: CBody) -> None:
@@ -389,8 +421,11 @@ class CStatementLowering:
         fr = self.tmp("fr")
         body.emit(f"{frame.cname} {fr}; memset(&{fr}, 0, sizeof {fr});")
         outs: list[tuple[ir.Expression, str]] = []
+        pinned: list[int] = []   # out/inout locations fixed when evaluated
         for p, a in zip(callee.params, args, strict=False):
             slot = frame.slots.get(id(p))
+            if a is not None and p.direction in ("out", "inout"):
+                pinned += self.pin_location(a, body)
             if isinstance(p.type, ir.Type_ExternInstance):
                 name = p.type.extern.name
                 if name not in ("packet_in", "packet_out"):
@@ -424,6 +459,7 @@ class CStatementLowering:
         body.emit(f"int {rc} = {fname}(X, &{fr});")
         for a, src in outs:
             self.assign_raw(a, src, body)
+        self.unpin(pinned)
         body.emit(f"if ({rc}) return {rc};")
 
     def field_ref(self, base: str, name: str) -> str:
