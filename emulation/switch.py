@@ -162,6 +162,7 @@ class SoftSwitch:
         self._ns = {}
         self.registers.update(native.registers)
         self.counters.update(native.counters)
+        self.value_sets.update(native.value_sets)
         self._extern_objects.update(native.registers)
         self._extern_objects.update(native.counters)
         for fqn, table in native.tables.items():

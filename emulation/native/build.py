@@ -65,6 +65,9 @@ int32_t nw_table_modify(void *p, uint32_t t, uint64_t handle, uint32_t action,
                         const uint64_t *args, uint32_t nargs);
 int32_t nw_table_default(void *p, uint32_t t, uint32_t action, const uint64_t *args,
                          uint32_t nargs);
+int32_t nw_vset_add(void *p, uint32_t i, uint64_t vhi, uint64_t vlo, uint64_t mhi,
+                    uint64_t mlo);
+void nw_vset_clear(void *p, uint32_t i);
 """
 
 _FFI = cffi.FFI()

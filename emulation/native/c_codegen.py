@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from netweft.emulation.native.c_aggregates import CAggregateLowering
 from netweft.emulation.native.c_blocks import CBlockLowering, Frame
 from netweft.emulation.native.c_expressions import CExpressionLowering
 from netweft.emulation.native.c_externs import CExternLowering
@@ -23,7 +24,7 @@ from netweft.p4.compiler.program import Program
 
 
 class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableLowering,
-                CExternLowering):
+                CExternLowering, CAggregateLowering):
     """Generates the C of one program."""
 
     def __init__(self, program: Program) -> None:
@@ -46,6 +47,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
         self.externs: dict[int, tuple[str, int, int, int]] = {}
         self.registers: list[tuple[str, int, int, bool]] = []   # (name, size, width, signed)
         self.counters: list[tuple[str, int, str]] = []          # (name, size, type)
+        self.value_sets: list[tuple[str, int, list[int]]] = []  # (name, size, widths)
         self._set_externs()
         self._set_owners()
 

@@ -58,8 +58,10 @@ class CExternLowering:
         valid = None
         if isinstance(e, ir.Member) and isinstance(e.expr.type, ir.Type_Header):
             valid = f"{self.lvalue(e.expr, body)}._v"
-        if isinstance(t, (ir.Type_Header, ir.Type_Struct)):
-            self._flatten_ref(self.lvalue(e, body), t, valid, out)
+        if isinstance(t, (ir.Type_Header, ir.Type_Struct, ir.Type_Stack, ir.Type_Tuple)):
+            ref = self.lvalue(e, body) if not isinstance(e, ir.MethodCallExpression) \
+                else self.pin(self.expr(e, body), t, body)
+            self._flatten_ref(ref, t, valid, out)
             return
         if isinstance(t, ir.Type_Bits) and t.width > 128 and isinstance(e, ir.Member):
             out.append((valid, f"WIDE:{self.lvalue(e, body)}", -t.width))
@@ -75,9 +77,24 @@ class CExternLowering:
                      out: list[tuple[str | None, str, int]]) -> None:
         if isinstance(t, ir.Type_Header):
             valid = f"{ref}._v"
+        if isinstance(t, (ir.Type_Stack, ir.Type_Tuple)):   # elements in order (c_aggregates)
+            subs = [(f"{ref}.e[{i}]", t.element) for i in range(t.size)] \
+                if isinstance(t, ir.Type_Stack) else \
+                [(f"{ref}.c{i}", c) for i, c in enumerate(t.components)]
+            for sub, st in subs:
+                if isinstance(st, (ir.Type_Header, ir.Type_Struct, ir.Type_Stack,
+                                   ir.Type_Tuple)):
+                    self._flatten_ref(sub, st, valid, out)
+                elif is_scalar(st):
+                    w = scalar_width(st, None)
+                    out.append((valid, f"(({'nw_u128' if w > 64 else 'uint64_t'}){sub})", w))
+                else:
+                    raise unsupported(f"a {type(st).__name__} in a field list", None)
+            return
         for f in t.fields:
             sub = f"{ref}.{field_name(f.name)}"
-            if isinstance(f.type, (ir.Type_Header, ir.Type_Struct)):
+            if isinstance(f.type, (ir.Type_Header, ir.Type_Struct, ir.Type_Stack,
+                                   ir.Type_Tuple)):
                 self._flatten_ref(sub, f.type, valid, out)
             elif isinstance(f.type, ir.Type_Varbits):
                 out.append((valid, f"VAR:{sub}", -f.type.size))

@@ -32,6 +32,7 @@ class GeneratedProgram:
     counters: list[tuple[str, int, str]]
     emit_bytes: int
     error_names: list[str] = field(default_factory=list)
+    value_sets: list[tuple[str, int, list[int]]] = field(default_factory=list)
 
 
 def _runtime_text(name: str) -> str:
@@ -51,6 +52,8 @@ def generate(program: Program) -> GeneratedProgram:
     fnames = {role: lw.lower_block(decl) for role, decl in decls.items()}
     for table in program.tables.values():
         lw.lower_table(table)
+    for vs in program.value_sets.values():   # all exist in the control plane, used or not
+        lw.value_set_index(vs)
     pparams = decls["parser"].params
     if len(pparams) != 4:
         raise unsupported("a parser without (packet_in, headers, metadata, standard_metadata)",
@@ -71,6 +74,8 @@ def generate(program: Program) -> GeneratedProgram:
     out.append(_runtime_text("pipeline_abi.h"))
     out.append(_runtime_text("runtime/nw_runtime.h"))
     out.append(_runtime_text("runtime/nw_tables.h"))
+    out.append(_runtime_text("runtime/nw_aggregates.h"))
+    out.append(_runtime_text("runtime/nw_value_sets.h"))
     out += lw.types.source
     nt, nr, nc = len(lw.tables), len(lw.registers), len(lw.counters)
     emit_max = max(lw.emit_bytes, 1)
@@ -79,6 +84,7 @@ def generate(program: Program) -> GeneratedProgram:
 #define NW_N_REGISTERS {nr}u
 #define NW_N_COUNTERS {nc}u
 #define NW_EMIT_MAX {emit_max}u
+#define NW_N_VSETS {len(lw.value_sets)}u
 
 typedef struct nw_pl {{
     nw_table_t tables[NW_N_TABLES + 1];
@@ -88,6 +94,7 @@ typedef struct nw_pl {{
     nw_crc_t crc16, crc32;
     pthread_mutex_t mu;        /* nw_pipeline_lock: control plane vs a C packet loop */
     int32_t select_no_match;   /* error code of a select no case matches; -1: none (BMv2) */
+    nw_vset_t vsets[NW_N_VSETS + 1];   /* parser value sets */
 }} nw_pl_t;
 
 typedef struct nw_st {{
@@ -119,8 +126,26 @@ typedef struct nw_ctx {{
     out += lw.protos
     out += lw.chunks
     out.append(_top_level(lw, decls, fnames, sm_fields))
+    out.append(_VALUE_SET_ENTRY_POINTS)
     return GeneratedProgram("\n".join(out), lw.tables, lw.registers, lw.counters, emit_max,
-                            list(program.errors))
+                            list(program.errors), lw.value_sets)
+
+
+_VALUE_SET_ENTRY_POINTS = """
+/* ---- parser value sets (Python, emulation/native/value_sets.py) */
+
+int32_t nw_vset_add(void *p, uint32_t i, uint64_t vhi, uint64_t vlo, uint64_t mhi,
+                    uint64_t mlo) {
+    if (i >= NW_N_VSETS)
+        return -2;
+    return nw_vset_push(&((nw_pl_t *)p)->vsets[i], NW_U128(vhi, vlo), NW_U128(mhi, mlo));
+}
+
+void nw_vset_clear(void *p, uint32_t i) {
+    if (i < NW_N_VSETS)
+        ((nw_pl_t *)p)->vsets[i].n = 0;
+}
+"""
 
 
 def _frame_init(lw: CLowering, decl: ir.P4Control | ir.P4Parser, name: str,
@@ -187,6 +212,8 @@ void nw_pipeline_free(void *pipeline) {{
         free(P->reg[i]);
     for (uint32_t i = 0; i < NW_N_COUNTERS; i++)
         free(P->ctr[i]);
+    for (uint32_t i = 0; i < NW_N_VSETS; i++)
+        nw_vset_free(&P->vsets[i]);
     pthread_mutex_destroy(&P->mu);
     free(P);
 }}
@@ -321,11 +348,13 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
         {sm("parser_error")} = (uint32_t)X->perr;
     S->payload_off = X->pos;
 {fr_verify}
-    {fnames["verify_checksum"]}(X, &fv);
+    if ({fnames["verify_checksum"]}(X, &fv) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     {sm("checksum_error")} = X->checksum_error;
     nw_ctx_start(X, P, now, pkt->len);
 {fr_ingress}
-    {fnames["ingress"]}(X, &fi);
+    if ({fnames["ingress"]}(X, &fi) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;   /* a stack's next/last out of bounds */
     pkt->flags = 0;
     pkt->parser_error = {sm("parser_error")};
     if ({sm("parser_error")})
@@ -382,7 +411,8 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
         X->truncate = pkt->truncate_len;
     }}
 {fr_egress}
-    {fnames["egress"]}(X, &fe);
+    if ({fnames["egress"]}(X, &fe) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE);
     if (X->assert_failed)
         return NW_ERR_ASSERT;
@@ -391,9 +421,11 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
         return NW_OK;
     }}
 {fr_compute}
-    {fnames["compute_checksum"]}(X, &fc);
+    if ({fnames["compute_checksum"]}(X, &fc) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
 {fr_deparser}
-    {fnames["deparser"]}(X, &fd);
+    if ({fnames["deparser"]}(X, &fd) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     uint32_t payload = pkt->len - S->payload_off;
     if ((uint64_t)X->out_len + payload > pkt->cap)
         return NW_ERR_NOSPACE;

@@ -59,6 +59,32 @@ class CTableLowering:
         body.emit(f"int {rc} = {fname}(X, F, &{hit}, &{act}); if ({rc}) return {rc};")
         return hit, act
 
+    def action_wrapper(self, a: ir.P4Action, afn: str, ref: ir.ActionRef, owner: Any,
+                       data: list[str]) -> str:
+        """``W_...(X, Fv, args)``: calls action ``a`` with the directional arguments its
+        reference in a table's actions list binds (copy-in/copy-out, in the table's
+        control) and the control-plane data ``data`` (C expressions over ``args``)."""
+        wname = f"W_{afn}_{self._next()}"
+        body = CBody()
+        if owner is not None:
+            fr = self.frame_of(owner)
+            body.emit(f"{fr.cname} *F = ({fr.cname} *)Fv; (void)F;")
+            self.bind_frame(owner, body)
+        e = ref.expression
+        if isinstance(e, ir.MethodCallExpression):
+            bound = list(e.bound_args) if e.bound_args is not None else [x.expr for x in e.args]
+        else:
+            bound = list(ref.args or [])
+        directional = [p for p in a.params if p.direction]
+        args = list(bound[:len(directional)])
+        args += [None] * (len(directional) - len(args))
+        self.call_with_outs(afn, directional, args, body, ["X", "Fv"], action=a, tail=data)
+        body.emit("(void)args; return 0;")
+        sig = f"static int {wname}(nw_ctx_t *X, void *Fv, const uint64_t *args)"
+        self.protos.append(sig + ";")
+        self.chunks.append(sig + " {\n" + "\n".join(body.lines) + "\n}\n")
+        return wname
+
     def lower_table(self, t: ir.P4Table) -> str:
         key = id(t)
         if key in self.table_funcs:
@@ -107,15 +133,18 @@ class CTableLowering:
         for n, ref in enumerate(refs):
             a = ref.action
             afqn = a.fqn or a.name
-            if any(p.direction for p in a.params):
-                raise unsupported(f"table {fqn}: action {a.name} with directional parameters",
-                                  ref)
+            directional = [p for p in a.params if p.direction]
+            if directional and ref not in (t.action_refs or []):
+                raise unsupported(f"table {fqn}: the default action {a.name} with directional "
+                                  "parameters", ref)
             afn = self.lower_action(a)
             actions.append(afqn)
             plist = []
             call_args = ["X", "Fv"]
             slot = 0
             for p in a.params:
+                if p.direction:
+                    continue
                 if not is_scalar(p.type):
                     raise unsupported("an action parameter that is not a bit string", p)
                 w = scalar_width(p.type, p)
@@ -129,6 +158,10 @@ class CTableLowering:
                 raise unsupported(f"action {a.name}: more than 16 words of action data", a)
             params[afqn] = plist
             flags[afqn] = (ref.default_only, ref.table_only)
+            if directional:
+                # the arguments bound in the actions list, then the control-plane data
+                afn = self.action_wrapper(a, afn, ref, owner, call_args[2:])
+                call_args = ["X", "Fv", "args"]
             cases.append(f"    case {n}: return {afn}({', '.join(call_args)});")
         body.emit(f"nw_table_t *T = &X->P->tables[{index}];")
         body.emit("nw_entry_t *e = nw_table_lookup(T, key);")

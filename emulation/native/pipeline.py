@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from netweft.emulation.native.build import DEFAULT_FLAGS, BuildError, Library, build
@@ -16,6 +16,7 @@ from netweft.emulation.native.objects import (
     NativeMatchTable,
     NativeRegisterArray,
 )
+from netweft.emulation.native.value_sets import NativeValueSet
 from netweft.p4.compiler.errors import P4Error
 from netweft.p4.compiler.program import Program
 
@@ -48,6 +49,7 @@ class NativePipeline:
     registers: dict[str, NativeRegisterArray]
     counters: dict[str, NativeCounterArray]
     lock: Any    # an RLock: one packet or one control-plane update in C at a time
+    value_sets: dict[str, NativeValueSet] = field(default_factory=dict)
 
     @classmethod
     def load(cls, program: Program, seed: int = 0, select_no_match_ends_parsing: bool = False,
@@ -83,4 +85,6 @@ class NativePipeline:
         for i, (name, size, ctype) in enumerate(gen.counters):
             counters[name] = NativeCounterArray(name, size, ctype, ffi,
                                                 lib.nw_pipeline_counter(pointer, i))
-        return cls(library, pointer, gen, tables, registers, counters, lock)
+        value_sets = {name: NativeValueSet(name, size, widths, i, lib, pointer, lock)
+                      for i, (name, size, widths) in enumerate(gen.value_sets)}
+        return cls(library, pointer, gen, tables, registers, counters, lock, value_sets)

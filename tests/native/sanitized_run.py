@@ -1,4 +1,5 @@
-"""Run the differential frames of every ``p4/`` program through the native back end
+"""Run the differential frames of every ``p4/`` program (and of the conformance programs
+of test_differential_conformance.py) through the native back end
 built with ``-fsanitize=address,undefined`` (run by test_sanitizers.py in a child
 process with libasan preloaded; any report aborts it)."""
 
@@ -9,6 +10,7 @@ import sys
 from netweft.emulation.native import build
 from netweft.emulation.native.pipeline import NativePipeline
 
+from . import test_differential_conformance as conformance
 from .programs import SPECS, frames, switch
 
 _load = NativePipeline.load.__func__
@@ -34,6 +36,10 @@ def main(count: int) -> int:
         for port, frame in frames(name, count // 4, seed=12):
             now += 20_000
             total += len(queued.receive(port, frame, now))
+    for name in conformance.PROGRAMS:      # the conformance programs run natively
+        sw = conformance.switch(name, "c")
+        for port, frame in conformance.frames(name, count // 2, seed=13):
+            total += len(sw.process(port, frame))
     print(f"sanitized run: {total} frames out")
     return 0
 
