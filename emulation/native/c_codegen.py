@@ -46,6 +46,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
         self.externs: dict[int, tuple[str, int, int, int]] = {}
         self.registers: list[tuple[str, int, int, bool]] = []   # (name, size, width, signed)
         self.counters: list[tuple[str, int, str]] = []          # (name, size, type)
+        self.meters: list[tuple[str, int, str]] = []            # (name, size, type)
         self._set_externs()
         self._set_owners()
 
@@ -79,7 +80,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
                 ctype = _enum_name(inst.args[1], COUNTER_TYPES)
                 self.externs[id(inst.decl)] = ("counter", len(self.counters), size, 0)
                 self.counters.append((inst.name, size, ctype))
-            else:
+            elif not self.set_stateful_extern(inst):
                 raise unsupported(f"the extern {kind} ({inst.name})", inst.decl)
 
     def _set_owners(self) -> None:
