@@ -178,18 +178,21 @@ class CTableLowering:
         from netweft.emulation.native.c_externs import _algorithm
         from netweft.emulation.switch import _const
 
-        inst = t.implementation_instance
-        if inst is None:
+        decl = t.implementation_instance
+        if decl is None:
             if t.implementation is not None:
                 raise unsupported(f"table {t.fqn or t.name}: an implementation that is not an "
                                   "action_profile or action_selector instance", t)
             return None, None
+        inst = self.prog.externs.get(decl.fqn)
+        if inst is None:    # as the Python back end: a profile without groups
+            return decl.fqn or t.fqn or t.name, None
         if inst.extern_type == "action_profile":
-            return inst.fqn or inst.name, None
+            return decl.fqn, None
         if inst.extern_type != "action_selector":
             raise unsupported(f"table {t.fqn or t.name}: implementation {inst.extern_type}", t)
         width = int(_const(inst.args[2])) if len(inst.args) > 2 else 0
-        return inst.fqn or inst.name, (_algorithm(inst.args[0]), width)
+        return decl.fqn, (_algorithm(inst.args[0]), width)
 
     def direct_meter_type(self, t: ir.P4Table) -> str | None:
         """The MeterType of a table's direct meter, None without one."""
