@@ -18,6 +18,9 @@ control AVerify(inout headers hdr, inout metadata meta) { apply { } }
 control AIngress(inout headers hdr, inout metadata meta,
                  inout standard_metadata_t standard_metadata) {
     direct_counter(CounterType.packets_and_bytes) spread_hits;
+    action_profile(32w8) members;
+    action_selector(HashAlgorithm.crc16, 32w64, 32w14) flows;
+    action_selector(HashAlgorithm.crc32_custom, 32w64, 32w32) custom_flows;
     action set_port(bit<9> port) { standard_metadata.egress_spec = port; }
     action tag(bit<16> value, bit<9> port) {
         hdr.ethernet.etherType = value;
@@ -26,7 +29,7 @@ control AIngress(inout headers hdr, inout metadata meta,
     table profiled {
         key = { hdr.ethernet.dstAddr: exact; }
         actions = { set_port; tag; NoAction; }
-        implementation = action_profile(32w8);
+        implementation = members;
     }
     table spread {
         key = {
@@ -35,13 +38,13 @@ control AIngress(inout headers hdr, inout metadata meta,
             hdr.ethernet.etherType: selector;
         }
         actions = { set_port; tag; NoAction; }
-        implementation = action_selector(HashAlgorithm.crc16, 32w64, 32w14);
+        implementation = flows;
         counters = spread_hits;
     }
     table custom {
         key = { hdr.ethernet.dstAddr[15:8]: lpm; hdr.ethernet.srcAddr[31:0]: selector; }
         actions = { tag; NoAction; }
-        implementation = action_selector(HashAlgorithm.crc32_custom, 32w64, 32w32);
+        implementation = custom_flows;
     }
     apply {
         standard_metadata.egress_spec = 1;
