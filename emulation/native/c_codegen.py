@@ -69,7 +69,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
             if kind == "register":
                 t = inst.type_args[0] if inst.type_args else None
                 width = scalar_width(t, inst.decl) if t is not None else 32
-                if width > 64:
+                if width > 128:
                     raise unsupported(f"register {inst.name} of {width}-bit cells", inst.decl)
                 size = int(_const(inst.args[0]))
                 self.externs[id(inst.decl)] = ("register", len(self.registers), size, width)

@@ -1,6 +1,7 @@
 """v1model extern calls in C: drop, verify, hash (also ``crc16_custom`` and
 ``crc32_custom``), checksums (also over the payload), random, truncate,
-assert/assume, registers, counters, meters, direct counters and meters.
+assert/assume, registers (cells up to 128 bits), counters, meters, direct counters and
+meters.
 
 What the native back end does not cover yet (clone, resubmit, recirculate,
 digest, log_msg) is refused at load, so that ``backend="auto"`` falls back to
@@ -209,6 +210,8 @@ class CExternLowering:
         m = c.method_name
         if kind == "register":
             arr = f"X->P->reg[{index}]"
+            if width > 64:    # two words a cell, an unsigned __int128
+                arr = f"((nw_u128 *)X->P->reg[{index}])"
             if m == "read":
                 if len(args) == 2:
                     ix = self.tmp("ix")
@@ -223,8 +226,9 @@ class CExternLowering:
                 body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
                 value = self.expr(args[1], body)
                 m_ = mask_literal(width)
+                cell = "nw_u128" if width > 64 else "uint64_t"
                 body.emit(f"if ({ix} < {size}ULL) {arr}[{ix}] = "
-                          + (f"(uint64_t)({value}) & {m_};" if m_ else f"(uint64_t)({value});"))
+                          + (f"({cell})({value}) & {m_};" if m_ else f"({cell})({value});"))
                 return ""
         if kind in ("meter", "direct_meter", "direct_counter"):
             return self.stateful_method(kind, index, size, c, args, body)

@@ -183,6 +183,8 @@ uint32_t nw_pipeline_emit_max(void) {{ return NW_EMIT_MAX; }}
 
 static const uint32_t nw_register_size[NW_N_REGISTERS + 1] = {{
     {", ".join(str(r[1]) for r in lw.registers) or "0"} }};
+static const uint32_t nw_register_words[NW_N_REGISTERS + 1] = {{   /* 2: cells of 65-128 bits */
+    {", ".join("2" if r[2] > 64 else "1" for r in lw.registers) or "1"} }};
 static const uint32_t nw_counter_size[NW_N_COUNTERS + 1] = {{
     {", ".join(str(c[1]) for c in lw.counters) or "0"} }};
 static const uint32_t nw_meter_size[NW_N_METERS + 1] = {{
@@ -225,7 +227,8 @@ void *nw_pipeline_new(uint64_t seed) {{
         P->tables[i].exact = nw_table_exact[i];
     }}
     for (uint32_t i = 0; i < NW_N_REGISTERS; i++)
-        if (!(P->reg[i] = calloc(nw_register_size[i] + 1u, sizeof(uint64_t)))) {{
+        if (!(P->reg[i] = calloc(nw_register_words[i] * (nw_register_size[i] + 1u),
+                                 sizeof(uint64_t)))) {{
             nw_pipeline_free(P);
             return NULL;
         }}

@@ -393,6 +393,24 @@ class NativeActionProfile(ActionProfile):
         return self._native_group(bound_members)
 
 
+class WideRegisterCells:
+    """Cells of 65 to 128 bits: two ``uint64_t`` each (low word first, an ``unsigned
+    __int128`` in C), read and written as Python ints."""
+
+    def __init__(self, words: Any, size: int) -> None:
+        self._words, self._size = words, size
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, i: int) -> int:
+        return int(self._words[2 * i]) | int(self._words[2 * i + 1]) << 64
+
+    def __setitem__(self, i: int, value: int) -> None:
+        self._words[2 * i] = value & 0xFFFFFFFFFFFFFFFF
+        self._words[2 * i + 1] = (value >> 64) & 0xFFFFFFFFFFFFFFFF
+
+
 class NativeRegisterArray(RegisterArray):
     """A register whose cells are the pipeline's C memory."""
 
@@ -401,10 +419,14 @@ class NativeRegisterArray(RegisterArray):
         super().__init__(name, 0, width, signed)
         self.size = size
         self._ffi = ffi
-        self.cells = ffi.cast(f"uint64_t(*)[{max(size, 1)}]", pointer)[0]
+        self._words = 2 if width > 64 else 1
+        words = ffi.cast(f"uint64_t(*)[{max(size, 1) * self._words}]", pointer)[0]
+        self._memory = words
+        self.cells = WideRegisterCells(words, size) if width > 64 else words
 
     def reset(self) -> None:
-        self._ffi.memmove(self.cells, bytes(8 * len(self.cells)), 8 * len(self.cells))
+        n = 8 * len(self._memory)
+        self._ffi.memmove(self._memory, bytes(n), n)
 
 
 class NativeCounterArray(CounterArray):

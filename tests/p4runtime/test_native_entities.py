@@ -172,6 +172,10 @@ def test_action_profile_members_and_their_modification(backend: str) -> None:
     m.action.CopyFrom(rig.action("AIngress.set_port", b"\x00\x05"))
     rig.write((MODIFY, e))        # the entry pointing at member 1 follows it
     assert rig.device.process(0, frame) == [(5, frame)]
+    # a table entry MODIFY re-points the entry (member 2: tag 0x1234, port 3)
+    rig.write((MODIFY, rig.entry("AIngress.profiled", "hdr.ethernet.dstAddr",
+                                 bytes.fromhex("0a0000000001"), action_profile_member_id=2)))
+    assert rig.device.process(0, frame) == [(3, frame[:12] + b"\x12\x34")]
 
 
 def test_selector_groups_pick_members_alike(backend: str) -> None:
