@@ -1,7 +1,7 @@
 """v1model extern calls in C: drop, verify, hash (also ``crc16_custom`` and
 ``crc32_custom``), checksums (also over the payload), random, truncate,
 assert/assume, registers (cells up to 128 bits), counters, meters, direct counters and
-meters.
+meters, the deprecated ``Checksum16``.
 
 What the native back end does not cover yet (clone, resubmit, recirculate,
 digest, log_msg) is refused at load, so that ``backend="auto"`` falls back to
@@ -230,6 +230,11 @@ class CExternLowering:
                 body.emit(f"if ({ix} < {size}ULL) {arr}[{ix}] = "
                           + (f"({cell})({value}) & {m_};" if m_ else f"({cell})({value});"))
                 return ""
+        if kind == "Checksum16" and m == "get":     # the deprecated v1model extern
+            n = self.field_bits(args[0], body, c)
+            v = self.tmp("ck")
+            body.emit(f"uint64_t {v} = nw_csum16(X->bits.buf, {n});")
+            return v
         if kind in ("meter", "direct_meter", "direct_counter"):
             return self.stateful_method(kind, index, size, c, args, body)
         if kind == "counter" and m == "count":
@@ -255,7 +260,7 @@ class CExternLowering:
             self.externs[id(inst.decl)] = ("meter", len(self.meters), size, 0)
             self.meters.append((inst.name, size, mtype))
             return True
-        if kind in ("direct_counter", "direct_meter"):
+        if kind in ("direct_counter", "direct_meter", "Checksum16"):
             self.externs[id(inst.decl)] = (kind, 0, 0, 0)
             return True
         if kind in ("action_profile", "action_selector"):

@@ -1,6 +1,6 @@
 """Registers of 65 to 128 bits on both back ends: data-plane writes and reads,
 control-plane reads and writes, wrap-around at the cell width, out-of-range
-indexes; every output and cell identical."""
+indexes; every output and cell identical. And the deprecated Checksum16."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def test_wide_registers_agree() -> None:
         sw.register_write("WIngress.full", 7, (1 << 128) - 1)
         sw.register_write("WIngress.part", 7, (1 << 100) - 1)
     for i in range(400):
-        frame = _frame(rng.randint(1, 2), rng.randint(0, 9), rng.getrandbits(128))
+        frame = _frame(rng.randint(1, 3), rng.randint(0, 9), rng.getrandbits(128))
         assert c.process(0, frame) == py.process(0, frame), f"frame {i}"
     for name in ("WIngress.full", "WIngress.part"):
         assert ([c.register_read(name, i) for i in range(8)]
@@ -46,3 +46,14 @@ def test_wide_registers_agree() -> None:
     assert int.from_bytes(out[32:48], "big") == (value & ((1 << 100) - 1)) + 1
     c.register_reset("WIngress.full")
     assert c.register_read("WIngress.full", 3) == 0
+
+
+def test_checksum16_get() -> None:
+    from netweft.emulation.v1model.hash_algorithms import csum16, pack_fields
+
+    c = SoftSwitch(compile_p4(str(PROGRAM)), backend="c")
+    value, index = 0x0123456789ABCDEF_FEDCBA9876543210, 0x25
+    out = c.process(0, _frame(3, index, value))[0][1]
+    expected = (csum16(pack_fields([(value, 128), (index & 0x1F, 5)]))
+                + csum16(bytes([index])))
+    assert int.from_bytes(out[32:48], "big") == expected

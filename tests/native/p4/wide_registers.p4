@@ -1,6 +1,7 @@
 /* Registers of 100 and 128 bits (test_wide_registers.py): a frame's op byte
  * stores its 16-byte value into cell `index`, or reads the cell into it; 100-bit
- * cells keep the low 100 bits. */
+ * cells keep the low 100 bits. Op 3: the deprecated Checksum16 extern over the
+ * value and the index, into `narrow`. */
 #include <core.p4>
 #include <v1model.p4>
 
@@ -18,12 +19,16 @@ control WIngress(inout headers hdr, inout metadata meta,
                  inout standard_metadata_t standard_metadata) {
     register<bit<128>>(8) full;
     register<bit<100>>(8) part;
+    Checksum16() ck16;
     apply {
         standard_metadata.egress_spec = 1;
         bit<32> i = (bit<32>)hdr.wide.index;
         if (hdr.wide.op == 1) {
             full.write(i, hdr.wide.value);
             part.write(i, hdr.wide.value[99:0]);
+        } else if (hdr.wide.op == 3) {
+            hdr.wide.narrow = (bit<128>)ck16.get({ hdr.wide.value, hdr.wide.index[4:0] })
+                              + (bit<128>)ck16.get({ hdr.wide.index });
         } else {
             full.read(hdr.wide.value, i);
             bit<100> p;
