@@ -115,7 +115,9 @@ class NativeMatchTable(MatchTable):
         return NativeTableEntry(self, match, action, args, priority, seq, bound)
 
     def new_direct(self) -> Any:
-        """C memory for one entry's direct counter and meter."""
+        """C memory for one entry's direct counter and meter (None: the table has neither)."""
+        if not self._info.direct_counter and self._info.direct_meter is None:
+            return None
         direct = self._ffi.new("nw_direct_t *")
         direct.meter.bytes = int(self._info.direct_meter == "bytes")
         return direct
@@ -173,7 +175,7 @@ class NativeMatchTable(MatchTable):
         aid, words, group = self._target(entry.bound)
         k = self._info.key_bytes
         pad = bytes(k - len(value))
-        direct = entry.direct if isinstance(entry, NativeTableEntry) else self._ffi.NULL
+        direct = getattr(entry, "direct", None) or self._ffi.NULL
         rc = self._lib.nw_table_add_ext(self._pipe, self._info.index, entry.seq,
                                         bytes(value) + pad, bytes(mask) + pad, bytes(lo) + pad,
                                         bytes(hi) + pad, rank, entry.seq, aid, words,
@@ -223,13 +225,16 @@ class DirectCounterCells:
 class NativeTableEntry(TableEntry):
     """A :class:`TableEntry` of a native table: its direct counter and meter are C memory
     (they survive the table's rebuilds), and a new action or selector group given to
-    ``bound`` is written through to the C entry."""
+    ``bound`` is written through to the C entry.  In a table without direct
+    resources the counter and meter are plain Python values, as in the Python back end."""
 
     def __init__(self, table: NativeMatchTable, *fields: Any) -> None:
-        self.__dict__.update(_table=table, installed=False, _bound=None, _attached=False)
+        self.__dict__.update(_table=table, installed=False, _bound=None, _attached=False,
+                             _plain_counter=[0, 0], _plain_meter=None)
         self.direct = table.new_direct()
-        self._meter = NativeMeter(table._info.direct_meter or "bytes",
-                                  table._ffi.addressof(self.direct, "meter"), self.direct)
+        self._meter = None if self.direct is None else NativeMeter(
+            table._info.direct_meter or "bytes", table._ffi.addressof(self.direct, "meter"),
+            self.direct)
         super().__init__(*fields)
 
     @property   # type: ignore[override]
@@ -245,21 +250,31 @@ class NativeTableEntry(TableEntry):
         del old
 
     @property   # type: ignore[override]
-    def counter(self) -> DirectCounterCells:
+    def counter(self) -> Any:
+        if self.direct is None:
+            return self._plain_counter
         return DirectCounterCells(self.direct.counter)
 
     @counter.setter
     def counter(self, value: Any) -> None:
         packets, nbytes = value
+        if self.direct is None:
+            self._plain_counter = [int(packets), int(nbytes)]
+            return
         self.direct.counter[0], self.direct.counter[1] = int(packets), int(nbytes)
 
     @property   # type: ignore[override]
-    def meter(self) -> NativeMeter | None:
+    def meter(self) -> Meter | None:
+        if self._meter is None:
+            return self._plain_meter
         return self._meter if self._attached else None
 
     @meter.setter
     def meter(self, value: Meter | None) -> None:
         """None: no meter (GREEN); a Meter: this entry's meter takes its rates (fresh)."""
+        if self._meter is None:       # no direct meter in C: nothing reads it
+            self._plain_meter = value
+            return
         if value is self._meter:
             self._attached = True
             return
