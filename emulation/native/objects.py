@@ -18,6 +18,7 @@ looks it up.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,7 +54,7 @@ def action_words(args: Sequence[int], widths: Sequence[int]) -> list[int]:
     return out
 
 
-class _Locked:
+class PipelineLock:
     """Both locks of a pipeline: Python's (packets the Python driver runs) and the C
     mutex (``nw_pipeline_lock``, taken by a C packet loop around its passes)."""
 
@@ -79,7 +80,7 @@ class NativeMatchTable(MatchTable):
                    for a in info.actions]
         self._info = info
         self._ffi, self._lib, self._pipe = ffi, lib, pipeline
-        self._lock = _Locked(lock, lib, pipeline)   # see _Locked
+        self._lock = PipelineLock(lock, lib, pipeline)   # see PipelineLock
         self._action_ids = {a: i for i, a in enumerate(info.actions)}
         self._widths = {a: [w for _n, w in info.action_params[a]] for a in info.actions}
         super().__init__(info.fqn, keys, actions, self._bind_native, info.decl.size)
@@ -188,12 +189,13 @@ class NativeMatchTable(MatchTable):
 
 
 class DirectCounterCells:
-    """An entry's ``[packets, bytes]`` in C memory, used as the Python back end's list."""
+    """An entry's ``[packets, bytes]`` in C memory, used as the Python back end's list
+    (written under the pipeline lock: a packet's count is never lost in a write)."""
 
-    __slots__ = ("_cells",)
+    __slots__ = ("_cells", "_lock")
 
-    def __init__(self, cells: Any) -> None:
-        self._cells = cells
+    def __init__(self, cells: Any, lock: Any) -> None:
+        self._cells, self._lock = cells, lock
 
     def __len__(self) -> int:
         return 2
@@ -209,7 +211,8 @@ class DirectCounterCells:
         cells[i] = value
         if len(cells) != 2:
             raise ValueError("a direct counter is [packets, bytes]")
-        self._cells[0], self._cells[1] = int(cells[0]), int(cells[1])
+        with self._lock:
+            self._cells[0], self._cells[1] = int(cells[0]), int(cells[1])
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (list, tuple, DirectCounterCells)):
@@ -234,7 +237,7 @@ class NativeTableEntry(TableEntry):
         self.direct = table.new_direct()
         self._meter = None if self.direct is None else NativeMeter(
             table._info.direct_meter or "bytes", table._ffi.addressof(self.direct, "meter"),
-            self.direct)
+            self.direct, table._lock)
         super().__init__(*fields)
 
     @property   # type: ignore[override]
@@ -253,7 +256,7 @@ class NativeTableEntry(TableEntry):
     def counter(self) -> Any:
         if self.direct is None:
             return self._plain_counter
-        return DirectCounterCells(self.direct.counter)
+        return DirectCounterCells(self.direct.counter, self._table._lock)
 
     @counter.setter
     def counter(self, value: Any) -> None:
@@ -261,7 +264,7 @@ class NativeTableEntry(TableEntry):
         if self.direct is None:
             self._plain_counter = [int(packets), int(nbytes)]
             return
-        self.direct.counter[0], self.direct.counter[1] = int(packets), int(nbytes)
+        DirectCounterCells(self.direct.counter, self._table._lock)[:] = [packets, nbytes]
 
     @property   # type: ignore[override]
     def meter(self) -> Meter | None:
@@ -285,14 +288,17 @@ class NativeTableEntry(TableEntry):
 
 
 class NativeMeter(Meter):
-    """A :class:`Meter` whose rates and buckets are a C ``nw_meter_t``."""
+    """A :class:`Meter` whose rates and buckets are a C ``nw_meter_t`` (configured under
+    the pipeline lock ``lock``: no packet sees a meter half configured)."""
 
-    __slots__ = ("_c", "_owner")
+    __slots__ = ("_c", "_owner", "_lock")
 
-    def __init__(self, meter_type: str, cmeter: Any, owner: Any = None) -> None:
+    def __init__(self, meter_type: str, cmeter: Any, owner: Any = None,
+                 lock: Any = None) -> None:
         self.meter_type = meter_type
         self._c = cmeter
         self._owner = owner   # the C memory's owner, kept alive with this view
+        self._lock = lock if lock is not None else contextlib.nullcontext()
         cmeter.bytes = int(meter_type == "bytes")
 
     @property
@@ -301,7 +307,8 @@ class NativeMeter(Meter):
 
     def unset(self) -> None:
         """Back to unconfigured: every packet GREEN."""
-        self._c.nrates = 0
+        with self._lock:
+            self._c.nrates = 0
 
     def set_rates(self, rates: Sequence[tuple[float, int]]) -> None:
         for (r1, _), (r2, _) in zip(rates, rates[1:], strict=False):
@@ -310,13 +317,13 @@ class NativeMeter(Meter):
         if len(rates) > _MAX_RATES:
             raise ValueError(f"a meter takes at most {_MAX_RATES} rates")
         c = self._c
-        c.nrates = 0
         n = len(rates)
-        for i, (rate, burst) in enumerate(rates):   # larger rate first, as Meter keeps them
-            r = c.rate[n - 1 - i]
-            r.info_rate, r.burst, r.tokens, r.tokens_last = float(rate), int(burst), int(burst), 0
-            r.color = i + 1
-        c.nrates = n
+        with self._lock:
+            for i, (rate, burst) in enumerate(rates):   # larger rate first, as Meter keeps them
+                r = c.rate[n - 1 - i]
+                r.info_rate, r.burst = float(rate), int(burst)
+                r.tokens, r.tokens_last, r.color = int(burst), 0, i + 1
+            c.nrates = n
 
     def get_rates(self) -> list[tuple[float, int]]:
         c = self._c
@@ -344,9 +351,10 @@ class NativeMeter(Meter):
 class NativeMeterArray(MeterArray):
     """A meter whose cells are the pipeline's C memory (``nw_meter_t[size]``)."""
 
-    def __init__(self, name: str, size: int, meter_type: str, pointer: Any) -> None:
+    def __init__(self, name: str, size: int, meter_type: str, pointer: Any,
+                 lock: Any = None) -> None:
         self.name, self.size, self.meter_type = name, size, meter_type
-        self.meters = [NativeMeter(meter_type, pointer + i) for i in range(size)]
+        self.meters = [NativeMeter(meter_type, pointer + i, None, lock) for i in range(size)]
 
 
 class NativeSelectorGroup(SelectorGroup):

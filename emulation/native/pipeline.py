@@ -17,6 +17,7 @@ from netweft.emulation.native.objects import (
     NativeMatchTable,
     NativeMeterArray,
     NativeRegisterArray,
+    PipelineLock,
 )
 from netweft.emulation.v1model.action_profiles import ActionProfile
 from netweft.emulation.v1model.hash_algorithms import CrcConfig, HashAlgorithms
@@ -124,6 +125,8 @@ class NativePipeline:
         for i, (name, size, ctype) in enumerate(gen.counters):
             counters[name] = NativeCounterArray(name, size, ctype, ffi,
                                                 lib.nw_pipeline_counter(pointer, i))
-        meters = {name: NativeMeterArray(name, size, mtype, lib.nw_pipeline_meter(pointer, i))
+        locked = PipelineLock(lock, lib, pointer)
+        meters = {name: NativeMeterArray(name, size, mtype, lib.nw_pipeline_meter(pointer, i),
+                                         locked)
                   for i, (name, size, mtype) in enumerate(gen.meters)}
         return cls(library, pointer, gen, tables, registers, counters, lock, meters)
