@@ -165,6 +165,10 @@ class SoftSwitch:
         self.value_sets.update(native.value_sets)
         self._extern_objects.update(native.registers)
         self._extern_objects.update(native.counters)
+        self.meters.update(native.meters)
+        self._extern_objects.update(native.meters)
+        self._direct_meter_types.update(native.direct_meter_types)
+        self.profiles.update(native.action_profiles(self.algorithms))
         for fqn, table in native.tables.items():
             decl = table._info.decl
             if decl.entries_const:
@@ -610,6 +614,8 @@ class SoftSwitch:
         self.algorithms.set_crc16_parameters(CrcConfig(
             16, polynomial & 0xFFFF, initial & 0xFFFF, final_xor & 0xFFFF,
             bool(reflect_data), bool(reflect_remainder)))
+        if self.backend == "c":
+            self.native.set_crc(self.algorithms.crc16_custom.config)
 
     def set_crc32_parameters(self, polynomial: int, initial: int, final_xor: int,
                              reflect_data: bool, reflect_remainder: bool) -> None:
@@ -617,6 +623,8 @@ class SoftSwitch:
         self.algorithms.set_crc32_parameters(CrcConfig(
             32, polynomial & 0xFFFFFFFF, initial & 0xFFFFFFFF, final_xor & 0xFFFFFFFF,
             bool(reflect_data), bool(reflect_remainder)))
+        if self.backend == "c":
+            self.native.set_crc(self.algorithms.crc32_custom.config)
 
     # ------------------------------------------------------------------ PRE, clones
 

@@ -70,8 +70,31 @@ int32_t nw_vset_add(void *p, uint32_t i, uint64_t vhi, uint64_t vlo, uint64_t mh
 void nw_vset_clear(void *p, uint32_t i);
 """
 
+# meters, direct resources, action selector groups, custom CRCs (emulation/native/objects.py)
+STATEFUL_CDEF = """
+typedef struct nw_meter_rate {
+    double info_rate; int64_t burst; int64_t tokens; int64_t tokens_last; uint32_t color;
+    uint32_t pad;
+} nw_meter_rate_t;
+typedef struct nw_meter { uint32_t nrates; uint32_t bytes; nw_meter_rate_t rate[4]; } nw_meter_t;
+typedef struct nw_direct { uint64_t counter[2]; nw_meter_t meter; } nw_direct_t;
+nw_meter_t *nw_pipeline_meter(void *p, uint32_t i);
+int32_t nw_pipeline_set_crc(void *p, uint32_t width, uint32_t poly, uint32_t initial,
+                            uint32_t final_xor, uint32_t reflect_data, uint32_t reflect_rem);
+int32_t nw_table_add_ext(void *p, uint32_t t, uint64_t handle, const uint8_t *value,
+                         const uint8_t *mask, const uint8_t *lo, const uint8_t *hi, int64_t rank,
+                         uint64_t seq, uint32_t action, const uint64_t *args, uint32_t nargs,
+                         void *direct, void *group);
+int32_t nw_table_set_target(void *p, uint32_t t, uint64_t handle, uint32_t action,
+                            const uint64_t *args, uint32_t nargs, void *group);
+void *nw_group_new(void);
+void nw_group_free(void *g);
+int32_t nw_group_set(void *g, uint32_t n, const uint32_t *action, const uint32_t *nargs,
+                     const uint64_t *args);
+"""
+
 _FFI = cffi.FFI()
-_FFI.cdef(CDEF)
+_FFI.cdef(CDEF + STATEFUL_CDEF)
 
 
 class BuildError(RuntimeError):

@@ -1,9 +1,11 @@
-"""v1model extern calls in C: drop, verify, hash, checksums, random, truncate,
-assert/assume, registers and counters.
+"""v1model extern calls in C: drop, verify, hash (also ``crc16_custom`` and
+``crc32_custom``), checksums (also over the payload), random, truncate,
+assert/assume, registers (cells up to 128 bits), counters, meters, direct counters and
+meters, the deprecated ``Checksum16``.
 
 What the native back end does not cover yet (clone, resubmit, recirculate,
-digest, log_msg, meters, custom CRCs, checksums over the payload) is refused
-at load, so that ``backend="auto"`` falls back to the Python back end.
+digest, log_msg) is refused at load, so that ``backend="auto"`` falls back to
+the Python back end.
 """
 
 from __future__ import annotations
@@ -25,9 +27,27 @@ from netweft.p4.compiler.errors import P4Error
 
 _ALGORITHMS = {"crc16": "nw_crc(&X->P->crc16, {b}, {n})",
                "crc32": "nw_crc(&X->P->crc32, {b}, {n})",
+               "crc16_custom": "nw_crc(&X->P->crc16_custom, {b}, {n})",
+               "crc32_custom": "nw_crc(&X->P->crc32_custom, {b}, {n})",
                "csum16": "nw_csum16({b}, {n})",
                "xor16": "nw_xor16({b}, {n})",
                "identity": "nw_identity({b}, {n})"}
+
+# the same over the field list then the payload (the bytes after the parsed headers)
+_WITH_PAYLOAD = {"crc16": "nw_crc2(&X->P->crc16, {b}, {n}, X->payload, X->payload_len)",
+                 "crc32": "nw_crc2(&X->P->crc32, {b}, {n}, X->payload, X->payload_len)",
+                 "crc16_custom": "nw_crc2(&X->P->crc16_custom, {b}, {n}, X->payload, "
+                                 "X->payload_len)",
+                 "crc32_custom": "nw_crc2(&X->P->crc32_custom, {b}, {n}, X->payload, "
+                                 "X->payload_len)",
+                 "csum16": "nw_csum16_2({b}, {n}, X->payload, X->payload_len)",
+                 "xor16": "nw_xor16_2({b}, {n}, X->payload, X->payload_len)",
+                 "identity": "nw_identity2({b}, {n}, X->payload, X->payload_len)"}
+
+
+def algorithm_call(name: str, buf: str, nbytes: str, with_payload: bool = False) -> str:
+    """C computing HashAlgorithm ``name`` over ``nbytes`` bytes at ``buf`` (then the payload)."""
+    return (_WITH_PAYLOAD if with_payload else _ALGORITHMS)[name].format(b=buf, n=nbytes)
 
 
 def _algorithm(e: Any) -> str:
@@ -164,22 +184,23 @@ class CExternLowering:
             self._target(args[0], f"nw_mt_randint(&X->P->rng, (uint64_t)({lo}), "
                                   f"(uint64_t)({hi}))", body)
             return ""
-        if name == "verify_checksum":
+        if name in ("verify_checksum", "verify_checksum_with_payload"):
             cond = self.expr(args[0], body)
             value = self.expr(args[2], body)
             algo = _algorithm(args[3])
             body.open(f"if ({cond})")
             n = self.field_bits(args[1], body, c)
-            raw = _ALGORITHMS[algo].format(b="X->bits.buf", n=n)
+            raw = algorithm_call(algo, "X->bits.buf", n, name.endswith("_with_payload"))
             body.emit(f"if ({raw} != (uint64_t)({value})) X->checksum_error = 1;")
             body.close()
             return ""
-        if name == "update_checksum":
+        if name in ("update_checksum", "update_checksum_with_payload"):
             cond = self.expr(args[0], body)
             algo = _algorithm(args[3])
             body.open(f"if ({cond})")
             n = self.field_bits(args[1], body, c)
-            self._target(args[2], _ALGORITHMS[algo].format(b="X->bits.buf", n=n), body)
+            self._target(args[2], algorithm_call(algo, "X->bits.buf", n,
+                                                 name.endswith("_with_payload")), body)
             body.close()
             return ""
         if name == "truncate":
@@ -206,6 +227,8 @@ class CExternLowering:
         m = c.method_name
         if kind == "register":
             arr = f"X->P->reg[{index}]"
+            if width > 64:    # two words a cell, an unsigned __int128
+                arr = f"((nw_u128 *)X->P->reg[{index}])"
             if m == "read":
                 if len(args) == 2:
                     ix = self.tmp("ix")
@@ -220,13 +243,63 @@ class CExternLowering:
                 body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
                 value = self.expr(args[1], body)
                 m_ = mask_literal(width)
+                cell = "nw_u128" if width > 64 else "uint64_t"
                 body.emit(f"if ({ix} < {size}ULL) {arr}[{ix}] = "
-                          + (f"(uint64_t)({value}) & {m_};" if m_ else f"(uint64_t)({value});"))
+                          + (f"({cell})({value}) & {m_};" if m_ else f"({cell})({value});"))
                 return ""
+        if kind == "Checksum16" and m == "get":     # the deprecated v1model extern
+            n = self.field_bits(args[0], body, c)
+            v = self.tmp("ck")
+            body.emit(f"uint64_t {v} = nw_csum16(X->bits.buf, {n});")
+            return v
+        if kind in ("meter", "direct_meter", "direct_counter"):
+            return self.stateful_method(kind, index, size, c, args, body)
         if kind == "counter" and m == "count":
             ix = self.tmp("ix")
             body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
             body.emit(f"if ({ix} < {size}ULL) {{ X->P->ctr[{index}][2 * {ix}] += 1; "
                       f"X->P->ctr[{index}][2 * {ix} + 1] += X->ilen; }}")
+            return ""
+        raise unsupported(f"the method {kind}.{m}", c)
+
+    # ------------------------------------------------------------- meters, direct resources
+
+    def set_stateful_extern(self, inst: Any) -> bool:
+        """Record a meter, direct counter/meter or action profile/selector instance;
+        False when ``inst`` is none of these."""
+        from netweft.emulation.switch import _const, _enum_name
+        from netweft.emulation.v1model.meters import METER_TYPES
+
+        kind = inst.extern_type
+        if kind == "meter":
+            size = int(_const(inst.args[0]))
+            mtype = _enum_name(inst.args[1], METER_TYPES)
+            self.externs[id(inst.decl)] = ("meter", len(self.meters), size, 0)
+            self.meters.append((inst.name, size, mtype))
+            return True
+        if kind in ("direct_counter", "direct_meter", "Checksum16"):
+            self.externs[id(inst.decl)] = (kind, 0, 0, 0)
+            return True
+        if kind in ("action_profile", "action_selector"):
+            if kind == "action_selector":
+                _algorithm(inst.args[0])
+            return True
+        return False
+
+    def stateful_method(self, kind: str, index: int, size: int, c: ir.MethodCallExpression,
+                        args: list[Any], body: CBody) -> str:
+        """``meter.execute_meter``, ``direct_meter.read``, ``direct_counter.count``
+        (counted by the table apply, as the Python back end)."""
+        m = c.method_name
+        if kind == "meter" and m == "execute_meter":
+            ix = self.tmp("ix")
+            body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
+            self._target(args[1], f"({ix} < {size}ULL ? nw_meter_execute(&X->P->mtr[{index}]"
+                                  f"[{ix}], X->now, X->ilen) : NW_GREEN)", body)
+            return ""
+        if kind == "direct_meter" and m == "read":
+            self._target(args[0], "X->dmeter", body)
+            return ""
+        if kind == "direct_counter" and m == "count":
             return ""
         raise unsupported(f"the method {kind}.{m}", c)

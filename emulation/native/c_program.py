@@ -33,6 +33,7 @@ class GeneratedProgram:
     emit_bytes: int
     error_names: list[str] = field(default_factory=list)
     value_sets: list[tuple[str, int, list[int]]] = field(default_factory=list)
+    meters: list[tuple[str, int, str]] = field(default_factory=list)
 
 
 def _runtime_text(name: str) -> str:
@@ -73,6 +74,9 @@ def generate(program: Program) -> GeneratedProgram:
     out.append("#define NW_RC_EXIT 1\n#define NW_RC_REJECT 2\n#include <pthread.h>\n")
     out.append(_runtime_text("pipeline_abi.h"))
     out.append(_runtime_text("runtime/nw_runtime.h"))
+    out.append(_runtime_text("runtime/nw_meters.h"))
+    out.append(_runtime_text("runtime/nw_selectors.h"))
+    out.append(_runtime_text("runtime/nw_checksums.h"))
     out.append(_runtime_text("runtime/nw_tables.h"))
     out.append(_runtime_text("runtime/nw_aggregates.h"))
     out.append(_runtime_text("runtime/nw_value_sets.h"))
@@ -85,6 +89,8 @@ def generate(program: Program) -> GeneratedProgram:
 #define NW_N_COUNTERS {nc}u
 #define NW_EMIT_MAX {emit_max}u
 #define NW_N_VSETS {len(lw.value_sets)}u
+#define NW_N_METERS {len(lw.meters)}u
+#define NW_ERR_INTERNAL 5      /* a pass could not finish (an empty selector group) */
 
 typedef struct nw_pl {{
     nw_table_t tables[NW_N_TABLES + 1];
@@ -92,6 +98,8 @@ typedef struct nw_pl {{
     uint64_t *ctr[NW_N_COUNTERS + 1];
     nw_mt_t rng;
     nw_crc_t crc16, crc32;
+    nw_crc_t crc16_custom, crc32_custom;   /* set_crc16/32_parameters */
+    nw_meter_t *mtr[NW_N_METERS + 1];
     pthread_mutex_t mu;        /* nw_pipeline_lock: control plane vs a C packet loop */
     int32_t select_no_match;   /* error code of a select no case matches; -1: none (BMv2) */
     nw_vset_t vsets[NW_N_VSETS + 1];   /* parser value sets */
@@ -119,6 +127,10 @@ typedef struct nw_ctx {{
     uint64_t truncate;
     uint32_t out_len;
     uint8_t out[NW_EMIT_MAX];
+    uint32_t dmeter;           /* the direct meter colour of the last table hit */
+    uint32_t internal_error;
+    const uint8_t *payload;    /* the bytes after the parsed headers (_with_payload) */
+    uint32_t payload_len;
     nw_bits_t bits;
 }} nw_ctx_t;
 """)
@@ -128,7 +140,7 @@ typedef struct nw_ctx {{
     out.append(_top_level(lw, decls, fnames, sm_fields))
     out.append(_VALUE_SET_ENTRY_POINTS)
     return GeneratedProgram("\n".join(out), lw.tables, lw.registers, lw.counters, emit_max,
-                            list(program.errors), lw.value_sets)
+                            list(program.errors), lw.value_sets, lw.meters)
 
 
 _VALUE_SET_ENTRY_POINTS = """
@@ -186,6 +198,8 @@ static void nw_ctx_start(nw_ctx_t *X, nw_pl_t *P, uint64_t now, uint64_t ilen) {
     X->has_truncate = 0;
     X->truncate = 0;
     X->out_len = 0;
+    X->dmeter = 0;
+    X->internal_error = 0;
 }}
 
 uint32_t nw_pipeline_abi_version(void) {{ return NW_PIPELINE_ABI_VERSION; }}
@@ -194,8 +208,14 @@ uint32_t nw_pipeline_emit_max(void) {{ return NW_EMIT_MAX; }}
 
 static const uint32_t nw_register_size[NW_N_REGISTERS + 1] = {{
     {", ".join(str(r[1]) for r in lw.registers) or "0"} }};
+static const uint32_t nw_register_words[NW_N_REGISTERS + 1] = {{   /* 2: cells of 65-128 bits */
+    {", ".join("2" if r[2] > 64 else "1" for r in lw.registers) or "1"} }};
 static const uint32_t nw_counter_size[NW_N_COUNTERS + 1] = {{
     {", ".join(str(c[1]) for c in lw.counters) or "0"} }};
+static const uint32_t nw_meter_size[NW_N_METERS + 1] = {{
+    {", ".join(str(m[1]) for m in lw.meters) or "0"} }};
+static const uint32_t nw_meter_bytes[NW_N_METERS + 1] = {{
+    {", ".join("1" if m[2] == "bytes" else "0" for m in lw.meters) or "0"} }};
 static const uint32_t nw_table_klen[NW_N_TABLES + 1] = {{
     {", ".join(str(t.key_bytes) for t in lw.tables.values()) or "0"} }};
 static const uint32_t nw_table_exact[NW_N_TABLES + 1] = {{
@@ -214,6 +234,8 @@ void nw_pipeline_free(void *pipeline) {{
         free(P->ctr[i]);
     for (uint32_t i = 0; i < NW_N_VSETS; i++)
         nw_vset_free(&P->vsets[i]);
+    for (uint32_t i = 0; i < NW_N_METERS; i++)
+        free(P->mtr[i]);
     pthread_mutex_destroy(&P->mu);
     free(P);
 }}
@@ -232,7 +254,8 @@ void *nw_pipeline_new(uint64_t seed) {{
         P->tables[i].exact = nw_table_exact[i];
     }}
     for (uint32_t i = 0; i < NW_N_REGISTERS; i++)
-        if (!(P->reg[i] = calloc(nw_register_size[i] + 1u, sizeof(uint64_t)))) {{
+        if (!(P->reg[i] = calloc(nw_register_words[i] * (nw_register_size[i] + 1u),
+                                 sizeof(uint64_t)))) {{
             nw_pipeline_free(P);
             return NULL;
         }}
@@ -241,7 +264,17 @@ void *nw_pipeline_new(uint64_t seed) {{
             nw_pipeline_free(P);
             return NULL;
         }}
+    for (uint32_t i = 0; i < NW_N_METERS; i++) {{
+        if (!(P->mtr[i] = calloc(nw_meter_size[i] + 1u, sizeof(nw_meter_t)))) {{
+            nw_pipeline_free(P);
+            return NULL;
+        }}
+        for (uint32_t j = 0; j < nw_meter_size[i]; j++)
+            P->mtr[i][j].bytes = nw_meter_bytes[i];
+    }}
     nw_mt_seed(&P->rng, seed);
+    nw_crc_init(&P->crc16_custom, 16, 0x8005u, 0x0000u, 0x0000u, 1, 1);
+    nw_crc_init(&P->crc32_custom, 32, 0x04C11DB7u, 0xFFFFFFFFu, 0xFFFFFFFFu, 1, 1);
     nw_crc_init(&P->crc16, 16, 0x8005u, 0x0000u, 0x0000u, 1, 1);
     nw_crc_init(&P->crc32, 32, 0x04C11DB7u, 0xFFFFFFFFu, 0xFFFFFFFFu, 1, 1);
     P->select_no_match = {lw.ecode("NoMatch")};
@@ -258,6 +291,51 @@ uint64_t *nw_pipeline_register(void *p, uint32_t i) {{
     return i < NW_N_REGISTERS ? ((nw_pl_t *)p)->reg[i] : NULL; }}
 uint64_t *nw_pipeline_counter(void *p, uint32_t i) {{
     return i < NW_N_COUNTERS ? ((nw_pl_t *)p)->ctr[i] : NULL; }}
+
+nw_meter_t *nw_pipeline_meter(void *p, uint32_t i) {{
+    return i < NW_N_METERS ? ((nw_pl_t *)p)->mtr[i] : NULL; }}
+
+/* HashAlgorithm.crc16_custom (width 16) or crc32_custom (width 32) */
+int32_t nw_pipeline_set_crc(void *p, uint32_t width, uint32_t poly, uint32_t initial,
+                            uint32_t final_xor, uint32_t reflect_data, uint32_t reflect_rem) {{
+    nw_pl_t *P = p;
+    if (width != 16 && width != 32)
+        return -2;
+    nw_crc_init(width == 16 ? &P->crc16_custom : &P->crc32_custom, width, poly, initial,
+                final_xor, reflect_data, reflect_rem);
+    return 0;
+}}
+
+/* an entry with its direct resources (or NULL) and selector group (or NULL) */
+int32_t nw_table_add_ext(void *p, uint32_t t, uint64_t handle, const uint8_t *value,
+                         const uint8_t *mask, const uint8_t *lo, const uint8_t *hi, int64_t rank,
+                         uint64_t seq, uint32_t action, const uint64_t *args, uint32_t nargs,
+                         void *direct, void *group) {{
+    if (t >= NW_N_TABLES)
+        return -2;
+    nw_table_t *T = &((nw_pl_t *)p)->tables[t];
+    int32_t rc = nw_table_insert(T, handle, value, mask, lo, hi, rank, seq, action, args, nargs);
+    if (rc == 0) {{
+        T->entries[T->count - 1]->direct = direct;
+        T->entries[T->count - 1]->group = group;
+    }}
+    return rc;
+}}
+
+/* an entry's action (group NULL) or selector group; -1: no such entry */
+int32_t nw_table_set_target(void *p, uint32_t t, uint64_t handle, uint32_t action,
+                            const uint64_t *args, uint32_t nargs, void *group) {{
+    if (t >= NW_N_TABLES || nargs > NW_MAX_ARGS)
+        return -2;
+    nw_entry_t *e = nw_table_find(&((nw_pl_t *)p)->tables[t], handle);
+    if (!e)
+        return -1;
+    memcpy(e->args, args, nargs * sizeof(uint64_t));
+    e->nargs = nargs;
+    e->action = action;
+    e->group = group;
+    return 0;
+}}
 
 int32_t nw_table_add(void *p, uint32_t t, uint64_t handle, const uint8_t *value,
                      const uint8_t *mask, const uint8_t *lo, const uint8_t *hi, int64_t rank,
@@ -347,15 +425,21 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     if ({fnames["parser"]}(X, &fp) == NW_RC_REJECT && X->perr >= 0)
         {sm("parser_error")} = (uint32_t)X->perr;
     S->payload_off = X->pos;
+    X->payload = X->data + X->pos;
+    X->payload_len = X->len - X->pos;
 {fr_verify}
     if ({fnames["verify_checksum"]}(X, &fv) == NW_RC_REJECT)
         return NW_ERR_STACK_BOUNDS;
     {sm("checksum_error")} = X->checksum_error;
     nw_ctx_start(X, P, now, pkt->len);
 {fr_ingress}
+    X->payload = X->data + S->payload_off;
+    X->payload_len = X->len - S->payload_off;
     if ({fnames["ingress"]}(X, &fi) == NW_RC_REJECT)
         return NW_ERR_STACK_BOUNDS;   /* a stack's next/last out of bounds */
     pkt->flags = 0;
+    if (X->internal_error)
+        return NW_ERR_INTERNAL;
     pkt->parser_error = {sm("parser_error")};
     if ({sm("parser_error")})
         pkt->flags |= NW_F_PARSER_ERROR;
@@ -411,9 +495,13 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
         X->truncate = pkt->truncate_len;
     }}
 {fr_egress}
+    X->payload = pkt->data + S->payload_off;
+    X->payload_len = pkt->len - S->payload_off;
     if ({fnames["egress"]}(X, &fe) == NW_RC_REJECT)
         return NW_ERR_STACK_BOUNDS;
     pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE);
+    if (X->internal_error)
+        return NW_ERR_INTERNAL;
     if (X->assert_failed)
         return NW_ERR_ASSERT;
     if ({sm("egress_spec")} == NW_DROP_PORT) {{
