@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from netweft.emulation.native.objects import _Locked
+from netweft.emulation.native.objects import PipelineLock
 from netweft.emulation.v1model.value_sets import ValueSet
 
 _LOW64 = (1 << 64) - 1
@@ -23,7 +23,7 @@ class NativeValueSet(ValueSet):
     def __init__(self, name: str, size: int, widths: list[int], index: int, lib: Any,
                  pipeline: Any, lock: Any) -> None:
         self._index, self._lib, self._pipe = index, lib, pipeline
-        self._lock = _Locked(lock, lib, pipeline)
+        self._lock = PipelineLock(lock, lib, pipeline)
         self._members: list[tuple[int, int]] = []
         super().__init__(name, size, widths)
 
