@@ -29,6 +29,10 @@ port N strict-priority queues; ``--pcap DIR`` writes ``<iface>_in.pcap`` and
 ``--log-file FILE`` write the per-packet trace
 (:mod:`netweft.emulation.packet_trace`); ``--control PATH`` opens the control
 channel (:mod:`netweft.emulation.process.control`).
+
+A switch on the native back end (``--backend c``, or ``auto`` when the program is
+covered) does not use this Python loop: the C loop moves its packets
+(:mod:`netweft.emulation.process.native_loop`), with the same options.
 """
 
 from __future__ import annotations
@@ -269,6 +273,14 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    if _runs_native(switch):   # the C loop moves the packets (emulation/process/native_loop.py)
+        from netweft.emulation.process.native_loop import serve_native
+
+        outcome = serve_native(switch, ports, lambda: running,
+                               time.monotonic() + stop_after if stop_after else None,
+                               stats_out, pcap_dir, control, port_options, on_ready)
+        if outcome == "stopped" or not running:
+            return stats
     io = SwitchPorts(ports)
     captures = server = None
     # select(2) sleeps to the microsecond (epoll rounds up to whole milliseconds), so
@@ -326,6 +338,13 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
     return stats
 
 
+def _runs_native(target: Any) -> bool:
+    """True if ``target`` (a switch, or a P4Runtime device holding one) runs the native
+    pipeline: then the C loop moves its packets."""
+    switch = target.switch if hasattr(target, "packet_out") else target
+    return getattr(switch, "backend", None) == "c"
+
+
 class SwitchStartError(RuntimeError):
     """A switch process exited or stayed silent before serving its ports."""
 
@@ -337,7 +356,8 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
                          pcap_dir: Path | None = None, trace_file: Path | None = None,
                          control: Path | None = None, priority_queues: int = 1,
                          seed: int = 0, extra_args: Iterable[str] = (),
-                         grpc_address: str | None = None) -> subprocess.Popen:
+                         grpc_address: str | None = None,
+                         backend: str | None = None) -> subprocess.Popen:
     """Start a switch process in ``node``'s namespace and wait until it serves its ports.
 
     ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings
@@ -345,7 +365,8 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     declared with delay, loss, rate or queue);
     ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
     ``--control`` options; ``grpc_address``: serve P4Runtime there
-    (``--grpc-server-addr``); ``log``: the process's stderr; ``extra_args``: further
+    (``--grpc-server-addr``); ``backend``: ``--backend`` (auto, c or python; None:
+    the child's ``$NETWEFT_SWITCH_BACKEND`` or the default); ``log``: the process's stderr; ``extra_args``: further
     options of ``python -m netweft.emulation.process.switch_process``.  A failed start
     raises :class:`SwitchStartError` with the process's error output.  The process
     gets SIGTERM if the calling thread's process dies
@@ -353,7 +374,7 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     """
     launch = launch_switch_process(node, program, runtime, stats_out, log, links, pcap_dir,
                                    trace_file, control, priority_queues, seed, extra_args,
-                                   grpc_address)
+                                   grpc_address, backend)
     try:
         return launch.wait_ready(timeout)
     finally:
@@ -398,7 +419,8 @@ def launch_switch_process(node, program: Path, runtime: Path | None = None,
                           pcap_dir: Path | None = None, trace_file: Path | None = None,
                           control: Path | None = None, priority_queues: int = 1,
                           seed: int = 0, extra_args: Iterable[str] = (),
-                          grpc_address: str | None = None) -> SwitchLaunch:
+                          grpc_address: str | None = None,
+                          backend: str | None = None) -> SwitchLaunch:
     """Start a switch process (the options of :func:`start_switch_process`) without
     waiting for it, so that several compile side by side, all started from the
     calling thread (their parent-death signal follows that thread)."""
@@ -425,6 +447,8 @@ def launch_switch_process(node, program: Path, runtime: Path | None = None,
         argv += ["--grpc-server-addr", grpc_address]
     if seed:
         argv += ["--seed", str(seed)]
+    if backend:
+        argv += ["--backend", backend]
     argv += list(extra_args)
     # The child's error output goes to ``log``, or else to an anonymous file, so that
     # a failed start can say why (never a pipe: nobody drains it while the switch runs).
