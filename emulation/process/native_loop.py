@@ -48,6 +48,7 @@ from netweft.nic_offload.wire_model import seed64
 
 IDLE_WAKEUP_S = 0.2
 _PER_PORT = re.compile(r"_port\d+$")
+_NOT_PACKETS = ("passes", "sleeps")   # the loop's own activity: they change while idle
 RING_FRAMES = 1024
 
 
@@ -200,7 +201,7 @@ class NativeSwitchLoop:
         """The loop's counters under the Python switch process's names, and its own."""
         c = self.dataplane.counters()
         out: dict[str, int] = {f"dataplane_{k}": v for k, v in c.items()
-                               if not _PER_PORT.search(k)}
+                               if not _PER_PORT.search(k) and k not in _NOT_PACKETS}
         for number in sorted(self.ports):
             out[f"rx_port{number}"] = c.get(f"rx_port{number}", 0)
             out[f"tx_port{number}"] = c.get(f"tx_port{number}", 0)

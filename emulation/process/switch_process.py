@@ -273,14 +273,29 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    if _runs_native(switch):   # the C loop moves the packets (emulation/process/native_loop.py)
-        from netweft.emulation.process.native_loop import serve_native
+    deadline = time.monotonic() + stop_after if stop_after else None
+    while True:
+        if _runs_native(switch):  # the C loop moves the packets (process/native_loop.py)
+            from netweft.emulation.process.native_loop import serve_native
 
-        outcome = serve_native(switch, ports, lambda: running,
-                               time.monotonic() + stop_after if stop_after else None,
-                               stats_out, pcap_dir, control, port_options, on_ready)
-        if outcome == "stopped" or not running:
+            outcome = serve_native(switch, ports, lambda: running, deadline, stats_out,
+                                   pcap_dir, control, port_options, on_ready)
+            if outcome == "stopped" or not running:
+                return stats
+        if not _serve_python(switch, ports, lambda: running, deadline, stats, stats_out,
+                             pcap_dir, trace_out, control, port_options, on_digests, on_ready):
             return stats
+
+
+def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool],
+                  deadline: float | None, stats: Counter, stats_out: Path | None,
+                  pcap_dir: Path | None, trace_out: TextIO | None, control: Path | None,
+                  port_options: dict[int, PortOptions] | None,
+                  on_digests: Callable[[list], None] | None,
+                  on_ready: Callable[[SwitchPorts], None] | None) -> bool:
+    """:func:`serve` with packets moved in Python; True if it returned because a P4Runtime
+    device's new pipeline runs on the native back end (the C loop takes over)."""
+    device = hasattr(switch, "packet_out")
     io = SwitchPorts(ports)
     captures = server = None
     # select(2) sleeps to the microsecond (epoll rounds up to whole milliseconds), so
@@ -308,8 +323,9 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
         if on_ready is not None:
             on_ready(io)
         print("ready", flush=True)
-        deadline = time.monotonic() + stop_after if stop_after else None
-        while running and (deadline is None or time.monotonic() < deadline):
+        while running() and (deadline is None or time.monotonic() < deadline):
+            if device and _runs_native(switch):
+                return True
             for key, _ in sel.select(timeout=loop.timeout()):
                 if isinstance(key.data, int):
                     loop.drain(key.data, key.fileobj)
@@ -335,7 +351,7 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
             if getattr(switch, "lock", None) is not None and switch.switch is not None:
                 counters.update(switch.switch.stats)  # a P4Runtime device's switch
             stats_out.write_text(json.dumps(counters, indent=2, sort_keys=True))
-    return stats
+    return False
 
 
 def _runs_native(target: Any) -> bool:
