@@ -389,8 +389,11 @@ def _start(switch: Any, ports: dict[int, str], device: Any,
     try:
         loop.start()
     except DataplaneError as err:
-        if loop.pcaps is not None:
+        if loop.pcaps is not None:       # nothing was captured: leave no files behind
             loop.pcaps.close()
+            for ifname in ports.values():
+                for direction in ("in", "out"):
+                    (pcap_dir / f"{ifname}_{direction}.pcap").unlink(missing_ok=True)
         raise OSError(str(err)) from None
     if device is not None and loop.host is not None:
         device.inject = loop.host.inject

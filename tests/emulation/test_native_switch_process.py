@@ -103,6 +103,7 @@ def test_the_c_loop_forwards_with_links_queues_pcaps_and_counters(tmp_path):
             assert json.loads(send_command(control, "counters"))["drop_link_loss"] >= 2
         finally:
             _stop(sw)
+    assert sw.returncode == 0        # SIGTERM stopped the loop and closed everything
     assert "using the Python back end" not in log.read_text()
     assert not control.exists()
     assert sorted(p.name for p in pcaps.iterdir()) == [
@@ -200,3 +201,40 @@ def test_netweft_switch_on_the_c_loop_takes_p4runtime_tables_and_the_cpu_port(tm
     assert received == {"4321": plain, "1234": out}    # the table's, then the PacketOut
     assert "using the Python back end" not in stderr.read()
     assert (tmp_path / f"{ports[2]}_out.pcap").stat().st_size > 24 + 2 * 16
+
+
+def test_a_c_loop_that_cannot_open_a_port_says_why_and_leaves_nothing(tmp_path):
+    from netweft.p4.programs import program
+
+    pcaps, control, stats = tmp_path / "pcaps", tmp_path / "s1.sock", tmp_path / "stats.json"
+    net = Network()
+    s1 = net.add_switch("s1")
+    net.add_link(net.add_host("h1", "10.0.15.1/24"), s1)
+    with net:
+        done = s1.cmd(sys.executable, "-m", "netweft.emulation.process.switch_process",
+                      "--program", str(program("basic_forward")), "--backend", "c",
+                      "--port", "1=s1-eth1", "--port", "2=no-such-if", "--pcap", str(pcaps),
+                      "--control", str(control), "--stats-out", str(stats), check=False)
+    assert done.returncode == 2
+    assert "cannot open port 2 on no-such-if: No such device" in done.stderr
+    assert not control.exists() and list(pcaps.iterdir()) == []
+
+
+def test_backend_c_without_a_compiler_refuses_and_auto_says_why(tmp_path):
+    from netweft.p4.programs import program
+
+    env = {"CC": "/nonexistent/cc", "NETWEFT_NATIVE_CACHE": str(tmp_path / "cache"),
+           "NETWEFT_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "netweft.emulation.process.switch_process",
+            "--program", str(program("basic_forward")), "--stop-after", "0.5"]
+    import os
+
+    refused = subprocess.run([*argv, "--backend", "c"], env={**os.environ, **env},
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2
+    assert "error: switch back end:" in refused.stderr and "compiler" in refused.stderr
+    fallback = subprocess.run([*argv, "--backend", "auto"], env={**os.environ, **env},
+                              capture_output=True, text=True, timeout=120)
+    assert fallback.returncode == 0, fallback.stderr
+    lines = [line for line in fallback.stderr.splitlines() if "using the Python back end" in line]
+    assert len(lines) == 1 and "compiler" in lines[0]
