@@ -412,9 +412,6 @@ def _stop(loop: NativeSwitchLoop, device: Any) -> dict[str, int]:
 def _punt(loop: NativeSwitchLoop, device: Any) -> None:
     """PacketIn: frames the pipeline sent to the CPU port, to the controller."""
     host = loop.host
-    for _ in range(256):
-        frame = host.take()
-        if frame is None:
-            return
+    while (frame := host.take()) is not None:   # all of them: the wake-up was consumed
         if device is not None:
             device.packet_in_frame(frame)
