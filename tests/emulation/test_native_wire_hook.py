@@ -69,3 +69,4 @@ def test_a_port_without_a_link_is_ideal_and_a_replaced_link_keeps_its_counts():
     table.set(5, WireTable.OUT, None, 0)
     assert _hook(table, False, 5, 3000, b"x" * 64) == (3000, b"x" * 64)
     assert table.stats(WireTable.OUT)["lost"] == 1
+
