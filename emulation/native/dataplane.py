@@ -246,7 +246,8 @@ class Dataplane:
 
     def __init__(self, pipeline: Pipeline, ports: Mapping[int, str], *,
                  priority_queues: int = 1, queue_depth: int = 64, rx_frames: int = 1024,
-                 tx_frames: int = 1024, batch: int = 64, pool_packets: int = 4096) -> None:
+                 tx_frames: int = 1024, batch: int = 64, pool_packets: int = 4096,
+                 tapped: bool = False) -> None:
         mod = self._mod = load()
         self.pipeline = pipeline
         self.ports = dict(ports)
@@ -256,7 +257,7 @@ class Dataplane:
             raise MemoryError("no memory for the replication tables")
         self._config = mod.ffi.new("nw_dp_loop_config_t *", {
             "rx_frames": rx_frames, "tx_frames": tx_frames, "batch": batch,
-            "pool_packets": pool_packets})
+            "pool_packets": pool_packets, "tapped": int(tapped)})
         self._loop: Any = None
         self._thread: threading.Thread | None = None
         self._result: int | None = None

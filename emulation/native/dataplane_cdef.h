@@ -90,6 +90,7 @@ typedef struct nw_dp_loop_config {
     uint32_t batch;
     uint32_t pool_packets;
     uint32_t idle_wakeup_us;
+    uint32_t tapped;
 } nw_dp_loop_config_t;
 typedef struct nw_dp_counters {
     uint64_t rx, rx_bytes, tx, tx_bytes;

@@ -145,7 +145,8 @@ int32_t nw_dp_loop_add_port(nw_dp_loop_t *loop, uint32_t number, const char *ifn
         loop->n_ports == NW_DP_MAX_LOOP_PORTS || loop->mem)
         return -EINVAL;
     nw_dp_ring_config_t rc = {.rx_frames = loop->cfg.rx_frames,
-                              .tx_frames = loop->cfg.tx_frames};
+                              .tx_frames = loop->cfg.tx_frames,
+                              .tapped = loop->cfg.tapped};
     int32_t err = 0;
     nw_dp_ring_t *ring = nw_dp_ring_open(ifname, &rc, &err);
     if (!ring)

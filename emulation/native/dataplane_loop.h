@@ -32,6 +32,7 @@ typedef struct nw_dp_loop_config {
     uint32_t batch;          /* frames taken from one port per pass (0: 64) */
     uint32_t pool_packets;   /* packet buffers for packets in flight (0: 4096) */
     uint32_t idle_wakeup_us; /* longest sleep without a deadline (0: 200 ms) */
+    uint32_t tapped;         /* 1: captures on the ports see frames sent (slower) */
 } nw_dp_loop_config_t;
 
 /* What the loop did; every field a uint64_t (read as an array by Python). */

@@ -78,7 +78,8 @@ class NativeSwitchLoop:
         self.pipeline = GeneratedPipeline(ffi, lib, native.pointer)
         self.dataplane = Dataplane(self.pipeline, self.ports,
                                    priority_queues=switch.tm.priority_queues,
-                                   rx_frames=RING_FRAMES, tx_frames=RING_FRAMES)
+                                   rx_frames=RING_FRAMES, tx_frames=RING_FRAMES,
+                                   tapped=True)   # `netweft up`'s captures see what it sends
         self.dataplane.set_guard(native.pointer,
                                  int(ffi.cast("uintptr_t", ffi.addressof(lib, "nw_pipeline_lock"))),
                                  int(ffi.cast("uintptr_t",

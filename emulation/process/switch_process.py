@@ -361,12 +361,17 @@ def _runs_native(target: Any) -> bool:
     return getattr(switch, "backend", None) == "c"
 
 
+# A first start on the native back end compiles the program (tens of seconds for a large
+# one on a loaded 2-core machine, several switches at once); later starts hit the cache.
+START_TIMEOUT_S = 180.0
+
+
 class SwitchStartError(RuntimeError):
     """A switch process exited or stayed silent before serving its ports."""
 
 
 def start_switch_process(node, program: Path, runtime: Path | None = None,
-                         stats_out: Path | None = None, timeout: float = 60.0,
+                         stats_out: Path | None = None, timeout: float = START_TIMEOUT_S,
                          log: Path | None = None,
                          links: Mapping[int, PortOptions] | Iterable[str] = (),
                          pcap_dir: Path | None = None, trace_file: Path | None = None,
@@ -403,7 +408,7 @@ class SwitchLaunch:
     def __init__(self, node, proc: subprocess.Popen, stderr: Any) -> None:
         self.node, self.proc, self.stderr = node, proc, stderr
 
-    def wait_ready(self, timeout: float = 60.0) -> subprocess.Popen:
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> subprocess.Popen:
         """The process once it printed ``ready``; else kill it, raise :class:`SwitchStartError`."""
         proc = self.proc
         sel = selectors.DefaultSelector()
