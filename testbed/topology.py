@@ -67,10 +67,10 @@ class SwitchSpec:
     runtime: Path | None = None
     cli_input: Path | None = None
     priority_queues: int = 1
-    backend: str | None = None   # auto, c or python (None: the network's, else the default)
     # The source of the runtime file's bmv2_json (tutorials): used when neither the
     # topology nor --program names a program.
     inferred_program: Path | None = None
+    backend: str | None = None   # auto, c or python (None: the network's, else the default)
 
 
 @dataclass
