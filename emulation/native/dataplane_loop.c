@@ -650,9 +650,9 @@ static void publish(nw_dp_loop_t *loop, uint64_t now, int final)
         }
         loop->c.rx_kernel_drops = kernel_drops;
         loop->c.tx_errors = tx_errors;
-        if (loop->pcap)
-            nw_dp_pcap_flush(loop->pcap);
     }
+    if (loop->pcap)
+        nw_dp_pcap_flush(loop->pcap);
     for (uint32_t i = 0; i < loop->n_ports; i++)
         publish_words((uint64_t *)&loop->pub_ports[i], (const uint64_t *)&loop->ports[i].c,
                       sizeof(nw_dp_port_counters_t) / sizeof(uint64_t));

@@ -14,6 +14,7 @@
 struct nw_dp_pcap {
     FILE *files[PCAP_PORTS][2];
     uint64_t errors;
+    uint32_t dirty;       /* records written since the last flush */
 };
 
 nw_dp_pcap_t *nw_dp_pcap_new(void)
@@ -71,10 +72,14 @@ void nw_dp_pcap_write(nw_dp_pcap_t *p, uint32_t port, uint32_t direction,
     uint32_t rec[4] = {(uint32_t)ts.tv_sec, (uint32_t)(ts.tv_nsec / 1000), kept, len};
     if (fwrite(rec, sizeof(rec), 1, f) != 1 || fwrite(frame, 1, kept, f) != kept)
         p->errors++;
+    p->dirty = 1;
 }
 
 void nw_dp_pcap_flush(nw_dp_pcap_t *p)
 {
+    if (!p->dirty)
+        return;
+    p->dirty = 0;
     for (uint32_t i = 0; i < PCAP_PORTS; i++)
         for (uint32_t d = 0; d < 2; d++)
             if (p->files[i][d] && fflush(p->files[i][d]) != 0)

@@ -19,6 +19,8 @@ int32_t nw_dp_pcap_open(nw_dp_pcap_t *p, uint32_t port, const char *in_path,
 /* One record (nothing if the port has no files); counts write errors. */
 void nw_dp_pcap_write(nw_dp_pcap_t *p, uint32_t port, uint32_t direction,
                       const uint8_t *frame, uint32_t len);
+/* Flush the files if anything was written since the last flush (the loop calls it
+ * after every pass, so a reader sees a frame once the pass that took it is over). */
 void nw_dp_pcap_flush(nw_dp_pcap_t *p);
 uint64_t nw_dp_pcap_errors(const nw_dp_pcap_t *p);
 /* Flush and close every file. */
