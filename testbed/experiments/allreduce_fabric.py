@@ -38,7 +38,7 @@ from netweft.testbed.control.aggregation.plan import AggregationPlan, plan_aggre
 from netweft.testbed.control.fabric.graph import FabricGraph, HostAttachment, SwitchLink
 from netweft.testbed.control.in_process_installer import install_in_process
 from netweft.transport.collectives.aggregation.codec import FrameTemplate
-from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT, check_lanes
 from netweft.transport.collectives.aggregation.sim import AggregationNetwork
 from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup
@@ -53,13 +53,16 @@ TOPOLOGIES = ("star", "leaf-spine")
 AGGREGATOR = {"star": "s1", "leaf-spine": "spine1"}  # the switch that aggregates the job
 
 
-@functools.lru_cache(maxsize=1)
-def aggregation_program():
-    """The compiled ``p4/aggregation.p4`` (compiled once per process)."""
+@functools.lru_cache(maxsize=4)
+def aggregation_program(lanes: int = AGG_LANES):
+    """The compiled ``p4/aggregation.p4`` with ``AGG_LANES`` = ``lanes`` (compiled once
+    per process and lane count; 64, the default, needs no ``-D``)."""
     from netweft.p4.compiler import compile_p4
     from netweft.p4.programs import program, source_dir
 
-    return compile_p4(str(program("aggregation")), include_dirs=(str(source_dir()),))
+    defines = None if lanes == AGG_LANES else {"AGG_LANES": str(check_lanes(lanes))}
+    return compile_p4(str(program("aggregation")), include_dirs=(str(source_dir()),),
+                      defines=defines)
 
 
 def host_mac(w: int) -> str:
@@ -72,7 +75,8 @@ def host_ip(w: int) -> str:
 
 @dataclass
 class FabricSpec:
-    """Shape of a run: workers, topology, host link rate and per-link delay, slots per job.
+    """Shape of a run: workers, topology, host link rate and per-link delay, slots per job,
+    lanes per packet (the program's ``AGG_LANES``).
 
     Leaf-spine uplinks run at ``uplink_rate_bps``; by default the fabric is non-blocking:
     each leaf's two uplinks together carry what its hosts' links do."""
@@ -84,8 +88,10 @@ class FabricSpec:
     window: int = 32
     timeout_ns: int = 500_000
     uplink_rate_bps: float | None = None
+    lanes: int = AGG_LANES
 
     def __post_init__(self) -> None:
+        check_lanes(self.lanes)
         if self.topology not in TOPOLOGIES:
             raise ValueError(f"topology must be one of {', '.join(TOPOLOGIES)}, "
                              f"got {self.topology!r}")
@@ -155,9 +161,10 @@ def fabric_network(spec: FabricSpec, graph: FabricGraph, seed: int = 1,
     net = AggregationNetwork(seed=seed)
     hosts = [host_name(w) for w in range(spec.workers)]
     for w, name in enumerate(hosts):
-        net.add_host(name, FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w), SERVICE_IP))
+        net.add_host(name, FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w), SERVICE_IP,
+                                         lanes=spec.lanes))
     for name in graph.switches:
-        net.add_switch(name, SoftSwitch(aggregation_program()))
+        net.add_switch(name, SoftSwitch(aggregation_program(spec.lanes)))
     for name in hosts:
         host = graph.hosts[name]
         net.link(name, 0, host.switch, host.port, spec.link, impairments)
@@ -221,7 +228,7 @@ def run_in_network(spec: FabricSpec, nbytes: int, seed: int = 1,
     net = aggregation_fabric(spec, seed=seed, impairments=impairments)
     arrays = _arrays(spec.workers, nbytes, seed)
     workers = {host_name(w): AggregationWorker(arrays[w], AggregationJob(
-        1, w, spec.workers, AGG_LANES, spec.window, timeout_ns=spec.timeout_ns))
+        1, w, spec.workers, spec.lanes, spec.window, timeout_ns=spec.timeout_ns))
         for w in range(spec.workers)}
     times = net.run(workers)
     exact = np.sum([a.astype(np.float64) for a in arrays], axis=0)

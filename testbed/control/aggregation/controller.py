@@ -37,6 +37,7 @@ from netweft.testbed.control.aggregation.job import (
     InstalledJob,
     JobWorker,
     clash,
+    program_lanes,
 )
 from netweft.testbed.control.entity_encoder import EncodeError, EntityEncoder
 from netweft.testbed.control.entries import Write
@@ -58,6 +59,9 @@ class AggregationController:
                 "aggregation.p4 (or a program that applies p4/include/aggregation.p4)")
         bitmap = self.encoder.registers[self._name(self.encoder.registers, "bitmap")]
         self.slots = bitmap.size // 2
+        self.lanes = program_lanes(self.encoder.registers)
+        """K, the lanes per packet the switch's program sums (its ``AGG_LANES``): what
+        the job's workers must put in a packet (``SwitchGroup(..., lanes=ctl.lanes)``)."""
 
     @classmethod
     def connect(cls, name: str, address: str, *, device_id: int = 0, election_id: int = 1,

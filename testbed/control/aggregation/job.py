@@ -13,7 +13,7 @@ names, so the controls may sit under any instance path. Sans-IO: a fabric's plan
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from netweft.testbed.control.entries import MulticastWrite, RegisterWrite, TableWrite, Write
@@ -28,6 +28,20 @@ EVENTS = ("contribution", "result", "resent", "duplicate", "malformed", "bad_slo
 # Registers whose cells must start from zero for a new job (lanes and exponent need not:
 # the first contribution replaces them).
 CLEARED_REGISTERS = ("bitmap", "count", "block")
+
+
+def program_lanes(registers: Iterable[str]) -> int:
+    """K, the lanes per packet of a program applying ``p4/include/aggregation.p4``, from
+    its register names (one register ``lane<i>`` per lane: compiled with ``-D
+    AGG_LANES=K``, 64 by default)."""
+    lanes = {name.rsplit(".", 1)[-1] for name in registers}
+    count = 0
+    while f"lane{count}" in lanes:
+        count += 1
+    if count == 0:
+        raise AggregationConfigError("the program has no lane0 register: it does not "
+                                     "aggregate")
+    return count
 
 
 class AggregationConfigError(ValueError):

@@ -125,7 +125,7 @@ class AggregationNetwork:
         host.counters["rx_bytes"] += len(frame)
         host.counters["rx_frames"] += 1
         payload = frame_payload(frame)
-        decoded = decode_payload(payload) if payload is not None else None
+        decoded = decode_payload(payload, host.template.lanes) if payload is not None else None
         if decoded is None:
             host.counters["malformed"] += 1
             return

@@ -3,7 +3,8 @@
 :class:`SwitchGroup` is a worker's membership in an aggregation job on a
 switch: a UDP socket bound to the address the switch sends this worker's
 results to, the job's service address (where contributions go, UDP port
-61440), and the job's shape (workers, window). :meth:`SwitchGroup.allreduce`
+61440), and the job's shape (workers, window, lanes per packet: the switch
+program's ``AGG_LANES``, which the job's setup gives). :meth:`SwitchGroup.allreduce`
 runs an :class:`~netweft.transport.collectives.aggregation.worker.AggregationWorker` over
 the socket: it sends what the core returns, reads results with a timeout set
 to the core's next deadline, and hands timeouts to the core. Datagrams that
@@ -23,7 +24,7 @@ from netweft.transport.collectives.aggregation.codec import (
     decode_payload,
     encode_payload,
 )
-from netweft.transport.collectives.aggregation.layer import AGG_LANES
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, check_lanes
 from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.errors import CompletionTimeout
 
@@ -38,9 +39,10 @@ class SwitchGroup:
 
     def __init__(self, service: str, job_id: int, worker_id: int, workers: int, *,
                  bind: tuple[str, int], window: int = 32, timeout: float = 0.02,
-                 service_port: int = AGG_UDP_PORT) -> None:
+                 service_port: int = AGG_UDP_PORT, lanes: int = AGG_LANES) -> None:
         self.service = (service, service_port)
-        self._template = AggregationJob(job_id, worker_id, workers, AGG_LANES, window,
+        self.lanes = check_lanes(lanes)
+        self._template = AggregationJob(job_id, worker_id, workers, lanes, window,
                                         timeout_ns=int(timeout * 1e9),
                                         max_timeout_ns=int(max(timeout * 32, 1.0) * 1e9))
         self._next_block = 0
@@ -104,7 +106,7 @@ class SwitchGroup:
             except BlockingIOError:
                 return
             self.stats["received"] += 1
-            decoded = decode_payload(data)
+            decoded = decode_payload(data, self.lanes)
             if decoded is None:
                 self.stats["malformed"] += 1
                 continue
