@@ -333,6 +333,7 @@ class SharedJobRun:
     method: str  # "in-network", "ring (refused)", "ring (switch stopped answering)"
     correct: bool
     retransmits: int = 0
+    seconds: float = 0.0  # virtual completion time, slowest worker (ring: after the stall)
 
 
 def run_shared_switch(spec: FabricSpec, jobs: list[list[int]], nbytes: int, *, seed: int = 1,
@@ -382,13 +383,13 @@ def run_shared_switch(spec: FabricSpec, jobs: list[list[int]], nbytes: int, *, s
             workers[name] = AggregationWorker(arrays[int(name[1:]) - 1], AggregationJob(
                 run.job_id, w, len(run.hosts), spec.lanes, spec.window,
                 timeout_ns=spec.timeout_ns, stall_timeout_ns=stall_timeout_ns))
-    if workers:
-        net.run(workers)
+    times = net.run(workers) if workers else {}
     for run in runs:
         mine = [arrays[int(name[1:]) - 1] for name in run.hosts]
         if run.base is not None:
             wks = [workers[name] for name in run.hosts]
             run.retransmits = sum(wk.stats["retransmits"] for wk in wks)
+            run.seconds = max(times[name] for name in run.hosts) / 1e9
             if not any(wk.stalled for wk in wks):
                 exact = np.sum([a.astype(np.float64) for a in mine], axis=0)
                 run.correct = all(np.all(np.abs(wk.result.astype(np.float64) - exact)
@@ -400,4 +401,5 @@ def run_shared_switch(spec: FabricSpec, jobs: list[list[int]], nbytes: int, *, s
                          link_delay_ns=spec.link_delay_ns, lanes=spec.lanes)
         ring = run_ring(sub, nbytes, seed=seed, impairments=impairments, arrays=mine)
         run.correct = ring.correct
+        run.seconds += ring.seconds
     return runs
