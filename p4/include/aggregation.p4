@@ -23,7 +23,7 @@
  * Slot state lives in registers of 2 * AGG_SLOTS cells (pool 0 at index
  * slot, pool 1 at slot + AGG_SLOTS, slot = job base + packet slot): a worker
  * bitmap, a contribution count, the block being summed, the maximum
- * exponent, and one register per lane (lane0 .. lane63).
+ * exponent, and one register per lane (lane0 .. lane<AGG_LANES-1>).
  */
 #ifndef NETWEFT_AGGREGATION_P4
 #define NETWEFT_AGGREGATION_P4
