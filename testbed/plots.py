@@ -313,8 +313,9 @@ def plot_training(losses: Mapping[str, Sequence[float]], path: Path, title: str,
     for label, ys in losses.items():
         if label == reference or not ref:
             continue
-        gaps = [max(abs(a - b), 1e-18) for a, b in zip(ys, ref, strict=False)]
-        bottom.plot(range(len(gaps)), gaps, label=f"|{label} - {reference}|", linewidth=1)
+        gaps = [max(abs(a - b), 1e-18) for a, b in zip(ys, ref, strict=False)][1:]
+        bottom.plot(range(1, len(gaps) + 1), gaps, label=f"|{label} - {reference}|",
+                    linewidth=1)  # from step 1: every run starts from the same weights
     bottom.set_yscale("log")
     bottom.set_xlabel("step")
     bottom.set_ylabel("loss gap")

@@ -248,7 +248,8 @@ struct nw_engine {
 void nw_cc_init(nw_engine_t *e, nw_pdc_t *p);
 uint32_t nw_cc_spec_bytes(const nw_engine_t *e);
 /* 1 if the NSCC window admits a new packet (always without NSCC): the pipe is
- * empty, or one more full packet (mtu) fits in the window. */
+ * empty, or the pipe plus half an MTU fits in the window (the window rounded to
+ * whole packets: 1.1 MTU sends one packet at a time, not two). */
 int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if the new data packet about to leave is the last the NSCC window, which is
  * above its floor, admits: the packet asks for an ACK at once (AR), as htsim's

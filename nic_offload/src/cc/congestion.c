@@ -70,8 +70,9 @@ uint32_t nw_cc_spec_bytes(const nw_engine_t *e)
 int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p)
 {
     const nw_cc_t *c = &p->cc;
-    /* whole packets: one more fits if a full one does (a window of 1.1 MTU sends one
-     * packet, not two); an empty pipe always admits one */
+    /* the window rounded to whole packets: another leaves while the pipe plus half an
+     * MTU fits (a window of 1.1 MTU sends one packet, not two; one of 1.6 MTU two); an
+     * empty pipe always admits one */
     return !c->nscc_on || c->pipe_bytes == 0 ||
            c->pipe_bytes + e->cfg.mtu / 2 <= c->nscc.cwnd;
 }
@@ -81,7 +82,8 @@ int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p)
     const nw_cc_t *c = &p->cc;
     if (!c->nscc_on || c->nscc.cwnd <= c->np.min_bytes)
         return 0;
-    /* the last packet the window admits: after it, another full one would not fit */
+    /* the last packet the window admits: after it (about an MTU), the pipe plus half
+     * an MTU would not fit */
     return c->pipe_bytes + e->cfg.mtu + e->cfg.mtu / 2 > c->nscc.cwnd;
 }
 
