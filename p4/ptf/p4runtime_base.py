@@ -28,6 +28,12 @@ PORTS_NEEDED = 4
 class P4RuntimeTest(BaseTest):
     """A test with a fresh pipeline of the program under test; no runTest (not a test)."""
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        # PTF files a test under its module's group by appending to cls._groups; an
+        # inherited list would put a suite's reused tests in the other suite's group too.
+        super().__init_subclass__(**kwargs)
+        cls._groups = []
+
     def setUp(self) -> None:
         BaseTest.setUp(self)
         self.dataplane = ptf.dataplane_instance
@@ -46,11 +52,9 @@ class P4RuntimeTest(BaseTest):
                      config=sh.FwdPipeConfig(params["p4info"], params["config"]))
         except SystemExit:   # p4runtime-shell exits when the config is refused
             self.fail("SetForwardingPipelineConfig failed (p4runtime-shell's log says why)")
+        # a cleanup runs even when a subclass's setUp fails after this (tearDown would not)
+        self.addCleanup(sh.teardown)
         self.dataplane.flush()
-
-    def tearDown(self) -> None:
-        sh.teardown()
-        BaseTest.tearDown(self)
 
     # -- entries, as a P4Runtime controller writes them --------------------------------
 
