@@ -7,7 +7,8 @@
 #   --target netweft  netweft-p4c compiles, netweft-switch serves (default)
 #   --target bmv2     p4c-bm2-ss compiles, simple_switch_grpc serves (both on PATH)
 #   --out DIR         compiled programs, switch log, PTF logs and outputs (default: a new temp dir)
-#   PROGRAM           basic_forward ecmp_spray fabric aggregation fabric_aggregation (default: all)
+#   PROGRAM           basic_forward ecmp_spray fabric aggregation fabric_aggregation (default: all),
+#                     or PROGRAM.TestName for one test (fabric.TrimTest)
 #
 # Switch port N is veth(2N) and PTF's port N is veth(2N+1), as in BMv2's veth_setup.sh.
 # The exit status is PTF's: 0 when every test of every suite passed.
@@ -43,8 +44,11 @@ NS=${NETWEFT_PTF_NETNS:-nwptf$$}
 PORTS=4
 GRPC=127.0.0.1:9559
 
-for prog in "${PROGRAMS[@]}"; do
+for spec in "${PROGRAMS[@]}"; do
+    prog=${spec%%.*}
     [ -f "$HERE/$prog.py" ] || { echo "run.sh: no suite $HERE/$prog.py" >&2; exit 2; }
+    case " ${COMPILED:-} " in *" $prog "*) continue ;; esac
+    COMPILED="${COMPILED:-} $prog"
     echo "run.sh: compiling $prog with $COMPILER"
     "$COMPILER" --p4v 16 -I "$P4DIR" --p4runtime-files "$OUT/$prog.p4info.txtpb" \
         -o "$OUT/$prog.json" "$P4DIR/$prog.p4"
@@ -82,12 +86,13 @@ for ((t = 0; t < 600; t++)); do
 done
 
 STATUS=0
-for prog in "${PROGRAMS[@]}"; do
-    echo "run.sh: suite $prog"
+for spec in "${PROGRAMS[@]}"; do
+    prog=${spec%%.*}
+    echo "run.sh: suite $spec"
     in_ns ptf --test-dir "$HERE" "${PTF_IFS[@]}" \
         --test-params="p4info='$OUT/$prog.p4info.txtpb';config='$OUT/$prog.json';grpcaddr='$GRPC'" \
         --default-negative-timeout 0.5 --default-timeout 5 \
-        --log-file "$OUT/ptf-$prog.log" "$prog" 2>&1 | tee "$OUT/ptf-$prog.out" \
+        --log-file "$OUT/ptf-$spec.log" "$spec" 2>&1 | tee "$OUT/ptf-$spec.out" \
         || STATUS=1
 done
 echo "run.sh: results in $OUT"
