@@ -30,8 +30,8 @@ while [ $# -gt 0 ]; do
 done
 [ ${#PROGRAMS[@]} -gt 0 ] || PROGRAMS=(basic_forward ecmp_spray fabric aggregation fabric_aggregation)
 case "$TARGET" in
-    netweft) COMPILER=netweft-p4c; SWITCH=netweft-switch ;;
-    bmv2) COMPILER=p4c-bm2-ss; SWITCH=simple_switch_grpc ;;
+    netweft) COMPILER=netweft-p4c; SWITCH=netweft-switch; SWITCH_OPTS=() ;;
+    bmv2) COMPILER=p4c-bm2-ss; SWITCH=simple_switch_grpc; SWITCH_OPTS=(--notifications-addr) ;;
     *) echo "run.sh: --target is netweft or bmv2, not $TARGET" >&2; exit 2 ;;
 esac
 for tool in "$COMPILER" "$SWITCH" ptf ip; do
@@ -41,6 +41,8 @@ done
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 NS=${NETWEFT_PTF_NETNS:-nwptf$$}
+# BMv2's nanomsg socket is a file in /tmp, shared across namespaces: one per run
+[ ${#SWITCH_OPTS[@]} -eq 0 ] || SWITCH_OPTS+=("ipc:///tmp/$NS-notifications.ipc")
 PORTS=4
 GRPC=127.0.0.1:9559
 
@@ -76,7 +78,8 @@ for ((p = 0; p < PORTS; p++)); do
 done
 
 echo "run.sh: starting $SWITCH in namespace $NS (log $OUT/switch.log)"
-in_ns "$SWITCH" "${SWITCH_IFS[@]}" --no-p4 --device-id 0 -- --grpc-server-addr "$GRPC" \
+in_ns "$SWITCH" "${SWITCH_IFS[@]}" "${SWITCH_OPTS[@]}" --no-p4 --device-id 0 \
+    -- --grpc-server-addr "$GRPC" \
     > "$OUT/switch.log" 2>&1 &
 SWITCH_PID=$!
 for ((t = 0; t < 600; t++)); do
