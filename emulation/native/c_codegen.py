@@ -14,6 +14,7 @@ from typing import Any
 from netweft.emulation.native.c_blocks import CBlockLowering, Frame
 from netweft.emulation.native.c_expressions import CExpressionLowering
 from netweft.emulation.native.c_externs import CExternLowering
+from netweft.emulation.native.c_flow import CFlowLowering
 from netweft.emulation.native.c_statements import CStatementLowering
 from netweft.emulation.native.c_tables import CTableLowering, NativeTableInfo
 from netweft.emulation.native.c_types import CTypes, scalar_width, unsupported
@@ -23,7 +24,7 @@ from netweft.p4.compiler.program import Program
 
 
 class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableLowering,
-                CExternLowering):
+                CExternLowering, CFlowLowering):
     """Generates the C of one program."""
 
     def __init__(self, program: Program) -> None:

@@ -1,8 +1,9 @@
 """v1model extern calls in C: drop, verify, hash, checksums, random, truncate,
-assert/assume, registers and counters.
+assert/assume, registers and counters (clone, resubmit, recirculate, digest
+and log_msg: :mod:`.c_flow`).
 
-What the native back end does not cover yet (clone, resubmit, recirculate,
-digest, log_msg, meters, custom CRCs, checksums over the payload) is refused
+What the native back end does not cover yet (meters, custom CRCs, checksums
+over the payload) is refused
 at load, so that ``backend="auto"`` falls back to the Python back end.
 """
 
@@ -46,6 +47,7 @@ class CExternLowering:
     """Mixin of :class:`~netweft.emulation.native.c_codegen.CLowering`."""
 
     types: Any
+    flow_extern: Any   # c_flow.CFlowLowering
 
     # ------------------------------------------------------------- field lists
 
@@ -175,6 +177,9 @@ class CExternLowering:
             body.emit(f"if (!({self.expr(args[0], body)})) {{ X->assert_failed = 1; "
                       "return NW_RC_EXIT; }")
             return ""
+        flow = self.flow_extern(name, c, args, body)   # c_flow.py
+        if flow is not None:
+            return flow
         raise unsupported(f"the extern function {name}", c)
 
     # ------------------------------------------------------------- methods
