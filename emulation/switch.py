@@ -130,7 +130,7 @@ class SoftSwitch:
         self._const_entry_tables: set[str] = set()
         self._clock = clock or _microsecond_counter()
         if native is not None:
-            self._init_native(native)
+            self._init_native(native, max_passes)
             return
         objects: dict[str, Any] = {}
         self._create_externs(objects)
@@ -156,7 +156,7 @@ class SoftSwitch:
         self.driver = (V1ModelDriver(*args) if trace is None
                        else TracingDriver(*args, trace=trace))
 
-    def _init_native(self, native: NativePipeline) -> None:
+    def _init_native(self, native: NativePipeline, max_passes: int) -> None:
         """Tables, registers and counters of the native pipeline; program entries."""
         self.native = native
         self._ns = {}
@@ -179,7 +179,8 @@ class SoftSwitch:
                 raise P4Error(f"table {fqn}: {err}", decl.loc) from None
             self.tables[fqn] = table
         self.driver = NativeDriver(native.library, native.pointer, self.pre, self._clock,
-                                   native.lock)
+                                   native.lock, self.clone_sessions, self.context,
+                                   native.generated.flow, max_passes)
 
     # ------------------------------------------------------------------ packets
 

@@ -34,6 +34,8 @@ typedef struct nw_pkt {
     uint16_t egress_rid; uint8_t priority; uint8_t instance_type; uint32_t flags;
     int32_t clone_session; uint32_t clone_fl; uint32_t resubmit_fl; uint32_t recirc_fl;
     uint32_t truncate_len; uint32_t ingress_len; uint32_t parser_error; void *state;
+    void *clone_state; uint32_t clone_payload_at; uint32_t clone_payload_len;
+    const void *preserved; uint32_t preserved_fl;
 } nw_pkt_t;
 typedef struct nw_queue_meta {
     uint64_t enq_timestamp; uint32_t enq_qdepth; uint64_t deq_timedelta; uint32_t deq_qdepth;
@@ -51,6 +53,12 @@ int nw_process(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns);
 void nw_process_batch(void *pipeline, nw_pkt_t *pkts, int32_t *rc, uint32_t n,
                       uint64_t now_ns, uint64_t step_ns);
 void nw_pipeline_set_select_no_match(void *p, int32_t code);
+uint32_t nw_pipeline_uses_flow(void);
+int nw_clone_i2e(void *pipeline, nw_pkt_t *pkt, void *clone_state, uint64_t now_ns);
+uint32_t nw_flow_words(void);
+int32_t nw_flow_pop(void *p, uint32_t which, uint32_t *site, uint32_t *aux, uint64_t *w);
+uint64_t nw_flow_pending(void *p);
+uint64_t nw_flow_dropped(void *p, uint32_t which);
 void nw_pipeline_lock(void *p);
 void nw_pipeline_unlock(void *p);
 uint64_t *nw_pipeline_register(void *p, uint32_t i);

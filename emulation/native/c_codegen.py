@@ -15,6 +15,7 @@ from netweft.emulation.native.c_aggregates import CAggregateLowering
 from netweft.emulation.native.c_blocks import CBlockLowering, Frame
 from netweft.emulation.native.c_expressions import CExpressionLowering
 from netweft.emulation.native.c_externs import CExternLowering
+from netweft.emulation.native.c_flow import CFlowLowering
 from netweft.emulation.native.c_statements import CStatementLowering
 from netweft.emulation.native.c_tables import CTableLowering, NativeTableInfo
 from netweft.emulation.native.c_types import CTypes, scalar_width, unsupported
@@ -24,7 +25,7 @@ from netweft.p4.compiler.program import Program
 
 
 class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableLowering,
-                CExternLowering, CAggregateLowering):
+                CExternLowering, CAggregateLowering, CFlowLowering):
     """Generates the C of one program."""
 
     def __init__(self, program: Program) -> None:

@@ -1,11 +1,11 @@
 """v1model extern calls in C: drop, verify, hash (also ``crc16_custom`` and
 ``crc32_custom``), checksums (also over the payload), random, truncate,
 assert/assume, registers (cells up to 128 bits), counters, meters, direct counters and
-meters, the deprecated ``Checksum16``.
+meters, the deprecated ``Checksum16`` (clone, resubmit, recirculate, digest and
+log_msg: :mod:`.c_flow`).
 
-What the native back end does not cover yet (clone, resubmit, recirculate,
-digest, log_msg) is refused at load, so that ``backend="auto"`` falls back to
-the Python back end.
+What the native back end does not cover is refused at load, so that
+``backend="auto"`` falls back to the Python back end.
 """
 
 from __future__ import annotations
@@ -66,6 +66,7 @@ class CExternLowering:
     """Mixin of :class:`~netweft.emulation.native.c_codegen.CLowering`."""
 
     types: Any
+    flow_extern: Any   # c_flow.CFlowLowering
 
     # ------------------------------------------------------------- field lists
 
@@ -213,6 +214,9 @@ class CExternLowering:
             body.emit(f"if (!({self.expr(args[0], body)})) {{ X->assert_failed = 1; "
                       "return NW_RC_EXIT; }")
             return ""
+        flow = self.flow_extern(name, c, args, body)   # c_flow.py
+        if flow is not None:
+            return flow
         raise unsupported(f"the extern function {name}", c)
 
     # ------------------------------------------------------------- methods

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from netweft.emulation.native import c_flow
 from netweft.emulation.native.c_codegen import CLowering
 from netweft.emulation.native.c_tables import NativeTableInfo
 from netweft.emulation.native.c_types import field_name, unsupported
@@ -34,6 +35,7 @@ class GeneratedProgram:
     error_names: list[str] = field(default_factory=list)
     value_sets: list[tuple[str, int, list[int]]] = field(default_factory=list)
     meters: list[tuple[str, int, str]] = field(default_factory=list)
+    flow: c_flow.FlowSites = field(default_factory=c_flow.FlowSites)
 
 
 def _runtime_text(name: str) -> str:
@@ -83,6 +85,7 @@ def generate(program: Program) -> GeneratedProgram:
     out += lw.types.source
     nt, nr, nc = len(lw.tables), len(lw.registers), len(lw.counters)
     emit_max = max(lw.emit_bytes, 1)
+    out.append(c_flow.ring_source(lw.flow))
     out.append(f"""
 #define NW_N_TABLES {nt}u
 #define NW_N_REGISTERS {nr}u
@@ -103,6 +106,7 @@ typedef struct nw_pl {{
     pthread_mutex_t mu;        /* nw_pipeline_lock: control plane vs a C packet loop */
     int32_t select_no_match;   /* error code of a select no case matches; -1: none (BMv2) */
     nw_vset_t vsets[NW_N_VSETS + 1];   /* parser value sets */
+    nw_flow_ring_t digests, logs;  /* to Python (c_flow.py) */
 }} nw_pl_t;
 
 typedef struct nw_st {{
@@ -132,6 +136,11 @@ typedef struct nw_ctx {{
     const uint8_t *payload;    /* the bytes after the parsed headers (_with_payload) */
     uint32_t payload_len;
     nw_bits_t bits;
+    /* the packet-flow requests of this pass (c_flow.py) */
+    uint32_t has_clone, clone_fl, has_resubmit, resubmit_fl, has_recirc, recirc_fl;
+    uint64_t clone_session;
+    uint32_t has_digest, digest_site, digest_receiver;
+    uint64_t digest[NW_FLOW_WORDS];
 }} nw_ctx_t;
 """)
     out += lw.frame_defs
@@ -140,7 +149,7 @@ typedef struct nw_ctx {{
     out.append(_top_level(lw, decls, fnames, sm_fields))
     out.append(_VALUE_SET_ENTRY_POINTS)
     return GeneratedProgram("\n".join(out), lw.tables, lw.registers, lw.counters, emit_max,
-                            list(program.errors), lw.value_sets, lw.meters)
+                            list(program.errors), lw.value_sets, lw.meters, lw.flow)
 
 
 _VALUE_SET_ENTRY_POINTS = """
@@ -200,6 +209,7 @@ static void nw_ctx_start(nw_ctx_t *X, nw_pl_t *P, uint64_t now, uint64_t ilen) {
     X->out_len = 0;
     X->dmeter = 0;
     X->internal_error = 0;
+    X->has_clone = X->has_resubmit = X->has_recirc = X->has_digest = 0;
 }}
 
 uint32_t nw_pipeline_abi_version(void) {{ return NW_PIPELINE_ABI_VERSION; }}
@@ -389,16 +399,20 @@ int32_t nw_table_default(void *p, uint32_t t, uint32_t action, const uint64_t *a
 }}
 
 /* ---- the packet flow (BMv2 simple_switch, as emulation/v1model/simple_switch.py) */
+{c_flow.field_list_copier(lw.flow)}
+{c_flow.ring_entry_points()}
+{c_flow.pass_helpers(lw.flow)}
+{c_flow.clone_i2e_source(fnames["parser"], fr_parser, sm)}
 
 void nw_state_copy(void *dst_state, const void *src_state) {{
     memcpy(dst_state, src_state, sizeof(nw_st_t));
 }}
 
 void nw_state_prepare_pass(void *dst_state, const void *src_state, uint32_t field_list) {{
-    (void)src_state;
-    (void)field_list;
     nw_st_t *D = dst_state;
     memset(&D->meta, 0, sizeof D->meta);
+    memset(&D->sm, 0, sizeof D->sm);
+    nw_copy_field_list(D, src_state, field_list);
 }}
 
 int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
@@ -427,6 +441,8 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     S->payload_off = X->pos;
     X->payload = X->data + X->pos;
     X->payload_len = X->len - X->pos;
+    if (pkt->preserved)   /* a resubmitted or recirculated packet keeps its field list */
+        nw_copy_field_list(S, pkt->preserved, pkt->preserved_fl);
 {fr_verify}
     if ({fnames["verify_checksum"]}(X, &fv) == NW_RC_REJECT)
         return NW_ERR_STACK_BOUNDS;
@@ -456,6 +472,7 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     }}
     if (pkt->mcast_grp == 0 && pkt->egress_spec == NW_DROP_PORT)
         pkt->flags |= NW_F_DROP;
+    nw_flow_after_ingress(X, pkt);
     return NW_OK;
 }}
 
@@ -470,8 +487,8 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     {sm("egress_port")} = pkt->egress_port;
     {sm("egress_spec")} = 0;
     {sm("instance_type")} = pkt->instance_type;
-    {opt("egress_rid", "if (pkt->instance_type == NW_INSTANCE_REPLICATION) "
-         + sm("egress_rid") + " = pkt->egress_rid;")}
+    {opt("egress_rid", "if (pkt->instance_type == NW_INSTANCE_REPLICATION || "
+         "(pkt->flags & NW_F_EGRESS_RID)) " + sm("egress_rid") + " = pkt->egress_rid;")}
     {sm("packet_length")} = S->ilen;
     {opt("egress_global_timestamp", sm("egress_global_timestamp")
          + " = now & 0xFFFFFFFFFFFFULL;")}
@@ -499,11 +516,14 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     X->payload_len = pkt->len - S->payload_off;
     if ({fnames["egress"]}(X, &fe) == NW_RC_REJECT)
         return NW_ERR_STACK_BOUNDS;
-    pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE);
+    pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE | NW_F_CLONE | NW_F_RECIRCULATE |
+                              NW_F_EGRESS_RID);
+    pkt->parser_error = {sm("parser_error")};
     if (X->internal_error)
         return NW_ERR_INTERNAL;
     if (X->assert_failed)
         return NW_ERR_ASSERT;
+    nw_flow_egress_clone(X, pkt, S);
     if ({sm("egress_spec")} == NW_DROP_PORT) {{
         pkt->flags |= NW_F_DROP;
         return NW_OK;
@@ -521,6 +541,13 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     memcpy(pkt->data, X->out, X->out_len);
     pkt->len = X->out_len + payload;
     S->payload_off = X->out_len;
+    if (X->has_clone)
+        pkt->clone_payload_at = X->out_len;
+    if (X->has_recirc) {{   /* the whole deparsed frame goes round: no truncation */
+        pkt->flags |= NW_F_RECIRCULATE;
+        pkt->recirc_fl = X->recirc_fl;
+        return NW_OK;
+    }}
     if (X->has_truncate && X->truncate < pkt->len)
         pkt->len = (uint32_t)X->truncate;
     return NW_OK;
@@ -528,13 +555,20 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
 
 int nw_process(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     int rc = nw_ingress(pipeline, pkt, now_ns);
+    if (rc == NW_OK && (pkt->flags & (NW_F_CLONE | NW_F_RESUBMIT)))
+        return NW_NEEDS_DRIVER;
     if (rc != NW_OK || (pkt->flags & NW_F_DROP))
         return rc;
     if (pkt->mcast_grp != 0)
         return NW_NEEDS_DRIVER;
     pkt->egress_port = pkt->egress_spec;
     pkt->instance_type = NW_INSTANCE_NORMAL;
-    return nw_egress(pipeline, pkt, now_ns, NULL);
+    rc = nw_egress(pipeline, pkt, now_ns, NULL);
+    if (rc == NW_OK && (pkt->flags & (NW_F_CLONE | NW_F_RECIRCULATE))) {{
+        pkt->flags |= NW_F_AFTER_EGRESS;
+        return NW_NEEDS_DRIVER;
+    }}
+    return rc;
 }}
 
 void nw_process_batch(void *pipeline, nw_pkt_t *pkts, int32_t *rc, uint32_t n,
