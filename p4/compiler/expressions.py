@@ -379,8 +379,9 @@ class ExpressionChecker(CheckerPart):
         e.left = left
         idx = self.expr(e.index, scope)
         t = left.type
-        # p4c accepts signed run-time indices too (a negative one is out of bounds)
-        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt)):
+        # p4c accepts signed run-time indices too (a negative one is out of bounds), and
+        # values of a serializable enum (their underlying integer)
+        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt, ir.Type_SerEnum)):
             raise self.err(f"array index must be an integer, not {type_str(idx.type)}", idx)
         e.index = idx
         if isinstance(t, ir.Type_Stack):
