@@ -25,6 +25,9 @@ p4c's message text first:
   E2E outside egress ("'clone(I2E, ...) not invoked in ingress");
 - ``for (T v in ...)`` loops ("BMV2 does not support for-in loops"), ``switch``
   statements in actions, select ranges whose ends are not constants;
+- a read of a ``register<S>`` whose ``S`` is a struct or header ("writing to a
+  structure is not supported on this target"), a table applied inside an
+  action's argument ("table invocation in action argument");
 - warnings only (p4c compiles the program): a table property (``key``,
   ``size`` ...) whose name is also a parameter or declaration in an enclosing
   scope ("'key' shadows 'key'").
