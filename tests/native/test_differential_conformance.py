@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from scapy.layers.inet import IP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP
 from scapy.layers.l2 import Ether
 
 from netweft.emulation.native.build import compiler
@@ -28,13 +28,33 @@ from .programs import mutate
 
 PROGRAMS = [
     "action_names",
+    "arithmetic",
+    "constants",
+    "field_names",
     "generic_function",
     "header_ops",
+    "keyword_names",
+    "language",
+    "misc_externs",
+    "names_and_arguments",
+    "nested_controls",
     "parser_errors",
     "parser_features",
+    "scopes",
+    "subcontrols",
+    "switch_statement",
+    "tables",
+    "tut_basic_tunnel",
     "tut_calc",
+    "tut_ecn",
+    "tut_firewall",
+    "tut_load_balance",
     "tut_mri",
+    "tut_multicast",
+    "tut_qos",
     "tut_source_routing",
+    "v1model_metadata",
+    "wide_arithmetic",
 ]
 
 FRAMES = 1000
@@ -238,3 +258,267 @@ def valid_tut_source_routing(rng: random.Random) -> bytes:
                      for i, port in enumerate(hops))
     return bytes(Ether(dst="0a:00:00:00:00:02", src="0a:00:00:00:00:01", type=0x1234)) \
         + stack + inner
+
+
+# Programs whose test sends one fixed-layout header after Ethernet: the header
+# (random field values, some of them the test's interesting ones) and a tail.
+
+def _header(rng: random.Random, ethertype: int, body: bytes, other: int = 0x0800) -> bytes:
+    """Ethernet (``ethertype``, now and then ``other``) / ``body`` / a short tail."""
+    if rng.random() < 0.1:
+        ethertype = other
+    return _eth(ethertype) + body + _junk(rng, 6)
+
+
+def _bytes(rng: random.Random, count: int, small: int = 16) -> bytes:
+    """``count`` random bytes, each small (below ``small``) half of the time."""
+    return bytes(rng.randrange(small) if rng.random() < 0.5 else rng.randrange(256)
+                 for _ in range(count))
+
+
+def valid_arithmetic(rng: random.Random) -> bytes:
+    a, b = rng.choice((0, 0x7F, 0x80, 0xFF, rng.randrange(256))), rng.randrange(256)
+    return _header(rng, 0x88B9, bytes([a, b, rng.randrange(13)]) + b"after")
+
+
+def valid_constants(rng: random.Random) -> bytes:
+    return _header(rng, 0x88C3, b"rest")
+
+
+def valid_field_names(rng: random.Random) -> bytes:
+    return _header(rng, 0x8888, _bytes(rng, 12))
+
+
+def configure_keyword_names(sw) -> None:
+    sw.table_add("KIngress.import", {"hdr.w.class": 3}, "KIngress.pass", {"print": 0x77})
+
+
+def valid_keyword_names(rng: random.Random) -> bytes:
+    return _header(rng, 0x88C5, bytes([rng.choice((3, 3, 4, rng.randrange(256)))])
+                   + _bytes(rng, 6))
+
+
+def valid_language(rng: random.Random) -> bytes:
+    kind = rng.choice((1, 2, 7, 0xFF, rng.randrange(256)))
+    x = rng.choice((5, 9, 10, 100, 101, 250, rng.randrange(256)))
+    body = struct.pack("!BBHIBBBB", kind, x, rng.randrange(65536),
+                       rng.choice((0, 0xFFFFFFFF, rng.randrange(1 << 32))), 0, 0, 0, 0)
+    return _header(rng, 0x88BB, body + bytes([rng.randrange(256)]) + b"!")
+
+
+def valid_misc_externs(rng: random.Random) -> bytes:
+    dst = rng.choice((DST, bytes.fromhex("0a00000000ff"), bytes(rng.randrange(256)
+                                                                for _ in range(6))))
+    return dst + bytes.fromhex("0a00000000ff") \
+        + rng.choice((0x0800, 0x86DD, rng.randrange(65536))).to_bytes(2, "big") \
+        + b"payload" + _junk(rng, 10)
+
+
+def valid_names_and_arguments(rng: random.Random) -> bytes:
+    return _header(rng, 0x88C4, _bytes(rng, 5))
+
+
+def configure_nested_controls(sw) -> None:
+    sw.table_add("NIngress.mid.left.t", {"key": 1}, "set", {"v": 1})
+    sw.table_add("NIngress.mid.right.t", {"key": 1}, "set", {"v": 2})
+
+
+def valid_nested_controls(rng: random.Random) -> bytes:
+    return _header(rng, 0x88C7, bytes([rng.choice((1, 2, rng.randrange(256)))])
+                   + _bytes(rng, 2))
+
+
+def valid_scopes(rng: random.Random) -> bytes:
+    return _header(rng, 0x88C6, bytes([rng.choice((0, 5, 130, rng.randrange(256)))])
+                   + _bytes(rng, 5))
+
+
+def configure_subcontrols(sw) -> None:
+    sw.table_add("MyIngress.outer.classify", {"k": 5}, "set_class", {"c": 1})
+    sw.table_add("MyIngress.inner.classify", {"k": 5}, "set_class", {"c": 2})
+    sw.table_add("inner.classify", {"k": 6}, "set_class", {"c": 3})
+    sw.table_add("MyIngress.first", {"hdr.s.k1": 1}, "MyIngress.mark_first", {})
+    sw.table_add("MyIngress.second", {"hdr.s.k2": 2}, "MyIngress.mark_second", {})
+    sw.table_add("MyIngress.exiting", {"hdr.s.k1": 1}, "MyIngress.stop_here", {})
+
+
+def valid_subcontrols(rng: random.Random) -> bytes:
+    body = struct.pack("!BHHBBBB", rng.randrange(11), rng.choice((1, 5, 6, 9)),
+                       rng.choice((2, 5, 6, 9)), 0, 0, 0, rng.choice((0, 7, rng.randrange(256))))
+    return _header(rng, 0x88BF, body)
+
+
+def valid_switch_statement(rng: random.Random) -> bytes:
+    return _header(rng, 0x88C0, bytes([rng.choice((0, 1, 2, 7, 9, rng.randrange(256))),
+                                       rng.choice((1, 2, 3, 9, rng.randrange(256))),
+                                       0x55, 0x55]))
+
+
+def configure_tables(sw) -> None:
+    """The entries of test_tables.py's tests that do not contradict each other."""
+    sw.table_add("t_exact", {"hdr.keys.e": 1}, "set_result", {"id": 1})
+    sw.table_add("t_exact", {"hdr.keys.e": 2}, "set_pair", {"id": 2, "param": 3})
+    sw.table_add("TIngress.t_exact", {"hdr.keys.e": 7}, "TIngress.set_pair", {"id": 5, "param": 9})
+    for value, mask, ident, priority in ((0x1200, 0xFF00, 1, 10), (0x0034, 0x00FF, 2, 20),
+                                         (0, 0, 3, 1)):
+        sw.table_add("t_ternary", {"hdr.keys.t": (value, mask)}, "set_result", {"id": ident},
+                     priority=priority)
+    sw.table_add("t_range", {"hdr.keys.r": (100, 200)}, "set_result", {"id": 1}, priority=5)
+    sw.table_add("t_range", {"hdr.keys.r": (150, 160)}, "set_result", {"id": 2}, priority=50)
+    sw.table_add("t_optional", {"hdr.keys.e": 1, "hdr.keys.o": None}, "set_result", {"id": 1},
+                 priority=1)
+    sw.table_add("t_optional", {"hdr.keys.e": 1, "hdr.keys.o": 9}, "set_result", {"id": 2},
+                 priority=2)
+    for prefix, length, ident in (("10.1.2.0", 24, 24), ("10.1.2.128", 25, 25),
+                                  ("0.0.0.0", 0, 0x77), ("10.0.0.0", 8, 8)):
+        sw.table_add("t_lpm", {"hdr.keys.l": (prefix, length)}, "set_result", {"id": ident})
+    sw.table_add("t_multi", {"hdr.keys.e": 3, "hdr.keys.t": (0, 0), "hdr.keys.r": (0, 0xFFFF)},
+                 "set_result", {"id": 1}, priority=1)
+    sw.table_add("t_multi", {"hdr.keys.e": 3, "hdr.keys.t": (0x00F0, 0x00F0),
+                             "hdr.keys.r": (10, 20)}, "set_result", {"id": 2}, priority=2)
+    sw.table_add("TIngress.renamed", {"tenant": 6}, "TIngress.set_pair", {"id": 6, "param": 66})
+    sw.table_add("t_slice_key", {"top_octet": 10, "hdr.keys.$valid$": True},
+                 "set_result", {"id": 10})
+    sw.table_add("t_slice_key", {"top_octet": 11, "hdr.keys.isValid()": False},
+                 "set_result", {"id": 11})
+    sw.table_set_default("t_default_args", "set_pair", {"id": 1, "param": 2})
+
+
+def valid_tables(rng: random.Random) -> bytes:
+    keys = struct.pack("!BBHHBI", rng.randrange(17), rng.choice((1, 2, 3, 6, 7, rng.randrange(256))),
+                       rng.choice((0x1234, 0x12FF, 0xAB34, 0x4242, 0x00F0, rng.randrange(65536))),
+                       rng.choice((99, 100, 150, 160, 161, 15, rng.randrange(65536))),
+                       rng.choice((9, rng.randrange(256))),
+                       rng.choice((0x0A010281, 0x0A010201, 0x0A0B0C0D, 0x0B000000,
+                                   rng.randrange(1 << 32))))
+    return _header(rng, 0x88B8, keys + bytes(4) + b"pl")
+
+
+SWITCH_MAC = "08:00:00:00:01:00"
+
+
+def _route(sw) -> None:
+    _add_route(sw, "10.0.2.0", 24, 2)
+
+
+def _ipv4(rng: random.Random, l4=None, tos: int = 0, ethertype: int = 0x0800) -> bytes:
+    dst = rng.choice(("10.0.2.2", "10.0.2.9", "10.0.3.3"))
+    l4 = UDP(sport=1, dport=2) if l4 is None else l4
+    return bytes(Ether(dst=SWITCH_MAC, src="00:00:00:00:01:01", type=ethertype)
+                 / IP(src="10.0.1.1", dst=dst, tos=tos, ttl=rng.choice((64, 1, 0)), id=1)
+                 / l4 / b"payload")
+
+
+def configure_tut_basic_tunnel(sw) -> None:
+    _route(sw)
+    sw.table_add("MyIngress.tunnel_exact", {"hdr.tunnel.dst_id": 2},
+                 "MyIngress.tunnel_forward", {"port": 3})
+
+
+def valid_tut_basic_tunnel(rng: random.Random) -> bytes:
+    plain = _ipv4(rng)
+    if rng.random() < 0.4:
+        return plain
+    proto = rng.choice((0x0800, 0x0800, rng.randrange(65536)))
+    return bytes(Ether(dst=SWITCH_MAC, src="00:00:00:00:01:01", type=0x1212)) \
+        + struct.pack("!HH", proto, rng.choice((2, 5, rng.randrange(65536)))) + plain[14:]
+
+
+def configure_tut_ecn(sw) -> None:
+    _route(sw)
+    sw.table_set_default("MyEgress.ecn_config", "MyEgress.set_threshold", {"threshold": 0})
+
+
+def valid_tut_ecn(rng: random.Random) -> bytes:
+    return _ipv4(rng, tos=rng.choice((0xB8, 0, rng.randrange(64) << 2)) | rng.randrange(4))
+
+
+INSIDE, OUTSIDE = "10.0.1.1", "10.0.3.3"
+
+
+def configure_tut_firewall(sw) -> None:
+    sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": (INSIDE, 32)},
+                 "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:01:11", "port": 1})
+    sw.table_add("MyIngress.ipv4_lpm", {"hdr.ipv4.dstAddr": (OUTSIDE, 32)},
+                 "MyIngress.ipv4_forward", {"dstAddr": "08:00:00:00:03:33", "port": 3})
+    sw.table_add("MyIngress.check_ports", {"standard_metadata.ingress_port": 1,
+                                           "standard_metadata.egress_spec": 3},
+                 "MyIngress.set_direction", {"dir": 0})
+    sw.table_add("MyIngress.check_ports", {"standard_metadata.ingress_port": 3,
+                                           "standard_metadata.egress_spec": 1},
+                 "MyIngress.set_direction", {"dir": 1})
+
+
+def valid_tut_firewall(rng: random.Random) -> bytes:
+    """TCP between the inside and outside hosts (few ports: replies find the filter)."""
+    src, dst = (INSIDE, OUTSIDE) if rng.random() < 0.5 else (OUTSIDE, INSIDE)
+    sport, dport = rng.choice((1000, 1001, 80)), rng.choice((1000, 1001, 80))
+    tcp = TCP(sport=sport, dport=dport, flags=rng.choice(("S", "SA", "A", "PA", "F")), seq=1)
+    l4 = tcp if rng.random() < 0.9 else UDP(sport=sport, dport=dport)
+    return bytes(Ether(dst=SWITCH_MAC, src="00:00:00:00:00:99")
+                 / IP(src=src, dst=dst, ttl=rng.choice((64, 1)), id=1) / l4)
+
+
+def configure_tut_load_balance(sw) -> None:
+    sw.table_add("MyIngress.ecmp_group", {"hdr.ipv4.dstAddr": ("10.0.0.1", 32)},
+                 "MyIngress.set_ecmp_select", {"ecmp_base": 0, "ecmp_count": 2})
+    for select, (mac, ip, port) in {0: ("00:00:00:00:02:02", "10.0.2.2", 2),
+                                    1: ("00:00:00:00:03:03", "10.0.3.3", 3)}.items():
+        sw.table_add("MyIngress.ecmp_nhop", {"meta.ecmp_select": select},
+                     "MyIngress.set_nhop", {"nhop_dmac": mac, "nhop_ipv4": ip, "port": port})
+    for port, mac in {2: "00:00:00:02:02:00", 3: "00:00:00:03:03:00"}.items():
+        sw.table_add("MyEgress.send_frame", {"standard_metadata.egress_port": port},
+                     "MyEgress.rewrite_mac", {"smac": mac})
+
+
+def valid_tut_load_balance(rng: random.Random) -> bytes:
+    dst = rng.choice(("10.0.0.1", "10.0.0.1", "10.0.0.2"))
+    sport, dport = rng.randrange(65536), rng.randrange(65536)
+    l4 = TCP(sport=sport, dport=dport) if rng.random() < 0.7 else UDP(sport=sport, dport=dport)
+    return bytes(Ether(dst=SWITCH_MAC, src="00:00:00:00:01:01")
+                 / IP(src=f"10.0.1.{rng.randrange(256)}", dst=dst, ttl=rng.choice((64, 1)))
+                 / l4 / b"lb")
+
+
+def configure_tut_multicast(sw) -> None:
+    sw.mc_group_set(1, [(1, 11), (2, 12), (3, 13)])
+    sw.table_add("MyIngress.mac_lookup", {"hdr.ethernet.dstAddr": "08:00:00:00:03:33"},
+                 "MyIngress.mac_forward", {"port": 3})
+
+
+def valid_tut_multicast(rng: random.Random) -> bytes:
+    dst = rng.choice(("ff:ff:ff:ff:ff:ff", "08:00:00:00:03:33", "08:00:00:00:04:44"))
+    return bytes(Ether(dst=dst, src="0a:00:00:00:ff:ff", type=0x0800)
+                 / IP(dst="10.0.0.9") / ICMP())
+
+
+def configure_tut_qos(sw) -> None:
+    _route(sw)
+
+
+def valid_tut_qos(rng: random.Random) -> bytes:
+    l4 = rng.choice((UDP(sport=1, dport=2), TCP(sport=1, dport=2), ICMP()))
+    return _ipv4(rng, l4, tos=rng.randrange(256))
+
+
+def configure_v1model_metadata(sw) -> None:
+    sw.mc_group_set(3, [(1, 100), (4, 101), (1, 102)])
+    sw.mc_group_set(9, [(5, 1)])
+
+
+def valid_v1model_metadata(rng: random.Random) -> bytes:
+    """The probe header (command, argument, zeroed observations), sometimes padded."""
+    body = struct.pack("!BBHIIIHHI", rng.randrange(11),
+                       rng.choice((0, 2, 3, 5, 6, 7, 9, rng.randrange(256))), 0, 0, 0, 0, 0, 0, 0)
+    pad = bytes(rng.choice((0, 0, 100)))
+    return _header(rng, 0x88B5, body + b"\x11\x22\x33\x44\x55" + pad)
+
+
+def valid_wide_arithmetic(rng: random.Random) -> bytes:
+    def value(bits: int) -> int:
+        return rng.choice((0, 1, 0x7F, 0x80000000, 0x7FFFFFFF, 0xFFFFFFFF, (1 << bits) - 1,
+                           rng.randrange(1 << bits), rng.randrange(1 << bits)))
+
+    body = value(64).to_bytes(8, "big") + value(64).to_bytes(8, "big") \
+        + value(128).to_bytes(16, "big")
+    return _header(rng, 0x88BE, body)
