@@ -20,7 +20,7 @@ from netweft.emulation.native.c_types import (
     scalar_width,
     unsupported,
 )
-from netweft.emulation.pipeline.externs import enum_member_name
+from netweft.emulation.pipeline.externs import enum_member_name, struct_register_refusal
 from netweft.emulation.v1model.hash_algorithms import bmv2_refusal
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import P4Error
@@ -230,6 +230,12 @@ class CExternLowering:
         kind, index, size, width = info
         m = c.method_name
         if kind == "register":
+            ext = getattr(decl, "extern", None)
+            refusal = struct_register_refusal(
+                decl.name, ext.type_args[0] if ext is not None and ext.type_args else None,
+                c, args)
+            if refusal is not None:
+                raise refusal
             arr = f"X->P->reg[{index}]"
             if width > 64:    # two words a cell, an unsigned __int128
                 arr = f"((nw_u128 *)X->P->reg[{index}])"

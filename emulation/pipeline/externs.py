@@ -19,6 +19,7 @@ from netweft.emulation.pipeline.types import (
 from netweft.emulation.v1model.hash_algorithms import bmv2_refusal
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.naming import expression_text
 
 if TYPE_CHECKING:
     from netweft.emulation.pipeline.codegen import Body, Lowering
@@ -272,6 +273,31 @@ def _plain(t: Any, ref: str) -> str:
     return ref
 
 
+def struct_register_refusal(name: str, cell_type: Any, c: ir.MethodCallExpression,
+                            args: list[Any]) -> P4Error | None:
+    """The error for ``read``/``write`` on a ``register<S>`` whose cell type is a struct,
+    header or union, else None.
+
+    Both back ends hold bit-string cells, as BMv2 does; p4c-bm2-ss refuses such a
+    read ("writing to a structure is not supported on this target"), so the switch
+    refuses the program at load, at the read's result (or the written value).
+    """
+    value = None
+    if c.method_name == "read":
+        value = args[0] if len(args) == 2 else None
+    elif c.method_name == "write" and len(args) == 2:
+        value = args[1]
+    t = cell_type if isinstance(cell_type, ir.Type_StructLike) else getattr(value, "type", None)
+    if not (isinstance(t, ir.Type_StructLike) or (t is not None and is_aggregate(t))):
+        return None
+    where = value if value is not None else c
+    text = expression_text(where) if value is not None else f"{name}.{c.method_name}"
+    type_name = getattr(t, "name", "an aggregate")
+    return P4Error(f"{text}: a register cell of a struct or header type is not supported "
+                   f"(register '{name}' holds {type_name}; BMv2 registers hold bit<W> values "
+                   "and p4c-bm2-ss refuses the program)", where.loc or c.loc)
+
+
 def lower_extern_method(lw: Lowering, c: ir.MethodCallExpression, args: list[Any],
                         body: Body) -> str:
     """Source for ``instance.method(...)`` on a v1model extern object."""
@@ -283,6 +309,11 @@ def lower_extern_method(lw: Lowering, c: ir.MethodCallExpression, args: list[Any
     ext = lw.externs_by_var[var].extern_type
     m = c.method_name
     if ext == "register":
+        inst_info = lw.externs_by_var[var]
+        refusal = struct_register_refusal(
+            inst_info.decl.name, inst_info.type_args[0] if inst_info.type_args else None, c, args)
+        if refusal is not None:
+            raise refusal
         if m == "read":
             if len(args) == 2:
                 _target(lw, args[0], f"{var}.read({lw.expr(args[1], body)})", body)
