@@ -142,11 +142,14 @@ type_info { }
 
 def test_aggregation():
     """p4/aggregation.p4: the controls of include/aggregation.p4 applied as
-    MyIngress.aggregation and MyEgress.aggregation, one register per lane."""
+    MyIngress.aggregation and MyEgress.aggregation, one register per lane (64 by
+    default), agg_parents for the levels of hierarchical jobs."""
     got = build_p4info(compile_p4(program("aggregation")))
     ing, eg = "MyIngress.aggregation.", "MyEgress.aggregation."
     actions = [(ing + "set_job", [("base", 32), ("size", 32), ("workers", 8), ("mcast_grp", 16)]),
-               (ing + "not_aggregated", []), (ing + "reject", []),
+               (ing + "not_aggregated", []),
+               (ing + "set_parent", [("port", 9), ("mac", 48), ("child_id", 8)]),
+               (ing + "root", []), (ing + "partial_to_parent", []), (ing + "reject", []),
                (ing + "multicast_result", []), (ing + "unicast_result", []),
                ("MyIngress.drop", []), ("MyIngress.forward", [("dmac", 48), ("port", 9)]),
                (eg + "to_worker", [("mac", 48), ("addr", 32), ("udp_port", 16)]),
@@ -168,6 +171,9 @@ def test_aggregation():
     text = 'pkg_info { arch: "v1model" }'
     text += table(ing + "agg_jobs", [("ipv4.dstAddr", 32, "EXACT"), ("agg.job_id", 16, "EXACT")],
                   [ing + "set_job", ing + "not_aggregated"], ing + "not_aggregated", 256)
+    text += table(ing + "agg_parents", [("ipv4.dstAddr", 32, "EXACT"),
+                                        ("agg.job_id", 16, "EXACT")],
+                  [ing + "set_parent", ing + "root"], ing + "root", 256)
     text += table("MyIngress.ipv4_routes", [("hdr.base.ipv4.dstAddr", 32, "LPM")],
                   ["MyIngress.forward", "MyIngress.drop"], "MyIngress.drop", 4096)
     text += table(eg + "agg_workers", [("agg.job_id", 16, "EXACT"),
@@ -177,7 +183,7 @@ def test_aggregation():
         text += f"actions {{ {preamble(ACTION, name)} " + "".join(
             f'params {{ id: {i} name: "{p}" bitwidth: {w} }}'
             for i, (p, w) in enumerate(params, 1)) + "}"
-    for name, size in ((ing + "events", 8), ("MyIngress.drops", 4), (eg + "copies", 2)):
+    for name, size in ((ing + "events", 10), ("MyIngress.drops", 4), (eg + "copies", 2)):
         text += f"counters {{ {preamble(COUNTER, name)} spec {{ unit: PACKETS }} size: {size} }}"
     widths = [("bitmap", 32), ("count", 8), ("block", 32), ("exponent", 16)]
     widths += [(f"lane{i}", 32) for i in range(64)]
