@@ -93,6 +93,9 @@ class Device:
         # set by a switch process whose packets a C loop moves: PacketOut frames are
         # queued into that loop (received on the CPU port) instead of run here
         self.inject: Callable[[bytes], bool] | None = None
+        # set by such a switch process: called (outside the lock) once a new pipeline
+        # is committed, returning when the loop runs it
+        self.pipeline_changed: Callable[[], None] | None = None
         self.stats = {"packet_in": 0, "packet_in_errors": 0, "packet_out": 0}
         self._loop_offset: int | None = None   # monotonic_ns() - the switch loop's clock
 
@@ -156,6 +159,9 @@ class Device:
             self._reconcile(config, cookie)
         else:
             raise invalid(f"SetForwardingPipelineConfig: unknown action {action}")
+        if action in (SetAction.VERIFY_AND_COMMIT, SetAction.COMMIT,
+                      SetAction.RECONCILE_AND_COMMIT) and self.pipeline_changed is not None:
+            self.pipeline_changed()
 
     def _reconcile(self, config: p4runtime_pb2.ForwardingPipelineConfig,
                    cookie: int | None) -> None:

@@ -30,6 +30,7 @@ import json
 import re
 import selectors
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -47,6 +48,7 @@ from netweft.emulation.native.dataplane import (
 from netweft.nic_offload.wire_model import seed64
 
 IDLE_WAKEUP_S = 0.2
+SWAP_WAIT_S = 30.0    # longest a SetForwardingPipelineConfig waits for the loop's swap
 _PER_PORT = re.compile(r"_port\d+$")
 _NOT_PACKETS = ("passes", "sleeps")   # the loop's own activity: they change while idle
 RING_FRAMES = 1024
@@ -318,6 +320,24 @@ def serve_native(target: Any, ports: dict[int, str], running: Callable[[], bool]
     server = None
     sel = selectors.DefaultSelector()
     stats_final: dict[str, int] = {}
+    # A SetForwardingPipelineConfig returns only once the loop runs the new pipeline
+    # (the loop looks every IDLE_WAKEUP_S): a controller that writes entries and sends
+    # packets right after it must not meet the old one.
+    swapped = threading.Event()
+    swapped.set()
+
+    def pipeline_changed() -> None:
+        if device.switch is not loop.switch:
+            swapped.clear()
+            if device.switch is not loop.switch:
+                swapped.wait(SWAP_WAIT_S)
+
+    if device is not None:
+        device.pipeline_changed = pipeline_changed
+        started = getattr(device, "native_loop_started", None)
+        if started is not None:        # the Python loop handed over: its RPC may go on
+            device.native_loop_started = None
+            started()
     try:
         options = port_options if port_options is not None else {}
         control_target = NativeControlTarget(loop, lambda: dict(getattr(device, "stats", {})))
@@ -368,8 +388,13 @@ def serve_native(target: Any, ports: dict[int, str], running: Callable[[], bool]
                     sel.register(loop.host.fd, selectors.EVENT_READ, "cpu")
                 if server is not None:
                     sel.register(server.listener, selectors.EVENT_READ, "control")
+            if device is None or device.switch is loop.switch:
+                swapped.set()      # no change pending (or the swap is done)
         return outcome
     finally:
+        if device is not None:
+            device.pipeline_changed = None
+        swapped.set()
         sel.close()
         try:
             if loop.dataplane._loop is not None:

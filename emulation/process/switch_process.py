@@ -46,6 +46,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -298,6 +299,17 @@ def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool
     device = hasattr(switch, "packet_out")
     io = SwitchPorts(ports)
     captures = server = None
+    if device:
+        # a SetForwardingPipelineConfig whose pipeline the C loop will run returns once
+        # that loop serves the ports (serve_native calls native_loop_started)
+        handover = threading.Event()
+
+        def pipeline_changed() -> None:
+            if _runs_native(switch):
+                handover.wait(NATIVE_HANDOVER_WAIT_S)
+
+        switch.pipeline_changed = pipeline_changed
+        switch.native_loop_started = handover.set
     # select(2) sleeps to the microsecond (epoll rounds up to whole milliseconds), so
     # a departure's timer fires on time; a switch has far fewer than 1024 descriptors
     sel = selectors.SelectSelector()
@@ -352,6 +364,9 @@ def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool
                 counters.update(switch.switch.stats)  # a P4Runtime device's switch
             stats_out.write_text(json.dumps(counters, indent=2, sort_keys=True))
     return False
+
+
+NATIVE_HANDOVER_WAIT_S = 30.0   # longest a pipeline change waits for the C loop to start
 
 
 def _runs_native(target: Any) -> bool:
