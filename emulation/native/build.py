@@ -85,7 +85,7 @@ typedef struct nw_meter_rate {
     uint32_t pad;
 } nw_meter_rate_t;
 typedef struct nw_meter { uint32_t nrates; uint32_t bytes; nw_meter_rate_t rate[4]; } nw_meter_t;
-typedef struct nw_direct { uint64_t counter[2]; nw_meter_t meter; } nw_direct_t;
+typedef struct nw_direct { uint64_t counter[2]; nw_meter_t meter; uint64_t hits; } nw_direct_t;
 nw_meter_t *nw_pipeline_meter(void *p, uint32_t i);
 int32_t nw_pipeline_set_crc(void *p, uint32_t width, uint32_t poly, uint32_t initial,
                             uint32_t final_xor, uint32_t reflect_data, uint32_t reflect_rem);

@@ -6,8 +6,9 @@ order (the layout the control plane in :mod:`.objects` writes entries in);
 ``selector`` keys are not part of it. The action of the hit entry (or the
 default) runs with its action data from the entry: one ``uint64_t`` per
 parameter, two (high, low) above 64 bits. A hit counts the entry's direct
-counter and executes its direct meter (the colour ``direct_meter.read``
-returns); an entry pointing at a selector group runs the member its selector
+counter, executes its direct meter (the colour ``direct_meter.read``
+returns) and, in a ``support_timeout`` table, counts the entry's hits (the
+idle-timeout sweep reads them; a miss counts nothing, as in the Python back end); an entry pointing at a selector group runs the member its selector
 keys hash to, as the Python back end (:mod:`netweft.emulation.v1model.action_profiles`).
 """
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from netweft.emulation.native.c_body import CBody
 from netweft.emulation.native.c_types import c_name, is_scalar, scalar_width, unsupported
+from netweft.emulation.v1model.idle_timeout import supports_idle_timeout
 from netweft.p4.compiler import ir
 
 
@@ -36,6 +38,7 @@ class NativeTableInfo:
     direct_meter: str | None = None             # its MeterType ("packets", "bytes")
     profile: str | None = None                  # the action profile/selector instance
     selector: tuple[str, int] | None = None     # (HashAlgorithm, output width)
+    idle_timeout: bool = False                  # support_timeout: entries count their hits
 
     @property
     def key_bytes(self) -> int:
@@ -139,7 +142,7 @@ class CTableLowering:
         flags: dict[str, tuple[bool, bool]] = {}
         info = NativeTableInfo(fqn, index, t, keys, actions, params, flags,
                                t.counters is not None, self.direct_meter_type(t), profile,
-                               selector)
+                               selector, supports_idle_timeout(t))
         select = self.selector_hash(selector, selector_keys, body) if selector else ""
         self.tables[fqn] = info
         cases = []
@@ -184,6 +187,8 @@ class CTableLowering:
         if info.direct_counter:
             body.emit("if (e && e->direct) { e->direct->counter[0] += 1; "
                       "e->direct->counter[1] += X->ilen; }")
+        if info.idle_timeout:
+            body.emit("if (e && e->direct) e->direct->hits += 1;")
         if info.direct_meter is not None:
             body.emit("X->dmeter = e && e->direct ? nw_meter_execute(&e->direct->meter, X->now, "
                       "X->ilen) : NW_GREEN;")

@@ -7,8 +7,8 @@ interface as the Python back end's (:mod:`netweft.emulation.v1model`).
 writes every change through to the C table; registers and counters keep their
 cells in the pipeline's C memory, read and written in place.  So the P4Runtime
 server, runtime files, ``netweft cli`` and the controllers drive both back ends
-alike.  A table entry (:class:`NativeTableEntry`) keeps its direct counter and
-meter in C memory it owns, and writes a change of its action (or selector
+alike.  A table entry (:class:`NativeTableEntry`) keeps its direct counter,
+meter and hit count in C memory it owns, and writes a change of its action (or selector
 group) through; a selector group (:class:`NativeSelectorGroup`) writes its
 members through.  Updates are applied between packets, each whole: the C calls of a
 packet and of an update hold the pipeline's lock (a P4Runtime server writes
@@ -116,8 +116,10 @@ class NativeMatchTable(MatchTable):
         return NativeTableEntry(self, match, action, args, priority, seq, bound)
 
     def new_direct(self) -> Any:
-        """C memory for one entry's direct counter and meter (None: the table has neither)."""
-        if not self._info.direct_counter and self._info.direct_meter is None:
+        """C memory for one entry's direct counter, meter and hit count (None: the table
+        has no direct resource and does not support idle timeouts)."""
+        info = self._info
+        if not info.direct_counter and info.direct_meter is None and not info.idle_timeout:
             return None
         direct = self._ffi.new("nw_direct_t *")
         direct.meter.bytes = int(self._info.direct_meter == "bytes")
@@ -226,14 +228,15 @@ class DirectCounterCells:
 
 
 class NativeTableEntry(TableEntry):
-    """A :class:`TableEntry` of a native table: its direct counter and meter are C memory
-    (they survive the table's rebuilds), and a new action or selector group given to
-    ``bound`` is written through to the C entry.  In a table without direct
-    resources the counter and meter are plain Python values, as in the Python back end."""
+    """A :class:`TableEntry` of a native table: its direct counter, meter and (in a
+    ``support_timeout`` table) hit count are C memory (they survive the table's
+    rebuilds), and a new action or selector group given to ``bound`` is written
+    through to the C entry.  In a table without them the counter, meter and hits are
+    plain Python values, as in the Python back end."""
 
     def __init__(self, table: NativeMatchTable, *fields: Any) -> None:
         self.__dict__.update(_table=table, installed=False, _bound=None, _attached=False,
-                             _plain_counter=[0, 0], _plain_meter=None)
+                             _plain_counter=[0, 0], _plain_meter=None, _plain_hits=0)
         self.direct = table.new_direct()
         self._meter = None if self.direct is None else NativeMeter(
             table._info.direct_meter or "bytes", table._ffi.addressof(self.direct, "meter"),
@@ -265,6 +268,23 @@ class NativeTableEntry(TableEntry):
             self._plain_counter = [int(packets), int(nbytes)]
             return
         DirectCounterCells(self.direct.counter, self._table._lock)[:] = [packets, nbytes]
+
+    @property   # type: ignore[override]
+    def hits(self) -> int:
+        """Lookups this entry won (support_timeout tables: C counts them).  Read under
+        the pipeline lock, as a C packet loop's thread bumps the count."""
+        if self.direct is None:
+            return self._plain_hits
+        with self._table._lock:
+            return int(self.direct.hits)
+
+    @hits.setter
+    def hits(self, value: int) -> None:
+        if self.direct is None:
+            self._plain_hits = int(value)
+            return
+        with self._table._lock:
+            self.direct.hits = int(value)
 
     @property   # type: ignore[override]
     def meter(self) -> Meter | None:

@@ -12,7 +12,6 @@ import os
 import sys
 
 from netweft.emulation.native.pipeline import NativePipeline, NativeUnavailable
-from netweft.emulation.v1model.idle_timeout import supports_idle_timeout
 from netweft.p4.compiler.program import Program
 
 BACKENDS = ("auto", "c", "python")
@@ -44,7 +43,6 @@ def select_backend(program: Program, backend: str | None, traced: bool, seed: in
     try:
         if traced:
             raise NativeUnavailable("packet traces are only produced by the Python back end")
-        _refuse_idle_timeouts(program)
         return NativePipeline.load(program, abs(seed), select_no_match_ends_parsing)
     except NativeUnavailable as err:
         if choice == "c":
@@ -57,10 +55,3 @@ def select_backend(program: Program, backend: str | None, traced: bool, seed: in
                   file=sys.stderr)
         return None
 
-
-def _refuse_idle_timeouts(program: Program) -> None:
-    """Idle timeouts need each entry's hits, which only the Python back end records."""
-    for name, table in program.tables.items():
-        if supports_idle_timeout(table):
-            raise NativeUnavailable(f"table {name} supports idle timeouts (support_timeout): "
-                                    "entry hits are recorded by the Python back end only")

@@ -1,5 +1,6 @@
 """Idle timeouts (support_timeout tables, idle_timeout_ns, IdleTimeoutNotification) and
-PacketIn/PacketOut, on the tutorials-shaped flow-cache program of tests/tutorials."""
+PacketIn/PacketOut, on the tutorials-shaped flow-cache program of tests/tutorials, on
+both back ends (the native one counts each entry's hits in C)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import grpc
 import pytest
 from p4.v1 import p4runtime_pb2
 
-from netweft.emulation.native.pipeline import NativeUnavailable
 from netweft.emulation.native.selection import select_backend
 from netweft.emulation.p4runtime.device import Device
 from netweft.emulation.p4runtime.errors import P4RuntimeError
@@ -43,9 +43,16 @@ def p4info(program):
     return build_p4info(program)
 
 
-def _device(program, p4info, sweep_s: float) -> Device:
+@pytest.fixture(params=["python", "c"])
+def backend(request) -> str:
+    return request.param
+
+
+def _device(program, p4info, sweep_s: float, backend: str) -> Device:
     device = Device(_no_loader, device_id=1, cpu_port=CPU_PORT, idle_sweep_s=sweep_s)
-    device.install(p4info, b"", switch=SoftSwitch(program, backend="python"))
+    switch = SoftSwitch(program, backend=backend)
+    assert switch.backend == backend
+    device.install(p4info, b"", switch=switch)
     return device
 
 
@@ -81,8 +88,8 @@ def _write(device: Device, updates: list[p4runtime_pb2.Update]) -> None:
     assert results == [None] * len(updates), results
 
 
-def test_an_idle_entry_is_reported_once_and_again_only_after_a_hit_or_a_modify(program, p4info):
-    device = _device(program, p4info, sweep_s=0)       # swept by hand, with explicit times
+def test_an_idle_entry_is_reported_once_and_again_only_after_a_hit_or_a_modify(program, p4info, backend):
+    device = _device(program, p4info, sweep_s=0, backend=backend)   # swept by hand, at given times
     sweeps = device._entities.idle_timeouts
     c = _controller(device, p4info)
     t0 = time.monotonic_ns()
@@ -120,16 +127,16 @@ def test_an_idle_entry_is_reported_once_and_again_only_after_a_hit_or_a_modify(p
     assert sweeps.sweep(later + 2 * SECOND) is not None
 
 
-def test_entries_without_idle_timeout_or_in_other_tables_are_never_reported(program, p4info):
-    device = _device(program, p4info, sweep_s=0)
+def test_entries_without_idle_timeout_or_in_other_tables_are_never_reported(program, p4info, backend):
+    device = _device(program, p4info, sweep_s=0, backend=backend)
     c = _controller(device, p4info)
     route, cache = _route_and_cache_updates(c, idle_ns=0)
     _write(device, [route, cache])
     assert device._entities.idle_timeouts.sweep(time.monotonic_ns() + 3600 * SECOND) is None
 
 
-def test_idle_timeout_is_refused_where_the_table_has_no_support_timeout(program, p4info):
-    device = _device(program, p4info, sweep_s=0)
+def test_idle_timeout_is_refused_where_the_table_has_no_support_timeout(program, p4info, backend):
+    device = _device(program, p4info, sweep_s=0, backend=backend)
     c = _controller(device, p4info)
     route, _cache = _route_and_cache_updates(c, idle_ns=SECOND)
     route.entity.table_entry.idle_timeout_ns = SECOND
@@ -139,12 +146,50 @@ def test_idle_timeout_is_refused_where_the_table_has_no_support_timeout(program,
     assert "support_timeout" in result.message
 
 
-def test_the_native_back_end_leaves_idle_timeout_programs_to_python(program):
-    with pytest.raises(NativeUnavailable, match="support_timeout"):
-        select_backend(program, "c", traced=False, seed=0, select_no_match_ends_parsing=False)
-    assert select_backend(program, "auto", traced=False, seed=0,
-                          select_no_match_ends_parsing=False) is None
-    assert SoftSwitch(program, backend="auto").backend == "python"
+def test_the_native_back_end_runs_idle_timeout_programs(program):
+    assert select_backend(program, "c", traced=False, seed=0,
+                          select_no_match_ends_parsing=False) is not None
+    assert SoftSwitch(program, backend="auto").backend == "c"
+
+
+def _entry_hits(device: Device) -> dict[tuple[str, tuple], int]:
+    """Every installed entry's hits, by table and match."""
+    tables = device.switch.tables
+    return {(name, entry.match): entry.hits
+            for name, table in tables.items() for entry in table.entries}
+
+
+def test_hit_counts_are_the_same_on_both_back_ends(program, p4info):
+    """The same entries and frames (hits, misses, a non-timeout table, a MODIFY)
+    leave every entry with the same hit count on both back ends."""
+    counts = {}
+    for backend in ("python", "c"):
+        device = _device(program, p4info, sweep_s=0, backend=backend)
+        c = _controller(device, p4info)
+        route, cache = _route_and_cache_updates(c, idle_ns=SECOND)
+        other = c.table_entry({"table": "MyIngress.flow_cache",
+                               "match": {"hdr.ipv4.srcAddr": H2, "hdr.ipv4.dstAddr": H1},
+                               "action_name": "MyIngress.cached"})
+        back = c.table_entry({"table": "MyIngress.ipv4_lpm",
+                              "match": {"hdr.ipv4.dstAddr": [H1, 32]},
+                              "action_name": "MyIngress.ipv4_forward",
+                              "action_params": {"dstAddr": "08:00:00:00:01:11", "port": 1}})
+        _write(device, [route, back, cache, other])
+        for n in range(7):
+            device.process(1, _ipv4(H1, H2))            # the cached flow: a hit
+            if n % 3 == 0:
+                device.process(2, _ipv4(H2, H1))        # the other entry
+            device.process(1, _ipv4("10.0.9.9", H2))    # a miss: counts nothing
+        cache.type = p4runtime_pb2.Update.MODIFY        # a MODIFY keeps the count
+        _write(device, [cache])
+        device.process(1, _ipv4(H1, H2))
+        counts[backend] = _entry_hits(device)
+    assert counts["c"] == counts["python"]
+    flow = {match: hits for (table, match), hits in counts["c"].items()
+            if table == "MyIngress.flow_cache"}
+    assert sorted(flow.values()) == [3, 8]
+    assert all(hits == 0 for (table, _m), hits in counts["c"].items()
+               if table == "MyIngress.ipv4_lpm")      # no support_timeout: never counted
 
 
 class _Stream:
@@ -169,8 +214,8 @@ class _Stream:
                 return msg
 
 
-def test_packet_in_packet_out_and_idle_timeout_notification_over_grpc(program, p4info):
-    device = _device(program, p4info, sweep_s=0.05)
+def test_packet_in_packet_out_and_idle_timeout_notification_over_grpc(program, p4info, backend):
+    device = _device(program, p4info, sweep_s=0.05, backend=backend)
     sent: list[tuple[int, bytes]] = []
     device.transmit = lambda port, data: sent.append((port, data))
     server = P4RuntimeServer(device, "127.0.0.1:0").start()

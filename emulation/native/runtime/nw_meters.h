@@ -49,11 +49,13 @@ static uint32_t nw_meter_execute(nw_meter_t *m, uint64_t now_us, uint64_t size) 
     return NW_GREEN;
 }
 
-/* Direct resources of one table entry (direct_counter, direct_meter): memory the
- * control plane (Python) owns, so that it survives a table rebuild. */
+/* Direct resources of one table entry (direct_counter, direct_meter, and the hit
+ * count of a support_timeout table's entry, read by the idle-timeout sweep): memory
+ * the control plane (Python) owns, so that it survives a table rebuild. */
 typedef struct nw_direct {
     uint64_t counter[2];      /* packets, bytes */
     nw_meter_t meter;
+    uint64_t hits;            /* lookups this entry won (support_timeout tables) */
 } nw_direct_t;
 
 #endif /* NW_METERS_H */
