@@ -103,6 +103,10 @@ class GeneratedPipeline(Pipeline):
         if adapter == mod.ffi.NULL:
             raise ValueError("the generated pipeline's functions are missing or its state "
                              "is too large")
+        # an ingress clone parses the received frame again (BMv2), not a copy of ingress's;
+        # a hand-written pipeline without nw_clone_i2e clones a copy
+        if hasattr(lib, "nw_clone_i2e"):
+            mod.lib.nw_dp_p4_set_clone_i2e(adapter, address("nw_clone_i2e"))
         self._adapter = mod.ffi.gc(adapter, mod.lib.nw_dp_p4_free)
         self._mod = mod
         self.ptr = mod.lib.nw_dp_p4_pipeline(self._adapter)

@@ -78,6 +78,7 @@ const nw_dp_pipeline_t *nw_dp_standin_pipeline(nw_dp_standin_t *s);
 typedef struct nw_dp_p4 nw_dp_p4_t;
 nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t egress,
                                     size_t state_size);
+void nw_dp_p4_set_clone_i2e(nw_dp_p4_t *p, uintptr_t clone_i2e);
 void nw_dp_p4_free(nw_dp_p4_t *p);
 const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *p);
 uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p);
@@ -109,6 +110,7 @@ typedef struct nw_dp_counters {
     uint64_t passes, sleeps;
     uint64_t drop_pass_limit;
     uint64_t drop_wire_in;
+    uint64_t resubmitted, recirculated;
 } nw_dp_counters_t;
 typedef struct nw_dp_port_counters {
     uint64_t rx, tx, rx_kernel_drops, tx_ring_full;

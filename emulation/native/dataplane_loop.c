@@ -277,6 +277,11 @@ static void verdict_init(nw_dp_verdict_t *v)
     v->clone_session = -1;
     v->truncate = 0;
     v->malformed = 0;
+    v->clone_fl = 0;
+    v->resubmit = v->resubmit_fl = 0;
+    v->recirculate = v->recirc_fl = 0;
+    v->clone_state = NULL;
+    v->clone_payload_at = v->clone_payload_len = 0;
 }
 
 /* ------------------------------------------------------------------ output */
@@ -341,6 +346,95 @@ static void emit(nw_dp_loop_t *loop, uint32_t s, uint64_t now)
 }
 
 static void enqueue(nw_dp_loop_t *loop, uint32_t s, uint32_t priority, uint64_t now);
+static void ingress_run(nw_dp_loop_t *loop, int64_t s, uint64_t now);
+
+/* A clone in slot t (frame, state, instance type set) to its session: a copy per
+ * member of the session's multicast group, then t itself to the session's port. */
+static void send_clone(nw_dp_loop_t *loop, uint32_t t, const nw_dp_clone_session_t *cs,
+                       uint64_t now)
+{
+    nw_dp_packet_t *T = &loop->pkts[t];
+    T->truncate = cs->truncate;
+    T->flow_flags = 0;
+    T->rid = 0;
+    if (cs->mc_group) {
+        uint32_t n = 0;
+        const nw_dp_copy_t *copies = nw_dp_group_get(loop->rep, cs->mc_group, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t c = slot_copy(loop, t);
+            if (c < 0)
+                break;
+            nw_dp_packet_t *C = &loop->pkts[c];
+            C->passes = T->passes;
+            C->egress_port = copies[i].port;
+            C->rid = copies[i].rid;
+            C->flow_flags = NW_DP_PKT_EGRESS_RID;
+            loop->c.copies_clone++;
+            enqueue(loop, (uint32_t)c, 0, now);
+        }
+    }
+    if (cs->port == NW_DP_NO_PORT) {
+        slot_give(loop, t);
+        return;
+    }
+    T->egress_port = cs->port;
+    loop->c.copies_clone++;
+    enqueue(loop, t, 0, now);
+}
+
+/* An E2E clone of slot s: the state egress wrote for it and the deparsed payload. */
+static void egress_clone(nw_dp_loop_t *loop, uint32_t s, const nw_dp_verdict_t *v, uint64_t now)
+{
+    const nw_dp_clone_session_t *cs = nw_dp_session_get(loop->rep, (uint32_t)v->clone_session);
+    if (!cs) {
+        loop->c.drop_clone_no_session++;
+        return;
+    }
+    const nw_dp_packet_t *p = &loop->pkts[s];
+    int64_t t;
+    if (!v->clone_state) { /* a pipeline without E2E state: a copy of the packet */
+        t = slot_copy(loop, s);
+    } else {
+        /* the bytes egress deparsed, whole: a truncation only shortened len */
+        uint32_t at = v->clone_payload_at, n = v->clone_payload_len;
+        if (at > p->cap || n > p->cap - at || n > loop->buf_cap) {
+            loop->c.drop_clone_no_session++;
+            return;
+        }
+        t = slot_take(loop);
+        if (t >= 0) {
+            nw_dp_packet_t *T = &loop->pkts[t];
+            memcpy(T->data, p->data + at, n);
+            T->len = n;
+            if (T->state)
+                memcpy(T->state, v->clone_state, loop->pipe->state_size);
+            T->ingress_port = p->ingress_port;
+            T->ingress_len = p->ingress_len;
+            T->passes = p->passes + 1;
+        }
+    }
+    if (t < 0)
+        return;
+    loop->pkts[t].instance_type = NW_DP_INSTANCE_EGRESS_CLONE;
+    send_clone(loop, (uint32_t)t, cs, now);
+}
+
+/* Egress asked to recirculate slot s: its deparsed frame goes through ingress again
+ * (port 0, the field list kept), whole: a truncation does not apply. */
+static void recirculate(nw_dp_loop_t *loop, uint32_t s, uint32_t field_list, uint64_t now)
+{
+    nw_dp_packet_t *p = &loop->pkts[s];
+    p->ingress_port = 0;
+    p->ingress_len = p->len;
+    p->instance_type = NW_DP_INSTANCE_RECIRC;
+    p->flow_flags = NW_DP_PKT_PRESERVED;
+    p->preserved_fl = field_list;
+    p->truncate = 0;
+    p->rid = 0;
+    p->passes++;
+    loop->c.recirculated++;
+    ingress_run(loop, s, now);
+}
 
 /* Egress for the packet in slot s leaving its queue at now. */
 static void depart(nw_dp_loop_t *loop, uint32_t s, const nw_tm_queue_meta_t *meta, uint64_t now)
@@ -352,30 +446,20 @@ static void depart(nw_dp_loop_t *loop, uint32_t s, const nw_tm_queue_meta_t *met
     loop->pipe->egress(loop->pipe->self, now, p, meta, &v);
     if (p->len > p->cap)
         p->len = p->cap; /* a pipeline never gets to send beyond its buffer */
-    if (v.clone_session >= 0) {
-        const nw_dp_clone_session_t *cs = nw_dp_session_get(loop->rep, (uint32_t)v.clone_session);
-        if (!cs || cs->port == NW_DP_NO_PORT) {
-            if (!cs)
-                loop->c.drop_clone_no_session++;
-        } else {
-            int64_t c = slot_copy(loop, s);
-            if (c >= 0) {
-                loop->pkts[c].instance_type = NW_DP_INSTANCE_EGRESS_CLONE;
-                loop->pkts[c].egress_port = cs->port;
-                if (cs->truncate && loop->pkts[c].len > cs->truncate)
-                    loop->pkts[c].len = cs->truncate;
-                loop->c.copies_clone++;
-                enqueue(loop, (uint32_t)c, 0, now);
-            }
-        }
+    if (v.clone_session >= 0)
+        egress_clone(loop, s, &v, now);
+    if (v.recirculate) {
+        recirculate(loop, s, v.recirc_fl, now);
+        return;
     }
     if (v.egress_spec == NW_DP_DROP_PORT) {
         loop->c.drop_program++;
         slot_give(loop, s);
         return;
     }
-    if (v.truncate && p->len > v.truncate)
-        p->len = v.truncate;
+    uint32_t cut = v.truncate ? v.truncate : p->truncate;
+    if (cut && p->len > cut)
+        p->len = cut;
     emit(loop, s, now);
 }
 
@@ -418,54 +502,78 @@ static void replicate(nw_dp_loop_t *loop, uint32_t s, uint32_t group, uint32_t i
         loop->pkts[c].egress_port = copies[i].port;
         loop->pkts[c].rid = copies[i].rid;
         loop->pkts[c].instance_type = instance;
+        loop->pkts[c].truncate = 0; /* a copy's truncation starts unset (BMv2) */
+        loop->pkts[c].flow_flags = 0;
         loop->c.copies_multicast++;
         enqueue(loop, (uint32_t)c, priority, now);
     }
 }
 
-static void ingress_clone(nw_dp_loop_t *loop, uint32_t s, uint32_t session, uint64_t now)
+/* An I2E clone of slot s (as BMv2: the frame ingress received, parsed again). */
+static void ingress_clone(nw_dp_loop_t *loop, uint32_t s, const nw_dp_verdict_t *v, uint64_t now)
 {
-    const nw_dp_clone_session_t *cs = nw_dp_session_get(loop->rep, session);
+    const nw_dp_clone_session_t *cs = nw_dp_session_get(loop->rep, (uint32_t)v->clone_session);
     if (!cs) {
         loop->c.drop_clone_no_session++;
         return;
     }
-    nw_dp_packet_t *p = &loop->pkts[s];
-    uint32_t saved = p->instance_type;
-    p->instance_type = NW_DP_INSTANCE_INGRESS_CLONE;
-    if (cs->mc_group)
-        replicate(loop, s, cs->mc_group, NW_DP_INSTANCE_INGRESS_CLONE, 0, now);
-    if (cs->port != NW_DP_NO_PORT) {
-        int64_t c = slot_copy(loop, s);
-        if (c >= 0) {
-            loop->pkts[c].egress_port = cs->port;
-            if (cs->truncate && loop->pkts[c].len > cs->truncate)
-                loop->pkts[c].len = cs->truncate;
-            loop->c.copies_clone++;
-            enqueue(loop, (uint32_t)c, 0, now);
-        }
+    int64_t t = slot_copy(loop, s);
+    if (t < 0)
+        return;
+    nw_dp_packet_t *T = &loop->pkts[t];
+    if (loop->pipe->clone_i2e &&
+        loop->pipe->clone_i2e(loop->pipe->self, now, &loop->pkts[s], v->clone_fl, T->state)) {
+        slot_give(loop, (uint32_t)t);
+        return;
     }
-    p->instance_type = saved;
+    T->instance_type = NW_DP_INSTANCE_INGRESS_CLONE;
+    send_clone(loop, (uint32_t)t, cs, now);
 }
 
 /* ------------------------------------------------------------------ input */
 
-/* Ingress for the frame in slot s (received on p->ingress_port), at now. */
+/* Ingress asked to resubmit slot s: the frame it received goes through ingress
+ * again (port 0, the field list kept). */
+static void resubmit(nw_dp_loop_t *loop, uint32_t s, uint32_t field_list, uint64_t now)
+{
+    nw_dp_packet_t *p = &loop->pkts[s];
+    p->ingress_port = 0;
+    p->instance_type = NW_DP_INSTANCE_RESUBMIT;
+    p->flow_flags = NW_DP_PKT_PRESERVED;
+    p->preserved_fl = field_list;
+    p->truncate = 0;
+    p->passes++;
+    loop->c.resubmitted++;
+    ingress_run(loop, s, now);
+}
+
+/* Ingress for the frame in slot s (received on p->ingress_port), at now; then, in
+ * simple_switch's order: clone, resubmit, multicast, drop, unicast. */
 static void ingress_run(nw_dp_loop_t *loop, int64_t s, uint64_t now)
 {
     nw_dp_packet_t *p = &loop->pkts[s];
+    if (p->passes >= NW_DP_MAX_PASSES) { /* e.g. a program that resubmits every packet */
+        loop->c.drop_pass_limit++;
+        slot_give(loop, (uint32_t)s);
+        return;
+    }
     nw_dp_verdict_t v;
     verdict_init(&v);
     loop->pipe->ingress(loop->pipe->self, now, p, &v);
+    p->flow_flags = 0;
     if (p->len > p->cap)
         p->len = p->cap;
+    if (v.clone_session >= 0)
+        ingress_clone(loop, (uint32_t)s, &v, now);
+    if (v.resubmit) {
+        resubmit(loop, (uint32_t)s, v.resubmit_fl, now);
+        return;
+    }
     if (v.malformed) {
         loop->c.drop_malformed++;
         slot_give(loop, (uint32_t)s);
         return;
     }
-    if (v.clone_session >= 0)
-        ingress_clone(loop, (uint32_t)s, (uint32_t)v.clone_session, now);
     if (v.mcast_grp) {
         replicate(loop, (uint32_t)s, v.mcast_grp, NW_DP_INSTANCE_REPLICATION, v.priority, now);
         slot_give(loop, (uint32_t)s);
@@ -476,10 +584,10 @@ static void ingress_run(nw_dp_loop_t *loop, int64_t s, uint64_t now)
         slot_give(loop, (uint32_t)s);
         return;
     }
-    if (v.truncate && p->len > v.truncate)
-        p->len = v.truncate;
+    p->truncate = v.truncate; /* egress cuts the frame it deparses */
     p->egress_port = v.egress_spec;
     p->instance_type = NW_DP_INSTANCE_NORMAL;
+    p->passes++;
     enqueue(loop, (uint32_t)s, v.priority, now);
 }
 

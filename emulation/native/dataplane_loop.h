@@ -53,6 +53,7 @@ typedef struct nw_dp_counters {
     uint64_t passes, sleeps;
     uint64_t drop_pass_limit;       /* a chain of clones longer than NW_DP_MAX_PASSES */
     uint64_t drop_wire_in;          /* the ingress link lost it (or its waiting room was full) */
+    uint64_t resubmitted, recirculated; /* passes the program asked for */
 } nw_dp_counters_t;
 
 typedef struct nw_dp_port_counters {

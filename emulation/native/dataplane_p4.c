@@ -8,6 +8,9 @@ struct nw_dp_p4 {
     nw_dp_p4_functions_t f;
     nw_dp_pipeline_t ops;
     uint64_t errors;
+    int (*clone_i2e)(void *pipeline, nw_pkt_t *pkt, void *clone_state, uint64_t now_ns);
+    void *preserved;   /* state_size bytes: the previous pass's state (resubmit, recirculate) */
+    void *clone_state; /* state_size bytes: an egress clone's state */
 };
 
 static void to_abi(const nw_dp_packet_t *p, nw_pkt_t *k)
@@ -22,6 +25,12 @@ static void to_abi(const nw_dp_packet_t *p, nw_pkt_t *k)
     k->instance_type = (uint8_t)p->instance_type;
     k->clone_session = -1;
     k->state = p->state;
+    if (p->flow_flags & NW_DP_PKT_EGRESS_RID)
+        k->flags |= NW_F_EGRESS_RID;
+    if (p->truncate) {
+        k->flags |= NW_F_TRUNCATE;
+        k->truncate_len = p->truncate;
+    }
 }
 
 static void ingress(void *self, uint64_t now_ns, nw_dp_packet_t *p, nw_dp_verdict_t *v)
@@ -29,16 +38,27 @@ static void ingress(void *self, uint64_t now_ns, nw_dp_packet_t *p, nw_dp_verdic
     nw_dp_p4_t *a = self;
     nw_pkt_t k;
     to_abi(p, &k);
+    k.flags = 0;
+    if ((p->flow_flags & NW_DP_PKT_PRESERVED) && a->preserved) {
+        memcpy(a->preserved, p->state, a->f.state_size);
+        k.preserved = a->preserved;
+        k.preserved_fl = p->preserved_fl;
+    }
     int rc = a->f.ingress(a->f.pipeline, &k, now_ns);
     if (rc != NW_OK) {
         a->errors++;
         return; /* dropped (egress_spec stays the drop port) */
     }
     p->len = k.len <= p->cap ? k.len : p->cap;
-    if (k.flags & NW_F_CLONE)
+    if (k.flags & NW_F_CLONE) {
         v->clone_session = k.clone_session;
-    if (k.flags & NW_F_RESUBMIT)
-        return; /* not run by the loop: dropped */
+        v->clone_fl = k.clone_fl;
+    }
+    if (k.flags & NW_F_RESUBMIT) {
+        v->resubmit = 1;
+        v->resubmit_fl = k.resubmit_fl;
+        return;
+    }
     if (k.flags & NW_F_DROP) {
         v->malformed = (k.flags & NW_F_PARSER_ERROR) != 0;
         return;
@@ -56,6 +76,7 @@ static void egress(void *self, uint64_t now_ns, nw_dp_packet_t *p,
     nw_dp_p4_t *a = self;
     nw_pkt_t k;
     to_abi(p, &k);
+    k.clone_state = a->clone_i2e ? a->clone_state : NULL; /* a generated pipeline's flow */
     nw_queue_meta_t q = {.enq_timestamp = queue->enq_timestamp, .enq_qdepth = queue->enq_qdepth,
                          .deq_timedelta = queue->deq_timedelta, .deq_qdepth = queue->deq_qdepth,
                          .qid = queue->qid};
@@ -66,13 +87,41 @@ static void egress(void *self, uint64_t now_ns, nw_dp_packet_t *p,
         return;
     }
     p->len = k.len <= p->cap ? k.len : p->cap;
-    if (k.flags & NW_F_CLONE)
+    if (k.flags & NW_F_CLONE) {
         v->clone_session = k.clone_session;
-    if (k.flags & (NW_F_DROP | NW_F_RECIRCULATE))
-        return; /* recirculation is not run by the loop: dropped */
+        v->clone_fl = k.clone_fl;
+        v->clone_state = k.clone_state;
+        v->clone_payload_at = k.clone_payload_at;
+        v->clone_payload_len = k.clone_payload_len;
+    }
+    if (k.flags & NW_F_DROP)
+        return;
+    if (k.flags & NW_F_RECIRCULATE) {
+        v->recirculate = 1;
+        v->recirc_fl = k.recirc_fl;
+        return;
+    }
     v->egress_spec = p->egress_port;
-    if (k.flags & NW_F_TRUNCATE)
-        v->truncate = k.truncate_len ? k.truncate_len : 1;
+    /* nw_egress already cut the frame to the truncation length */
+}
+
+static int32_t clone_i2e(void *self, uint64_t now_ns, const nw_dp_packet_t *src,
+                         uint32_t field_list, void *dst_state)
+{
+    nw_dp_p4_t *a = self;
+    nw_pkt_t k;
+    to_abi(src, &k);
+    k.clone_fl = field_list;
+    int rc = a->clone_i2e(a->f.pipeline, &k, dst_state, now_ns);
+    if (rc != NW_OK)
+        a->errors++;
+    return rc;
+}
+
+void nw_dp_p4_set_clone_i2e(nw_dp_p4_t *a, uintptr_t address)
+{
+    a->clone_i2e = (int (*)(void *, nw_pkt_t *, void *, uint64_t))address;
+    a->ops.clone_i2e = a->clone_i2e ? clone_i2e : NULL;
 }
 
 nw_dp_p4_t *nw_dp_p4_new(const nw_dp_p4_functions_t *f)
@@ -83,6 +132,13 @@ nw_dp_p4_t *nw_dp_p4_new(const nw_dp_p4_functions_t *f)
     if (!a)
         return NULL;
     a->f = *f;
+    size_t size = (f->state_size + 63u) & ~(size_t)63u;
+    a->preserved = size ? aligned_alloc(64, size) : NULL;
+    a->clone_state = size ? aligned_alloc(64, size) : NULL;
+    if (size && (!a->preserved || !a->clone_state)) {
+        nw_dp_p4_free(a);
+        return NULL;
+    }
     a->ops.name = "generated P4 pipeline";
     a->ops.self = a;
     a->ops.state_size = (uint32_t)f->state_size;
@@ -102,6 +158,10 @@ nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t
 
 void nw_dp_p4_free(nw_dp_p4_t *a)
 {
+    if (!a)
+        return;
+    free(a->preserved);
+    free(a->clone_state);
     free(a);
 }
 

@@ -3,9 +3,10 @@
  * The generated shared object exports nw_ingress, nw_egress and
  * nw_pipeline_state_size; Python passes their addresses (and the pipeline
  * object) here, so the loop calls the generated code directly, through the same
- * function table as the stand-in and the minimal forwarder.  Resubmit and
- * recirculate are not run by the loop yet: such packets are counted as
- * program drops (the in-process driver handles them).
+ * function table as the stand-in and the minimal forwarder.  The packet flow's
+ * requests (clone, resubmit, recirculate) go to the loop in the verdict; an
+ * ingress clone re-parses the received frame through nw_clone_i2e
+ * (nw_dp_p4_set_clone_i2e).
  */
 #ifndef NW_DATAPLANE_P4_H
 #define NW_DATAPLANE_P4_H
@@ -29,6 +30,10 @@ nw_dp_p4_t *nw_dp_p4_new(const nw_dp_p4_functions_t *functions);
 /* The same from the functions' addresses (what Python gets from the loaded object). */
 nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t egress,
                                     size_t state_size);
+/* nw_clone_i2e's address, for a pipeline generated with the packet flow (c_flow.py):
+ * ingress clones are parsed again (as BMv2) and egress clones get the state and
+ * payload nw_egress gives them; without it a clone is a copy of the packet */
+void nw_dp_p4_set_clone_i2e(nw_dp_p4_t *p, uintptr_t clone_i2e);
 void nw_dp_p4_free(nw_dp_p4_t *p);
 const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *p);
 /* packets the generated code refused (assert, no space, bad argument) */

@@ -26,7 +26,14 @@
 #define NW_DP_INSTANCE_NORMAL 0u
 #define NW_DP_INSTANCE_INGRESS_CLONE 1u
 #define NW_DP_INSTANCE_EGRESS_CLONE 2u
+#define NW_DP_INSTANCE_RECIRC 4u
 #define NW_DP_INSTANCE_REPLICATION 5u
+#define NW_DP_INSTANCE_RESUBMIT 6u
+
+/* nw_dp_packet_t.flow_flags */
+#define NW_DP_PKT_PRESERVED 1u  /* a resubmit/recirculation pass: state holds the previous
+                                   pass's, whose field list preserved_fl the pass keeps */
+#define NW_DP_PKT_EGRESS_RID 2u /* a clone's multicast copy: egress sees rid */
 
 /* flags of a pipeline */
 #define NW_DP_PIPELINE_DIRECT 1u /* ring to ring: only `direct` is called, no queues */
@@ -42,6 +49,9 @@ typedef struct nw_dp_packet {
     uint32_t rid;            /* replication id of a multicast copy */
     uint32_t passes;         /* pipeline passes before this one (clones of clones) */
     void *state;             /* state_size bytes of pipeline state */
+    uint32_t truncate;       /* in to egress: bytes kept on output (0 = whole frame) */
+    uint32_t flow_flags;     /* NW_DP_PKT_* */
+    uint32_t preserved_fl;   /* with NW_DP_PKT_PRESERVED */
 } nw_dp_packet_t;
 
 /* A half's decision; the dataplane fills the defaults before each call. */
@@ -52,6 +62,14 @@ typedef struct nw_dp_verdict {
     int32_t clone_session;   /* -1 = no clone */
     uint32_t truncate;       /* 0 = whole frame, else bytes kept on output */
     uint32_t malformed;      /* the frame failed to parse: counted apart from program drops */
+    /* BMv2's packet flow (dataplane_flow.c); 0 unless the pipeline asks */
+    uint32_t clone_fl;       /* field list of the clone */
+    uint32_t resubmit;       /* ingress: run ingress again on the received frame */
+    uint32_t resubmit_fl;
+    uint32_t recirculate;    /* egress: run ingress on the deparsed frame */
+    uint32_t recirc_fl;
+    const void *clone_state; /* egress clone: its state (valid until the next pass) */
+    uint32_t clone_payload_at, clone_payload_len; /* egress clone: its bytes in data */
 } nw_dp_verdict_t;
 
 typedef struct nw_dp_pipeline {
@@ -64,6 +82,10 @@ typedef struct nw_dp_pipeline {
                    const nw_tm_queue_meta_t *queue, nw_dp_verdict_t *v);
     /* NW_DP_PIPELINE_DIRECT only: the egress port of a frame (NW_DP_DROP_PORT drops) */
     uint32_t (*direct)(void *self, uint32_t in_port, const uint8_t *frame, uint32_t len);
+    /* optional: an ingress clone's state, the frame of src parsed again into dst_state
+     * with field list field_list of src's state kept (0 on success) */
+    int32_t (*clone_i2e)(void *self, uint64_t now_ns, const nw_dp_packet_t *src,
+                         uint32_t field_list, void *dst_state);
 } nw_dp_pipeline_t;
 
 #endif

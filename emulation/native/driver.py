@@ -363,6 +363,11 @@ class NativeDriver:
             work.append(QueuedPacket(held, (instance_type, 0), _Priority(0), b"", session.port,
                                      ilen, truncate, passes))
 
+    def take_rings(self) -> None:
+        """Move the rings' digests and log_msg messages to the context (another
+        thread's passes, e.g. the C packet loop's, may have left them there)."""
+        self._take_rings()
+
     def _take_rings(self) -> None:
         """Digests and log_msg messages the passes left in the pipeline's rings."""
         if not self._has_rings or self.context is None:

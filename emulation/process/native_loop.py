@@ -17,6 +17,10 @@ channel, runtime files, ``netweft cli``) and:
   every change, so a change lands between passes;
 - takes frames the pipeline sends to the CPU port from a bounded ring (P4Runtime
   PacketIn) and injects PacketOut frames into another (drops counted);
+- drains the pipeline's digest and ``log_msg`` rings every control-loop turn
+  (``nw_flow_pop`` under the pipeline lock, through the switch's
+  :class:`~netweft.emulation.native.driver.NativeDriver`): digests go to the
+  P4Runtime device as the Python path's do, ``log_msg`` lines to the v1model logger;
 - reports the loop's counters under the names the Python path uses.
 
 Pcaps (``--pcap``) are written by the loop.  A per-packet log
@@ -97,6 +101,7 @@ class NativeSwitchLoop:
         self._links: dict[tuple[int, int], Any] = {}
         self._groups: dict[int, list[tuple[int, int]]] = {}
         self._sessions: dict[int, Any] = {}
+        self.flow_counts = {"digests": 0, "digests_discarded": 0, "log_msgs": 0}
         self.sync()
         self._mirror_replication()
 
@@ -180,6 +185,34 @@ class NativeSwitchLoop:
         pre.set_group = group_written
         sessions.set = session_written
 
+    # ------------------------------------------------------------------ digests, log_msg
+
+    def drain_flow(self, device: Any = None) -> list[tuple[int, Any]]:
+        """Digests and log_msg messages the loop's passes left in the pipeline's rings.
+
+        ``log_msg`` lines go to the v1model logger (as on the Python back end) and are
+        counted; digests go to ``device`` (a P4Runtime device) as the Python path's do,
+        else they are counted as discarded.  Returns the digests taken.
+        """
+        switch = self.switch
+        with self.locked():
+            switch.driver.take_rings()
+        logs, digests = switch.logs, switch.digests
+        if logs:
+            self.flow_counts["log_msgs"] += len(logs)
+            logs.clear()
+        taken = list(digests)
+        if not taken:
+            return taken
+        self.flow_counts["digests"] += len(taken)
+        if device is not None and hasattr(device, "_deliver"):
+            with device.lock:
+                device._deliver([])   # the device's own digest hand-over (clears the list)
+        else:
+            self.flow_counts["digests_discarded"] += len(taken)
+        digests.clear()
+        return taken
+
     # ------------------------------------------------------------------ running
 
     def start(self) -> None:
@@ -226,6 +259,7 @@ class NativeSwitchLoop:
                           + wire_in["dropped_limit"])
         if self.host is not None:
             out.update({f"cpu_{k}": v for k, v in self.host.stats().items()})
+        out.update(self.flow_counts)
         return out
 
 
@@ -371,6 +405,7 @@ def serve_native(target: Any, ports: dict[int, str], running: Callable[[], bool]
                         sel.register(conn, selectors.EVENT_READ, "client")
                 elif not server.handle(key.fileobj, run_command):
                     sel.unregister(key.fileobj)
+            loop.drain_flow(device)
             if device is not None and device.switch is not loop.switch:
                 replacement = native_switch(device)
                 stats_final = _stop(loop, device)
@@ -431,6 +466,7 @@ def _stop(loop: NativeSwitchLoop, device: Any) -> dict[str, int]:
         device.inject = None
     stats = loop.stats()
     loop.stop()
+    loop.drain_flow(device)
     stats.update(loop.stats())
     return stats
 
