@@ -77,9 +77,11 @@ for ((p = 0; p < PORTS; p++)); do
     PTF_IFS+=(--interface "$p@veth$((2 * p + 1))")
 done
 
+# Eight priority queues, as the programs' priorities need (fabric.p4 sends trimmed
+# headers at a configured priority; with fewer queues simple_switch drops them).
 echo "run.sh: starting $SWITCH in namespace $NS (log $OUT/switch.log)"
 in_ns "$SWITCH" "${SWITCH_IFS[@]}" "${SWITCH_OPTS[@]}" --no-p4 --device-id 0 \
-    -- --grpc-server-addr "$GRPC" \
+    -- --grpc-server-addr "$GRPC" --priority-queues 8 \
     > "$OUT/switch.log" 2>&1 &
 SWITCH_PID=$!
 for ((t = 0; t < 600; t++)); do
