@@ -70,6 +70,7 @@ class SwitchSpec:
     # The source of the runtime file's bmv2_json (tutorials): used when neither the
     # topology nor --program names a program.
     inferred_program: Path | None = None
+    backend: str | None = None   # auto, c or python (None: the network's, else the default)
 
 
 @dataclass
@@ -91,15 +92,20 @@ class Topology:
     hosts: dict[str, HostSpec] = field(default_factory=dict)
     switches: dict[str, SwitchSpec] = field(default_factory=dict)
     links: list[LinkSpec] = field(default_factory=list)
+    backend: str | None = None   # the file's ``backend:`` for every switch
 
     def build(self, run_dir: Path, prefix: str | None = None,
               default_program: Path | None = None, pcaps: bool = True,
-              p4runtime: bool = True) -> Network:
+              p4runtime: bool = True, backend: str | None = None) -> Network:
         """The declared (not yet started) network; logs, pcaps and counters go to ``run_dir``.
 
         ``default_program`` runs on switches the file gives no program; with
         ``p4runtime`` every switch also serves P4Runtime on a Unix socket
         (:func:`grpc_socket`), which a controller reaches from any namespace.
+        ``backend`` (auto, c or python; ``netweft up --backend``) overrides the
+        file's back end for every switch; None keeps the file's (a switch's own
+        ``backend:``, else the file's top-level one, else ``$NETWEFT_SWITCH_BACKEND``
+        or the default).
         """
         net = Network(prefix)
         for h in self.hosts.values():
@@ -118,6 +124,7 @@ class Topology:
                            stats_out=run_dir / "logs" / f"{s.name}-counters.json",
                            control=control_socket(run_dir, net.prefix, s.name),
                            priority_queues=s.priority_queues,
+                           backend=backend or s.backend or self.backend,
                            grpc_address=(f"unix:{grpc_socket(run_dir, net.prefix, s.name)}"
                                          if p4runtime else None))
         for link in self.links:
@@ -169,7 +176,8 @@ def load_topology(path: str | Path) -> Topology:
 # -- netweft's YAML ---------------------------------------------------------------------------
 
 _HOST_KEYS = {"ip", "mac", "commands", "routes"}
-_SWITCH_KEYS = {"program", "runtime", "cli", "priority_queues"}
+_SWITCH_KEYS = {"program", "runtime", "cli", "priority_queues", "backend"}
+_BACKENDS = ("auto", "c", "python")
 _LINK_KEYS = {"ends", "mtu", "delay", "jitter", "loss", "rate", "queue"}
 
 
@@ -191,12 +199,13 @@ def _check_keys(entry: dict, allowed: set[str], where: str) -> None:
 def _from_yaml(path: Path, data: Any) -> Topology:
     where = str(path)
     data = _mapping(data, where)
-    _check_keys(data, {"name", "defaults", "hosts", "switches", "links"}, where)
+    _check_keys(data, {"name", "defaults", "hosts", "switches", "links", "backend"}, where)
     defaults = _mapping(data.get("defaults"), f"{where}: defaults")
     _check_keys(defaults, {"program", "link"}, f"{where}: defaults")
     link_defaults = _mapping(defaults.get("link"), f"{where}: defaults.link")
     _check_keys(link_defaults, _LINK_KEYS - {"ends"}, f"{where}: defaults.link")
     topo = Topology(str(data.get("name") or path.stem), path)
+    topo.backend = _backend(data.get("backend"), where)
     for name, entry in _mapping(data.get("hosts"), f"{where}: hosts").items():
         at = f"{where}: hosts.{name}"
         entry = _mapping(entry, at)
@@ -217,7 +226,8 @@ def _from_yaml(path: Path, data: Any) -> Topology:
             str(name), _program(path, prog, at) if prog else None,
             _file(path, entry.get("runtime"), f"{at}: runtime"),
             _file(path, entry.get("cli"), f"{at}: cli"),
-            _queues(entry.get("priority_queues", 1), at))
+            _queues(entry.get("priority_queues", 1), at),
+            backend=_backend(entry.get("backend"), at))
     links = data.get("links") or []
     if not isinstance(links, list):
         raise TopologyError(f"{where}: links: a list of [a, b] or {{ends: [a, b], ...}}")
@@ -258,6 +268,15 @@ def _end(topo: Topology, text: str, at: str) -> tuple[str, int | None]:
     if name not in topo.switches or not port.startswith("p") or not port[1:].isdigit():
         raise TopologyError(f"{at}: {text!r}: a port is written SWITCH-pN, e.g. s1-p1")
     return name, int(port[1:])
+
+
+def _backend(value: Any, at: str) -> str | None:
+    """A ``backend:`` value: auto, c or python (None: not given)."""
+    if value is None:
+        return None
+    if value not in _BACKENDS:
+        raise TopologyError(f"{at}: backend: {value!r}; use auto, c or python")
+    return str(value)
 
 
 def _queues(value: Any, at: str) -> int:

@@ -126,6 +126,116 @@ class ExternalPipeline(Pipeline):
         self.direct = direct
 
 
+class WireTable:
+    """Per-port link models for the loop (``dataplane_wire.c`` over the one C wire model).
+
+    :meth:`set` takes a :class:`~netweft.nic_offload.wire_model.WireConfig` (None: an
+    ideal link) and the 64-bit seed; the egress side is the wire only (the traffic
+    manager's port rate is the transmitter), the ingress side the transmitter and the
+    wire, as :mod:`netweft.emulation.links` runs them.
+    """
+
+    IN, OUT = 0, 1
+
+    def __init__(self) -> None:
+        mod = self._mod = load()
+        table = mod.lib.nw_dp_wires_new()
+        if table == mod.ffi.NULL:
+            raise MemoryError("no memory for the link table")
+        self.ptr = mod.ffi.gc(table, mod.lib.nw_dp_wires_free)
+        self.egress_hook = mod.ffi.new("nw_dp_wire_t *")
+        self.ingress_hook = mod.ffi.new("nw_dp_wire_t *")
+        mod.lib.nw_dp_wires_egress_hook(self.ptr, self.egress_hook)
+        mod.lib.nw_dp_wires_ingress_hook(self.ptr, self.ingress_hook)
+
+    def set(self, port: int, direction: int, config: Any, seed: int) -> None:
+        """Port ``port``'s link ``direction`` (:attr:`IN`/:attr:`OUT`) runs ``config``."""
+        ffi, lib = self._mod.ffi, self._mod.lib
+        cfg = ffi.NULL
+        if config is not None:
+            cfg = ffi.new("nw_link_config_t *", {
+                "rate_bps": config.rate_bps, "limit": config.limit,
+                "delay_ns": config.delay_ns, "jitter_ns": config.jitter_ns,
+                "loss": config.loss, "corrupt": config.corrupt})
+            if config.gemodel is not None:
+                cfg.gemodel = 1
+                cfg.ge_p, cfg.ge_r, cfg.ge_loss_good, cfg.ge_loss_bad = config.gemodel
+        if lib.nw_dp_wires_set(self.ptr, port, direction, cfg, seed) < 0:
+            raise ValueError(f"bad link for port {port}: {config!r}")
+
+    def stats(self, direction: int) -> dict[str, int]:
+        """Frames by outcome over every link of one direction."""
+        st = self._mod.ffi.new("nw_link_stats_t *")
+        self._mod.lib.nw_dp_wires_stats(self.ptr, direction, st)
+        return {name: int(getattr(st, name)) for name in
+                ("delivered", "dropped_limit", "lost", "burst_lost", "corrupted")}
+
+
+class HostChannel:
+    """The CPU port's channel between the loop and Python (``dataplane_host.c``).
+
+    Frames the pipeline sends to ``cpu_port`` wait in a bounded ring for
+    :meth:`take` (a P4Runtime server turns them into PacketIn); :meth:`inject`
+    queues a frame the loop receives on ``cpu_port`` (PacketOut).  Full rings drop
+    and count (:meth:`stats`).  :attr:`fd` is readable when frames wait.
+    """
+
+    def __init__(self, cpu_port: int, slots: int = 1024, frame_max: int = 16384) -> None:
+        mod = self._mod = load()
+        host = mod.lib.nw_dp_host_new(cpu_port, slots, frame_max)
+        if host == mod.ffi.NULL:
+            raise ValueError(f"cannot make the CPU port channel (port {cpu_port})")
+        self.ptr = mod.ffi.gc(host, mod.lib.nw_dp_host_free)
+        self.cpu_port = cpu_port
+        self.fd = int(mod.lib.nw_dp_host_fd(self.ptr))
+        self._buf = mod.ffi.new("uint8_t[]", frame_max)
+        self._frame_max = frame_max
+        self.wake: Any = None       # set by the Dataplane: wakes the loop after inject
+
+    def take(self) -> bytes | None:
+        """The next frame the loop sent to the CPU port, or None."""
+        n = self._mod.lib.nw_dp_host_take(self.ptr, self._buf, self._frame_max)
+        return None if n < 0 else bytes(self._mod.ffi.buffer(self._buf, n))
+
+    def inject(self, frame: bytes) -> bool:
+        """Queue ``frame`` as received on the CPU port; False if it was dropped."""
+        ok = self._mod.lib.nw_dp_host_inject(self.ptr, frame, len(frame)) == 0
+        if ok and self.wake is not None:
+            self.wake()
+        return ok
+
+    def stats(self) -> dict[str, int]:
+        st = self._mod.ffi.new("nw_dp_host_stats_t *")
+        self._mod.lib.nw_dp_host_stats(self.ptr, st)
+        return {name: int(getattr(st, name))
+                for name in ("punted", "punt_drops", "injected", "inject_drops")}
+
+
+class PortPcaps:
+    """``<iface>_in.pcap`` and ``<iface>_out.pcap`` per port, written by the loop."""
+
+    def __init__(self, folder: Path, ports: Mapping[int, str]) -> None:
+        import os
+
+        mod = self._mod = load()
+        self.ptr = mod.ffi.gc(mod.lib.nw_dp_pcap_new(), mod.lib.nw_dp_pcap_free)
+        folder.mkdir(parents=True, exist_ok=True)
+        for number, ifname in sorted(ports.items()):
+            rc = mod.lib.nw_dp_pcap_open(self.ptr, number,
+                                         str(folder / f"{ifname}_in.pcap").encode(),
+                                         str(folder / f"{ifname}_out.pcap").encode())
+            if rc < 0:
+                raise OSError(-rc, f"cannot write the pcaps of {ifname} in {folder}: "
+                              f"{os.strerror(-rc)}")
+
+    def close(self) -> None:
+        """Flush and close every file (the loop must be stopped)."""
+        if self.ptr is not None:
+            ptr, self.ptr = self.ptr, None
+            self._mod.ffi.gc(ptr, None)       # no second free when it is collected
+            self._mod.lib.nw_dp_pcap_free(ptr)
+
+
 class Dataplane:
     """The C loop serving ``ports`` ({switch port: interface}) with ``pipeline``.
 
@@ -136,7 +246,8 @@ class Dataplane:
 
     def __init__(self, pipeline: Pipeline, ports: Mapping[int, str], *,
                  priority_queues: int = 1, queue_depth: int = 64, rx_frames: int = 1024,
-                 tx_frames: int = 1024, batch: int = 64, pool_packets: int = 4096) -> None:
+                 tx_frames: int = 1024, batch: int = 64, pool_packets: int = 4096,
+                 tapped: bool = False) -> None:
         mod = self._mod = load()
         self.pipeline = pipeline
         self.ports = dict(ports)
@@ -146,11 +257,44 @@ class Dataplane:
             raise MemoryError("no memory for the replication tables")
         self._config = mod.ffi.new("nw_dp_loop_config_t *", {
             "rx_frames": rx_frames, "tx_frames": tx_frames, "batch": batch,
-            "pool_packets": pool_packets})
+            "pool_packets": pool_packets, "tapped": int(tapped)})
         self._loop: Any = None
         self._thread: threading.Thread | None = None
         self._result: int | None = None
         self._final: dict[str, int] = {}
+        self.wires: WireTable | None = None
+        self.host: HostChannel | None = None
+        self.pcaps: PortPcaps | None = None
+        self._guard: Any = None
+
+    # ------------------------------------------------------------------ attachments
+
+    def attach_wires(self, wires: WireTable) -> None:
+        """Run the links of ``wires`` on every port (set before :meth:`start`)."""
+        self.wires = wires
+
+    def attach_host(self, host: HostChannel) -> None:
+        """The CPU port's channel (set before :meth:`start`)."""
+        self.host = host
+        host.wake = self.wake
+
+    def attach_pcaps(self, pcaps: PortPcaps) -> None:
+        """Per-port captures written by the loop (set before :meth:`start`)."""
+        self.pcaps = pcaps
+
+    def set_guard(self, owner: Any, lock_address: int, unlock_address: int) -> None:
+        """Hold ``lock(owner)`` around every pass (a generated pipeline's
+        ``nw_pipeline_lock``), so a thread that takes it updates between passes."""
+        ffi = self._mod.ffi
+        self._guard = ffi.new("nw_dp_guard_t *", {
+            "self": ffi.cast("void *", owner),
+            "lock": ffi.cast("void (*)(void *)", lock_address),
+            "unlock": ffi.cast("void (*)(void *)", unlock_address)})
+
+    def wake(self) -> None:
+        """Make a sleeping loop look at its queues again (after a change)."""
+        if self._loop is not None:
+            self._mod.lib.nw_dp_loop_wake(self._loop)
 
     # ------------------------------------------------------------------ control plane
 
@@ -196,6 +340,15 @@ class Dataplane:
         except BaseException:
             lib.nw_dp_loop_free(loop)
             raise
+        if self.wires is not None:
+            lib.nw_dp_loop_set_wire(loop, self.wires.egress_hook)
+            lib.nw_dp_loop_set_ingress_wire(loop, self.wires.ingress_hook)
+        if self._guard is not None:
+            lib.nw_dp_loop_set_guard(loop, self._guard)
+        if self.host is not None:
+            lib.nw_dp_loop_set_host(loop, self.host.ptr)
+        if self.pcaps is not None and self.pcaps.ptr is not None:
+            lib.nw_dp_loop_set_pcap(loop, self.pcaps.ptr)
         self._loop = loop
         self._result = None
         self._thread = threading.Thread(target=self._run, name="netweft-dataplane", daemon=True)

@@ -28,10 +28,17 @@ from types import ModuleType
 HERE = Path(__file__).resolve().parent
 SOURCES = ("dataplane_ring.c", "dataplane_tm.c", "dataplane_replication.c",
            "dataplane_forwarder.c", "dataplane_standin.c", "dataplane_loop.c",
-           "dataplane_traffic.c", "dataplane_p4.c")
+           "dataplane_traffic.c", "dataplane_p4.c", "dataplane_wire.c", "dataplane_host.c",
+           "dataplane_pcap.c")
 HEADERS = ("dataplane_ring.h", "dataplane_tm.h", "dataplane_replication.h",
            "dataplane_pipeline.h", "dataplane_forwarder.h", "dataplane_standin.h",
-           "dataplane_loop.h", "dataplane_traffic.h", "dataplane_p4.h", "pipeline_abi.h")
+           "dataplane_loop.h", "dataplane_traffic.h", "dataplane_p4.h", "pipeline_abi.h",
+           "dataplane_wire.h", "dataplane_host.h", "dataplane_pcap.h")
+# The one wire model (the links' C, shared with the NIC engine and the simulator) is
+# compiled into the dataplane too: dataplane_wire.c calls it per frame.
+NIC = HERE.parent.parent / "nic_offload"
+WIRE_SOURCES = (NIC / "src" / "link" / "wire_model.c",)
+WIRE_INCLUDE = NIC / "include"
 CDEF = "dataplane_cdef.h"
 CFLAGS = ("-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter")
 
@@ -53,6 +60,8 @@ def source_hash(extra_flags: tuple[str, ...] = ()) -> str:
     h = hashlib.sha256()
     for name in (*SOURCES, *HEADERS, CDEF):
         h.update(name.encode() + b"\0" + (HERE / name).read_bytes())
+    for path in (*WIRE_SOURCES, WIRE_INCLUDE / "wire_model.h"):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(" ".join((*CFLAGS, *extra_flags)).encode())
     h.update(sysconfig.get_config_var("EXT_SUFFIX").encode())
     return h.hexdigest()[:16]
@@ -66,7 +75,8 @@ def _compile(name: str, target_dir: Path, extra_flags: tuple[str, ...]) -> Path:
     ffi = FFI()
     ffi.cdef((HERE / CDEF).read_text())
     ffi.set_source(name, "\n".join(f'#include "{h}"' for h in HEADERS),
-                   sources=[str(HERE / s) for s in SOURCES], include_dirs=[str(HERE)],
+                   sources=[*(str(HERE / s) for s in SOURCES), *map(str, WIRE_SOURCES)],
+                   include_dirs=[str(HERE), str(WIRE_INCLUDE)], libraries=["m"],
                    extra_compile_args=[*CFLAGS, *extra_flags],
                    extra_link_args=[f for f in extra_flags if f.startswith("-fsanitize")])
     target_dir.mkdir(parents=True, exist_ok=True)

@@ -90,6 +90,7 @@ typedef struct nw_dp_loop_config {
     uint32_t batch;
     uint32_t pool_packets;
     uint32_t idle_wakeup_us;
+    uint32_t tapped;
 } nw_dp_loop_config_t;
 typedef struct nw_dp_counters {
     uint64_t rx, rx_bytes, tx, tx_bytes;
@@ -107,6 +108,7 @@ typedef struct nw_dp_counters {
     uint64_t tx_errors;
     uint64_t passes, sleeps;
     uint64_t drop_pass_limit;
+    uint64_t drop_wire_in;
 } nw_dp_counters_t;
 typedef struct nw_dp_port_counters {
     uint64_t rx, tx, rx_kernel_drops, tx_ring_full;
@@ -122,6 +124,73 @@ void nw_dp_loop_counters(const nw_dp_loop_t *loop, nw_dp_counters_t *out);
 int32_t nw_dp_loop_port_counters(const nw_dp_loop_t *loop, uint32_t index,
                                  nw_dp_port_counters_t *out);
 uint64_t nw_dp_loop_now(const nw_dp_loop_t *loop);
+typedef struct nw_dp_wire {
+    void *self;
+    int32_t (*propagate)(void *self, uint32_t port, uint64_t now_ns, uint8_t *frame,
+                         uint32_t len, uint64_t *arrival_ns);
+} nw_dp_wire_t;
+void nw_dp_loop_set_wire(nw_dp_loop_t *loop, const nw_dp_wire_t *wire);
+void nw_dp_loop_set_ingress_wire(nw_dp_loop_t *loop, const nw_dp_wire_t *wire);
+typedef struct nw_dp_guard {
+    void *self;
+    void (*lock)(void *self);
+    void (*unlock)(void *self);
+} nw_dp_guard_t;
+void nw_dp_loop_set_guard(nw_dp_loop_t *loop, const nw_dp_guard_t *guard);
+void nw_dp_loop_wake(nw_dp_loop_t *loop);
+
+/* the links (dataplane_wire.h over nic_offload's wire_model.h) */
+typedef struct nw_link_config {
+    uint64_t rate_bps;
+    uint32_t limit;
+    uint32_t gemodel;
+    uint64_t delay_ns;
+    uint64_t jitter_ns;
+    double loss;
+    double ge_p;
+    double ge_r;
+    double ge_loss_good;
+    double ge_loss_bad;
+    double corrupt;
+} nw_link_config_t;
+typedef struct nw_link_stats {
+    uint64_t delivered;
+    uint64_t dropped_limit;
+    uint64_t lost;
+    uint64_t burst_lost;
+    uint64_t corrupted;
+} nw_link_stats_t;
+typedef struct nw_dp_wires nw_dp_wires_t;
+nw_dp_wires_t *nw_dp_wires_new(void);
+void nw_dp_wires_free(nw_dp_wires_t *w);
+int32_t nw_dp_wires_set(nw_dp_wires_t *w, uint32_t port, uint32_t direction,
+                        const nw_link_config_t *cfg, uint64_t seed);
+void nw_dp_wires_egress_hook(nw_dp_wires_t *w, nw_dp_wire_t *out);
+void nw_dp_wires_ingress_hook(nw_dp_wires_t *w, nw_dp_wire_t *out);
+void nw_dp_wires_stats(const nw_dp_wires_t *w, uint32_t direction, nw_link_stats_t *out);
+
+/* the CPU port's channel (dataplane_host.h) */
+typedef struct nw_dp_host nw_dp_host_t;
+typedef struct nw_dp_host_stats {
+    uint64_t punted, punt_drops;
+    uint64_t injected, inject_drops;
+} nw_dp_host_stats_t;
+nw_dp_host_t *nw_dp_host_new(uint32_t cpu_port, uint32_t slots, uint32_t frame_max);
+void nw_dp_host_free(nw_dp_host_t *h);
+int32_t nw_dp_host_fd(const nw_dp_host_t *h);
+int32_t nw_dp_host_take(nw_dp_host_t *h, uint8_t *buf, uint32_t cap);
+int32_t nw_dp_host_inject(nw_dp_host_t *h, const uint8_t *frame, uint32_t len);
+void nw_dp_host_stats(const nw_dp_host_t *h, nw_dp_host_stats_t *out);
+void nw_dp_loop_set_host(nw_dp_loop_t *loop, nw_dp_host_t *host);
+
+/* per-port captures (dataplane_pcap.h) */
+typedef struct nw_dp_pcap nw_dp_pcap_t;
+nw_dp_pcap_t *nw_dp_pcap_new(void);
+int32_t nw_dp_pcap_open(nw_dp_pcap_t *p, uint32_t port, const char *in_path,
+                        const char *out_path);
+uint64_t nw_dp_pcap_errors(const nw_dp_pcap_t *p);
+void nw_dp_pcap_free(nw_dp_pcap_t *p);
+void nw_dp_loop_set_pcap(nw_dp_loop_t *loop, nw_dp_pcap_t *pcap);
 
 /* the bench's generator and sink (dataplane_traffic.h) */
 typedef struct nw_dp_gen_config {

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dataplane_host.h"
+#include "dataplane_pcap.h"
 #include "dataplane_ring.h"
 
 #define HEADROOM 256u              /* room for headers a deparser pushes */
@@ -28,6 +30,8 @@ typedef struct dp_port {
     nw_dp_port_counters_t c;
     delivery_t *held;               /* frames on the wire (FIFO: a wire keeps order) */
     uint32_t held_head, held_count;
+    delivery_t *arriving;           /* frames on the ingress link, before ingress (FIFO) */
+    uint32_t arriving_head, arriving_count;
 } dp_port_t;
 
 struct nw_dp_loop {
@@ -37,6 +41,11 @@ struct nw_dp_loop {
     const nw_dp_replication_t *rep;
     nw_dp_wire_t wire;
     int has_wire;
+    nw_dp_wire_t in_wire;           /* the ingress links (dataplane_wire.h) */
+    int has_in_wire;
+    nw_dp_guard_t guard;            /* held around every pass (the pipeline lock) */
+    nw_dp_host_t *host;             /* the CPU port's channel, or NULL */
+    nw_dp_pcap_t *pcap;             /* per-port captures, or NULL */
     dp_port_t ports[NW_DP_MAX_LOOP_PORTS];
     uint32_t n_ports;
     uint16_t index_of[512];         /* switch port -> index in ports, NO_INDEX */
@@ -136,7 +145,8 @@ int32_t nw_dp_loop_add_port(nw_dp_loop_t *loop, uint32_t number, const char *ifn
         loop->n_ports == NW_DP_MAX_LOOP_PORTS || loop->mem)
         return -EINVAL;
     nw_dp_ring_config_t rc = {.rx_frames = loop->cfg.rx_frames,
-                              .tx_frames = loop->cfg.tx_frames};
+                              .tx_frames = loop->cfg.tx_frames,
+                              .tapped = loop->cfg.tapped};
     int32_t err = 0;
     nw_dp_ring_t *ring = nw_dp_ring_open(ifname, &rc, &err);
     if (!ring)
@@ -154,6 +164,38 @@ void nw_dp_loop_set_wire(nw_dp_loop_t *loop, const nw_dp_wire_t *wire)
     loop->has_wire = wire && wire->propagate;
     if (loop->has_wire)
         loop->wire = *wire;
+}
+
+void nw_dp_loop_set_ingress_wire(nw_dp_loop_t *loop, const nw_dp_wire_t *wire)
+{
+    loop->has_in_wire = wire && wire->propagate;
+    if (loop->has_in_wire)
+        loop->in_wire = *wire;
+}
+
+void nw_dp_loop_set_guard(nw_dp_loop_t *loop, const nw_dp_guard_t *guard)
+{
+    if (guard && guard->lock && guard->unlock)
+        loop->guard = *guard;
+    else
+        memset(&loop->guard, 0, sizeof(loop->guard));
+}
+
+void nw_dp_loop_set_host(nw_dp_loop_t *loop, nw_dp_host_t *host)
+{
+    loop->host = host;
+}
+
+void nw_dp_loop_set_pcap(nw_dp_loop_t *loop, nw_dp_pcap_t *pcap)
+{
+    loop->pcap = pcap;
+}
+
+void nw_dp_loop_wake(nw_dp_loop_t *loop)
+{
+    uint64_t one = 1;
+    if (write(loop->efd, &one, sizeof(one)) < 0)
+        (void)0; /* the counter is full: the loop is being woken already */
 }
 
 /* Packet buffers and per-port wire FIFOs, sized once the ports are known. */
@@ -179,7 +221,8 @@ static int32_t make_pool(nw_dp_loop_t *loop)
     loop->n_free = loop->pool_n = n;
     for (uint32_t i = 0; i < loop->n_ports; i++) {
         loop->ports[i].held = malloc((size_t)n * sizeof(delivery_t));
-        if (!loop->ports[i].held)
+        loop->ports[i].arriving = malloc((size_t)n * sizeof(delivery_t));
+        if (!loop->ports[i].held || !loop->ports[i].arriving)
             return -ENOMEM;
     }
     return 0;
@@ -259,6 +302,8 @@ static void transmit(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_packet_t *
     loop->c.tx++;
     loop->c.tx_bytes += p->len;
     port->c.tx++;
+    if (loop->pcap)
+        nw_dp_pcap_write(loop->pcap, port->number, NW_DP_PCAP_OUT, p->data, p->len);
 }
 
 /* Egress passed the packet in slot s at now: onto the port's transmitter and wire. */
@@ -266,6 +311,11 @@ static void emit(nw_dp_loop_t *loop, uint32_t s, uint64_t now)
 {
     nw_dp_packet_t *p = &loop->pkts[s];
     uint32_t idx = p->egress_port < 512 ? loop->index_of[p->egress_port] : NO_INDEX;
+    if (idx == NO_INDEX && loop->host && p->egress_port == nw_dp_host_cpu_port(loop->host)) {
+        nw_dp_host_punt(loop->host, p->data, p->len); /* PacketIn: the host takes it */
+        slot_give(loop, s);
+        return;
+    }
     if (idx == NO_INDEX) {
         loop->c.drop_no_port++;
         slot_give(loop, s);
@@ -400,21 +450,10 @@ static void ingress_clone(nw_dp_loop_t *loop, uint32_t s, uint32_t session, uint
 
 /* ------------------------------------------------------------------ input */
 
-static void ingress_frame(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_rx_frame_t *f,
-                          uint64_t now)
+/* Ingress for the frame in slot s (received on p->ingress_port), at now. */
+static void ingress_run(nw_dp_loop_t *loop, int64_t s, uint64_t now)
 {
-    if (f->len > loop->buf_cap) {
-        loop->c.drop_rx_truncated++;
-        return;
-    }
-    int64_t s = slot_take(loop);
-    if (s < 0)
-        return;
     nw_dp_packet_t *p = &loop->pkts[s];
-    memcpy(p->data, f->data, f->len);
-    p->len = f->len;
-    p->ingress_port = port->number;
-    p->ingress_len = f->len;
     nw_dp_verdict_t v;
     verdict_init(&v);
     loop->pipe->ingress(loop->pipe->self, now, p, &v);
@@ -442,6 +481,54 @@ static void ingress_frame(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_rx_fr
     p->egress_port = v.egress_spec;
     p->instance_type = NW_DP_INSTANCE_NORMAL;
     enqueue(loop, (uint32_t)s, v.priority, now);
+}
+
+/* A frame received on switch port `number` (a ring's, or one the host injected on
+ * the CPU port): across the port's ingress link (held until it arrives), then ingress. */
+static void ingress_frame(nw_dp_loop_t *loop, dp_port_t *port, uint32_t number,
+                          const uint8_t *data, uint32_t len, uint64_t now)
+{
+    if (len > loop->buf_cap) {
+        loop->c.drop_rx_truncated++;
+        return;
+    }
+    int64_t s = slot_take(loop);
+    if (s < 0)
+        return;
+    nw_dp_packet_t *p = &loop->pkts[s];
+    memcpy(p->data, data, len);
+    p->len = len;
+    p->ingress_port = number;
+    p->ingress_len = len;
+    uint64_t arrival = now;
+    if (loop->has_in_wire && port) {
+        if (!loop->in_wire.propagate(loop->in_wire.self, number, now, p->data, len, &arrival)) {
+            loop->c.drop_wire_in++;
+            slot_give(loop, (uint32_t)s);
+            return;
+        }
+        if (arrival > now || port->arriving_count) {
+            uint32_t at = (port->arriving_head + port->arriving_count) % loop->pool_n;
+            port->arriving[at].time_ns = arrival;
+            port->arriving[at].slot = (uint32_t)s;
+            port->arriving_count++;
+            return;
+        }
+    }
+    ingress_run(loop, s, now);
+}
+
+/* Frames the host injected on the CPU port (PacketOut). */
+static uint32_t receive_injected(nw_dp_loop_t *loop, uint64_t now)
+{
+    const uint8_t *frame;
+    uint32_t len, n = 0;
+    while (n < loop->cfg.batch && nw_dp_host_peek_injected(loop->host, &frame, &len)) {
+        n++;
+        ingress_frame(loop, NULL, nw_dp_host_cpu_port(loop->host), frame, len, now);
+        nw_dp_host_release_injected(loop->host);
+    }
+    return n;
 }
 
 static void direct_frame(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_rx_frame_t *f)
@@ -478,12 +565,14 @@ static uint32_t receive(nw_dp_loop_t *loop, dp_port_t *port, uint64_t now)
         loop->c.rx++;
         loop->c.rx_bytes += f.wire_len;
         port->c.rx++;
+        if (loop->pcap)
+            nw_dp_pcap_write(loop->pcap, port->number, NW_DP_PCAP_IN, f.data, f.len);
         if (f.wire_len > f.len)
             loop->c.drop_rx_truncated++;
         else if (direct)
             direct_frame(loop, port, &f);
         else
-            ingress_frame(loop, port, &f, now);
+            ingress_frame(loop, port, port->number, f.data, f.len, now);
         nw_dp_ring_rx_release(port->ring);
     }
     return n;
@@ -495,6 +584,15 @@ static void run_timers(nw_dp_loop_t *loop, uint64_t now)
 {
     if (!loop->tm)
         return;
+    for (uint32_t i = 0; i < loop->n_ports; i++) {
+        dp_port_t *port = &loop->ports[i];
+        while (port->arriving_count && port->arriving[port->arriving_head].time_ns <= now) {
+            delivery_t a = port->arriving[port->arriving_head];
+            port->arriving_head = (port->arriving_head + 1) % loop->pool_n;
+            port->arriving_count--;
+            ingress_run(loop, a.slot, a.time_ns);
+        }
+    }
     nw_tm_departure_t d;
     while (nw_tm_dequeue(loop->tm, now, &d))
         depart(loop, (uint32_t)d.handle, &d.meta, d.time_ns);
@@ -525,6 +623,12 @@ static int next_deadline(nw_dp_loop_t *loop, uint64_t *when)
                 t = h;
             found = 1;
         }
+        if (port->arriving_count) {
+            uint64_t a = port->arriving[port->arriving_head].time_ns;
+            if (!found || a < t)
+                t = a;
+            found = 1;
+        }
     }
     *when = t;
     return found;
@@ -547,6 +651,8 @@ static void publish(nw_dp_loop_t *loop, uint64_t now, int final)
         loop->c.rx_kernel_drops = kernel_drops;
         loop->c.tx_errors = tx_errors;
     }
+    if (loop->pcap)
+        nw_dp_pcap_flush(loop->pcap);
     for (uint32_t i = 0; i < loop->n_ports; i++)
         publish_words((uint64_t *)&loop->pub_ports[i], (const uint64_t *)&loop->ports[i].c,
                       sizeof(nw_dp_port_counters_t) / sizeof(uint64_t));
@@ -554,11 +660,29 @@ static void publish(nw_dp_loop_t *loop, uint64_t now, int final)
                   sizeof(nw_dp_counters_t) / sizeof(uint64_t));
 }
 
-static void sleep_until_work(nw_dp_loop_t *loop, struct pollfd *fds, uint64_t now)
+/* Nanoseconds the loop may sleep: to the next deadline, the idle wake-up at most. */
+static uint64_t sleep_time(nw_dp_loop_t *loop, uint64_t now)
 {
     uint64_t wait = (uint64_t)loop->cfg.idle_wakeup_us * 1000u, when;
     if (next_deadline(loop, &when))
         wait = when <= now ? 0 : (when - now < wait ? when - now : wait);
+    return wait;
+}
+
+static void guard_enter(nw_dp_loop_t *loop)
+{
+    if (loop->guard.lock)
+        loop->guard.lock(loop->guard.self);
+}
+
+static void guard_leave(nw_dp_loop_t *loop)
+{
+    if (loop->guard.unlock)
+        loop->guard.unlock(loop->guard.self);
+}
+
+static void sleep_until_work(nw_dp_loop_t *loop, struct pollfd *fds, uint64_t wait)
+{
     if (!wait)
         return;
     struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000u),
@@ -587,18 +711,24 @@ int32_t nw_dp_loop_run(nw_dp_loop_t *loop)
     fds[loop->n_ports] = (struct pollfd){.fd = loop->efd, .events = POLLIN};
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* departures on time, not 50 us late */
     while (!__atomic_load_n(&loop->stop, __ATOMIC_ACQUIRE)) {
+        guard_enter(loop); /* control-plane updates happen between passes */
         uint64_t now = nw_dp_loop_now(loop);
         uint32_t got = 0;
         for (uint32_t i = 0; i < loop->n_ports; i++)
             got += receive(loop, &loop->ports[i], now);
+        if (loop->host && !direct)
+            got += receive_injected(loop, now);
         if (!direct)
             run_timers(loop, nw_dp_loop_now(loop));
         for (uint32_t i = 0; i < loop->n_ports; i++)
             nw_dp_ring_tx_flush(loop->ports[i].ring);
+        if (loop->host)
+            nw_dp_host_notify(loop->host);
         loop->c.passes++;
         publish(loop, now, 0);
-        if (!got)
-            sleep_until_work(loop, fds, nw_dp_loop_now(loop));
+        uint64_t wait = got ? 0 : sleep_time(loop, nw_dp_loop_now(loop));
+        guard_leave(loop);
+        sleep_until_work(loop, fds, wait);
     }
     __atomic_store_n(&loop->stop, 0, __ATOMIC_RELEASE);
     publish(loop, nw_dp_loop_now(loop), 1);
@@ -641,6 +771,7 @@ void nw_dp_loop_free(nw_dp_loop_t *loop)
     for (uint32_t i = 0; i < loop->n_ports; i++) {
         nw_dp_ring_close(loop->ports[i].ring);
         free(loop->ports[i].held);
+        free(loop->ports[i].arriving);
     }
     if (loop->efd >= 0)
         close(loop->efd);

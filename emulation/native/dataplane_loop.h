@@ -32,6 +32,7 @@ typedef struct nw_dp_loop_config {
     uint32_t batch;          /* frames taken from one port per pass (0: 64) */
     uint32_t pool_packets;   /* packet buffers for packets in flight (0: 4096) */
     uint32_t idle_wakeup_us; /* longest sleep without a deadline (0: 200 ms) */
+    uint32_t tapped;         /* 1: captures on the ports see frames sent (slower) */
 } nw_dp_loop_config_t;
 
 /* What the loop did; every field a uint64_t (read as an array by Python). */
@@ -51,6 +52,7 @@ typedef struct nw_dp_counters {
     uint64_t tx_errors;
     uint64_t passes, sleeps;
     uint64_t drop_pass_limit;       /* a chain of clones longer than NW_DP_MAX_PASSES */
+    uint64_t drop_wire_in;          /* the ingress link lost it (or its waiting room was full) */
 } nw_dp_counters_t;
 
 typedef struct nw_dp_port_counters {
@@ -77,6 +79,27 @@ void nw_dp_loop_free(nw_dp_loop_t *loop);
 int32_t nw_dp_loop_add_port(nw_dp_loop_t *loop, uint32_t number, const char *ifname);
 /* The wire hook (NULL: ideal wires); set before nw_dp_loop_run. */
 void nw_dp_loop_set_wire(nw_dp_loop_t *loop, const nw_dp_wire_t *wire);
+/* The ingress links (called as a frame is received, with the time it reached the
+ * link; the frame waits until the arrival time, then ingress runs); NULL: ideal. */
+void nw_dp_loop_set_ingress_wire(nw_dp_loop_t *loop, const nw_dp_wire_t *wire);
+
+/* A lock held around every pass (the generated pipeline's nw_pipeline_lock), so a
+ * control-plane thread that takes it changes tables, queues and links between passes. */
+typedef struct nw_dp_guard {
+    void *self;
+    void (*lock)(void *self);
+    void (*unlock)(void *self);
+} nw_dp_guard_t;
+void nw_dp_loop_set_guard(nw_dp_loop_t *loop, const nw_dp_guard_t *guard);
+/* The CPU port's channel to the host (dataplane_host.h; NULL: none); frames sent to its
+ * port go to the host, frames it injects are received on that port. Set before running. */
+struct nw_dp_host;
+void nw_dp_loop_set_host(nw_dp_loop_t *loop, struct nw_dp_host *host);
+/* Per-port captures (dataplane_pcap.h; NULL: none); set before running. */
+struct nw_dp_pcap;
+void nw_dp_loop_set_pcap(nw_dp_loop_t *loop, struct nw_dp_pcap *pcap);
+/* Wake a sleeping loop so it looks at its queues again (any thread). */
+void nw_dp_loop_wake(nw_dp_loop_t *loop);
 /* Run on the calling thread until nw_dp_loop_stop; 0, or -errno if it could not run. */
 int32_t nw_dp_loop_run(nw_dp_loop_t *loop);
 /* Ask a running loop to return (any thread, async-signal-safe). */

@@ -86,7 +86,8 @@ static int32_t setup(nw_dp_ring_t *r, unsigned ifindex, const nw_dp_ring_config_
     if (set_opt(fd, PACKET_VERSION, TPACKET_V2) < 0)
         return -errno;
     set_opt(fd, PACKET_LOSS, 1);            /* a frame the kernel refuses is skipped */
-    set_opt(fd, PACKET_QDISC_BYPASS, 1);    /* straight to the device */
+    if (!c->tapped)
+        set_opt(fd, PACKET_QDISC_BYPASS, 1); /* straight to the device (no taps see it) */
     set_opt(fd, PACKET_IGNORE_OUTGOING, 1); /* our own frames do not come back */
     uint32_t rx_blocks = 0, tx_blocks = 0;
     int32_t rc;

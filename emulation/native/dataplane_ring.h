@@ -16,6 +16,8 @@ typedef struct nw_dp_ring_config {
     uint32_t rx_frames;    /* slots in the RX ring (0: no RX ring) */
     uint32_t tx_frames;    /* slots in the TX ring (0: no TX ring) */
     uint32_t max_frame;    /* longest frame the port carries (0: the interface's MTU + 18) */
+    uint32_t tapped;       /* 1: no PACKET_QDISC_BYPASS, so captures (tcpdump) on the
+                              interface see the frames sent, as with a plain socket */
 } nw_dp_ring_config_t;
 
 /* A received frame, valid until nw_dp_ring_rx_release(). */

@@ -104,6 +104,15 @@ class NativeMatchTable(MatchTable):
     def modify(self, entry: TableEntry, action: str,
                params: Mapping[str, object] | Sequence[object] = ()) -> None:
         super().modify(entry, action, params)
+        self._push_action(entry)
+
+    def set_bound(self, entry: TableEntry, action: str, args: tuple[int, ...],
+                  bound: Any) -> None:
+        super().set_bound(entry, action, args, bound)
+        self._push_action(entry)
+
+    def _push_action(self, entry: TableEntry) -> None:
+        """The entry's (new) action into the C table."""
         aid, words = entry.bound
         with self._lock:
             rc = self._lib.nw_table_modify(self._pipe, self._info.index, entry.seq, aid,

@@ -6,7 +6,10 @@
  * the random generator) lives behind `void *pipeline`; one packet's state
  * between ingress and egress (headers, user metadata, standard_metadata, the
  * parser's offset) lives in `nw_pkt_t.state`, `nw_pipeline_state_size()` bytes
- * the caller owns (so a traffic manager can hold many packets).
+ * the caller owns (so a traffic manager can hold many packets).  The state
+ * buffer must be at least 16-byte aligned: it may hold 128-bit fields
+ * (unsigned __int128), which the compiler may access with aligned vector
+ * instructions; the dataplane loop aligns it to 64 bytes, malloc to 16.
  *
  * The flow, as BMv2 simple_switch's:
  *   nw_ingress()   parser -> verify_checksum -> ingress; fills the routing fields

@@ -133,6 +133,7 @@ class Switch(Node):
     control: Path | None = None
     priority_queues: int = 1
     grpc_address: str | None = None
+    backend: str | None = None
     process: subprocess.Popen | None = None
 
     def port_map(self) -> dict[int, str]:
@@ -213,10 +214,12 @@ class Network:
                    pcap_dir: Path | str | None = None,
                    log_file: Path | str | None = None, trace_file: Path | str | None = None,
                    stats_out: Path | str | None = None, control: Path | str | None = None,
-                   priority_queues: int = 1, grpc_address: str | None = None) -> Switch:
+                   priority_queues: int = 1, grpc_address: str | None = None,
+                   backend: str | None = None) -> Switch:
         """Declare a switch; ports are numbered in the order links are added, from 1.
 
-        With ``program`` (a P4-16 v1model source) :meth:`start` runs it on the ports.
+        With ``program`` (a P4-16 v1model source) :meth:`start` runs it on the ports;
+        ``backend``: auto, c or python (the switch process's ``--backend``).
         """
         self._check_new(name)
 
@@ -230,7 +233,7 @@ class Network:
                         pcap_dir=path(pcap_dir), log_file=path(log_file),
                         trace_file=path(trace_file), stats_out=path(stats_out),
                         control=path(control), priority_queues=priority_queues,
-                        grpc_address=grpc_address)
+                        grpc_address=grpc_address, backend=backend)
         self.nodes[name] = switch
         return switch
 
@@ -421,7 +424,7 @@ class Network:
                         log=switch.log_file, links=switch.port_settings(),
                         pcap_dir=switch.pcap_dir, trace_file=switch.trace_file,
                         control=switch.control, priority_queues=switch.priority_queues,
-                        grpc_address=switch.grpc_address,
+                        grpc_address=switch.grpc_address, backend=switch.backend,
                         extra_args=["--commands", str(switch.commands)] if switch.commands
                         else ()))
                 except RuntimeError as exc:  # a setting the switch process would refuse

@@ -71,14 +71,16 @@ class NetweftSwitch(Switch):
     ``pcap_dir``: BMv2-style ``<iface>_in.pcap``/``<iface>_out.pcap``; ``log_file``:
     the switch process's messages (default ``/tmp/<name>-netweft.log``);
     ``trace_file``: the per-packet trace; ``priority_queues``: per port, 1..8;
-    ``links``: extra ``--link`` settings by port (``{2: "delay=5ms,queue=32"}``).
+    ``links``: extra ``--link`` settings by port (``{2: "delay=5ms,queue=32"}``);
+    ``backend``: ``auto``, ``c`` or ``python`` (``--switch netweft,backend=c``; None:
+    ``$NETWEFT_SWITCH_BACKEND`` or the default), see docs/native-backend.md.
     """
 
     def __init__(self, name: str, program: str | Path = "basic_forward",
                  runtime: str | Path | None = None, pcap_dir: str | Path | None = None,
                  log_file: str | Path | None = None, trace_file: str | Path | None = None,
                  priority_queues: int | str = 1, links: dict[int, str] | None = None,
-                 **params: Any) -> None:
+                 backend: str | None = None, **params: Any) -> None:
         super().__init__(name, **params)
         path = Path(program)
         self.program = path if path.suffix == ".p4" or path.is_file() else shipped_program(
@@ -89,6 +91,9 @@ class NetweftSwitch(Switch):
         self.trace_file = Path(trace_file) if trace_file else None
         self.priority_queues = int(priority_queues)
         self.extra_links = dict(links or {})
+        if backend not in (None, "auto", "c", "python"):
+            raise NetweftSwitchError(f"switch {name}: backend {backend!r}; use auto, c or python")
+        self.backend = backend
         self.process: subprocess.Popen | None = None
 
     def port_map(self) -> dict[int, str]:
@@ -138,7 +143,7 @@ class NetweftSwitch(Switch):
             self.process = start_switch_process(
                 _SwitchHandle(self), self.program, self.runtime, log=self.log_file,
                 links=settings + links, pcap_dir=self.pcap_dir, trace_file=self.trace_file,
-                priority_queues=self.priority_queues)
+                priority_queues=self.priority_queues, backend=self.backend)
         except RuntimeError as exc:
             raise NetweftSwitchError(f"switch {self.name}: {exc}") from None
 

@@ -111,7 +111,7 @@ class ActionProfiles:
         member = members[mid]
         member.action, member.name, member.args = _copy(msg.action), name, args
         for mt, entry in member.entries:
-            entry.action, entry.args, entry.bound = mt.bind_action(name, args)
+            mt.set_bound(entry, *mt.bind_action(name, args))
         for gid in member.groups:
             self._refresh_group(prof.preamble.id, gid)
 

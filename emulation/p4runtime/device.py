@@ -90,6 +90,9 @@ class Device:
         self.idle_timeout: Callable[[p4runtime_pb2.IdleTimeoutNotification], None] = \
             lambda _msg: None
         self.transmit: Callable[[int, bytes], None] = lambda _port, _frame: None
+        # set by a switch process whose packets a C loop moves: PacketOut frames are
+        # queued into that loop (received on the CPU port) instead of run here
+        self.inject: Callable[[bytes], bool] | None = None
         self.stats = {"packet_in": 0, "packet_in_errors": 0, "packet_out": 0}
         self._loop_offset: int | None = None   # monotonic_ns() - the switch loop's clock
 
@@ -333,6 +336,11 @@ class Device:
                                           "(start it with --cpu-port)")
             frame = entities.packet_io.frame(msg)
             self.stats["packet_out"] += 1
+            if self.inject is not None:
+                if not self.inject(frame):
+                    self.stats["packet_out_dropped"] = self.stats.get("packet_out_dropped",
+                                                                      0) + 1
+                return []
             switch = self.pipeline.switch
             if self._loop_offset is None:
                 outputs = self._deliver(switch.process(self.cpu_port, frame))
@@ -342,6 +350,13 @@ class Device:
         for port, data in outputs:
             self.transmit(port, data)
         return outputs
+
+    def packet_in_frame(self, frame: bytes) -> None:
+        """A frame the switch sent to the CPU port (from a C loop): PacketIn to the controller."""
+        with self.lock:
+            if self._entities is None or self.cpu_port is None:
+                return
+            self._deliver([(self.cpu_port, frame)])
 
     def digest_ack(self, msg: p4runtime_pb2.DigestListAck) -> None:
         """The controller acknowledged a DigestList."""

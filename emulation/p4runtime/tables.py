@@ -170,7 +170,7 @@ class TableEntries:
             state = table[key]
             if state.ref:
                 self.profiles.detach(info.preamble.id, state.ref, state.entry)
-            state.entry.action, state.entry.args, state.entry.bound = name, args, bound
+            mt.set_bound(state.entry, name, args, bound)
         state.ref = ref
         if ref:
             self.profiles.attach(info.preamble.id, ref, mt, state.entry)

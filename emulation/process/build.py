@@ -66,10 +66,11 @@ class BuiltSwitch:
     device: Device | None = None
     server: P4RuntimeServer | None = None
 
-    def attach_ports(self, io: SwitchPorts) -> None:
+    def attach_ports(self, io: SwitchPorts | None) -> None:
         """Send the P4Runtime device's PacketOut frames through the switch's open ports
-        (``serve``'s ``on_ready``)."""
-        if self.device is None:
+        (``serve``'s ``on_ready``; None: a C loop owns the ports and takes PacketOut
+        frames itself)."""
+        if self.device is None or io is None:
             return
 
         def transmit(port: int, frame: bytes) -> None:

@@ -29,6 +29,10 @@ port N strict-priority queues; ``--pcap DIR`` writes ``<iface>_in.pcap`` and
 ``--log-file FILE`` write the per-packet trace
 (:mod:`netweft.emulation.packet_trace`); ``--control PATH`` opens the control
 channel (:mod:`netweft.emulation.process.control`).
+
+A switch on the native back end (``--backend c``, or ``auto`` when the program is
+covered) does not use this Python loop: the C loop moves its packets
+(:mod:`netweft.emulation.process.native_loop`), with the same options.
 """
 
 from __future__ import annotations
@@ -269,6 +273,29 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
+    deadline = time.monotonic() + stop_after if stop_after else None
+    while True:
+        if _runs_native(switch):  # the C loop moves the packets (process/native_loop.py)
+            from netweft.emulation.process.native_loop import serve_native
+
+            outcome = serve_native(switch, ports, lambda: running, deadline, stats_out,
+                                   pcap_dir, control, port_options, on_ready)
+            if outcome == "stopped" or not running:
+                return stats
+        if not _serve_python(switch, ports, lambda: running, deadline, stats, stats_out,
+                             pcap_dir, trace_out, control, port_options, on_digests, on_ready):
+            return stats
+
+
+def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool],
+                  deadline: float | None, stats: Counter, stats_out: Path | None,
+                  pcap_dir: Path | None, trace_out: TextIO | None, control: Path | None,
+                  port_options: dict[int, PortOptions] | None,
+                  on_digests: Callable[[list], None] | None,
+                  on_ready: Callable[[SwitchPorts], None] | None) -> bool:
+    """:func:`serve` with packets moved in Python; True if it returned because a P4Runtime
+    device's new pipeline runs on the native back end (the C loop takes over)."""
+    device = hasattr(switch, "packet_out")
     io = SwitchPorts(ports)
     captures = server = None
     # select(2) sleeps to the microsecond (epoll rounds up to whole milliseconds), so
@@ -296,8 +323,9 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
         if on_ready is not None:
             on_ready(io)
         print("ready", flush=True)
-        deadline = time.monotonic() + stop_after if stop_after else None
-        while running and (deadline is None or time.monotonic() < deadline):
+        while running() and (deadline is None or time.monotonic() < deadline):
+            if device and _runs_native(switch):
+                return True
             for key, _ in sel.select(timeout=loop.timeout()):
                 if isinstance(key.data, int):
                     loop.drain(key.data, key.fileobj)
@@ -323,7 +351,19 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
             if getattr(switch, "lock", None) is not None and switch.switch is not None:
                 counters.update(switch.switch.stats)  # a P4Runtime device's switch
             stats_out.write_text(json.dumps(counters, indent=2, sort_keys=True))
-    return stats
+    return False
+
+
+def _runs_native(target: Any) -> bool:
+    """True if ``target`` (a switch, or a P4Runtime device holding one) runs the native
+    pipeline: then the C loop moves its packets."""
+    switch = target.switch if hasattr(target, "packet_out") else target
+    return getattr(switch, "backend", None) == "c"
+
+
+# A first start on the native back end compiles the program (tens of seconds for a large
+# one on a loaded 2-core machine, several switches at once); later starts hit the cache.
+START_TIMEOUT_S = 180.0
 
 
 class SwitchStartError(RuntimeError):
@@ -331,13 +371,14 @@ class SwitchStartError(RuntimeError):
 
 
 def start_switch_process(node, program: Path, runtime: Path | None = None,
-                         stats_out: Path | None = None, timeout: float = 60.0,
+                         stats_out: Path | None = None, timeout: float = START_TIMEOUT_S,
                          log: Path | None = None,
                          links: Mapping[int, PortOptions] | Iterable[str] = (),
                          pcap_dir: Path | None = None, trace_file: Path | None = None,
                          control: Path | None = None, priority_queues: int = 1,
                          seed: int = 0, extra_args: Iterable[str] = (),
-                         grpc_address: str | None = None) -> subprocess.Popen:
+                         grpc_address: str | None = None,
+                         backend: str | None = None) -> subprocess.Popen:
     """Start a switch process in ``node``'s namespace and wait until it serves its ports.
 
     ``links``: per-port settings, as ``{port: PortOptions}`` or ``--link`` strings
@@ -345,7 +386,8 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     declared with delay, loss, rate or queue);
     ``pcap_dir``/``trace_file``/``control``: the ``--pcap``, ``--log-file`` and
     ``--control`` options; ``grpc_address``: serve P4Runtime there
-    (``--grpc-server-addr``); ``log``: the process's stderr; ``extra_args``: further
+    (``--grpc-server-addr``); ``backend``: ``--backend`` (auto, c or python; None:
+    the child's ``$NETWEFT_SWITCH_BACKEND`` or the default); ``log``: the process's stderr; ``extra_args``: further
     options of ``python -m netweft.emulation.process.switch_process``.  A failed start
     raises :class:`SwitchStartError` with the process's error output.  The process
     gets SIGTERM if the calling thread's process dies
@@ -353,7 +395,7 @@ def start_switch_process(node, program: Path, runtime: Path | None = None,
     """
     launch = launch_switch_process(node, program, runtime, stats_out, log, links, pcap_dir,
                                    trace_file, control, priority_queues, seed, extra_args,
-                                   grpc_address)
+                                   grpc_address, backend)
     try:
         return launch.wait_ready(timeout)
     finally:
@@ -366,7 +408,7 @@ class SwitchLaunch:
     def __init__(self, node, proc: subprocess.Popen, stderr: Any) -> None:
         self.node, self.proc, self.stderr = node, proc, stderr
 
-    def wait_ready(self, timeout: float = 60.0) -> subprocess.Popen:
+    def wait_ready(self, timeout: float = START_TIMEOUT_S) -> subprocess.Popen:
         """The process once it printed ``ready``; else kill it, raise :class:`SwitchStartError`."""
         proc = self.proc
         sel = selectors.DefaultSelector()
@@ -398,7 +440,8 @@ def launch_switch_process(node, program: Path, runtime: Path | None = None,
                           pcap_dir: Path | None = None, trace_file: Path | None = None,
                           control: Path | None = None, priority_queues: int = 1,
                           seed: int = 0, extra_args: Iterable[str] = (),
-                          grpc_address: str | None = None) -> SwitchLaunch:
+                          grpc_address: str | None = None,
+                          backend: str | None = None) -> SwitchLaunch:
     """Start a switch process (the options of :func:`start_switch_process`) without
     waiting for it, so that several compile side by side, all started from the
     calling thread (their parent-death signal follows that thread)."""
@@ -425,6 +468,8 @@ def launch_switch_process(node, program: Path, runtime: Path | None = None,
         argv += ["--grpc-server-addr", grpc_address]
     if seed:
         argv += ["--seed", str(seed)]
+    if backend:
+        argv += ["--backend", backend]
     argv += list(extra_args)
     # The child's error output goes to ``log``, or else to an anonymous file, so that
     # a failed start can say why (never a pipe: nobody drains it while the switch runs).

@@ -190,6 +190,12 @@ class MatchTable:
         args = self._args(spec, params)
         entry.action, entry.args, entry.bound = spec.name, args, self._bind(spec.name, args)
 
+    def set_bound(self, entry: TableEntry, action: str, args: tuple[int, ...],
+                  bound: Any) -> None:
+        """Give an installed entry an action already checked and bound (P4Runtime's
+        MODIFY); a back end that keeps entries elsewhere (the native one) is told."""
+        entry.action, entry.args, entry.bound = action, args, bound
+
     def delete(self, entry: TableEntry) -> None:
         """Remove an installed entry."""
         self._entries.remove(entry)

@@ -121,10 +121,11 @@ def _main(args: argparse.Namespace) -> int:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seconds", type=float_in(0.5, 60), default=3.0,
                    help="seconds each spray mode and incast runs, 0.5 to 60 (default 3)")
-    p.add_argument("--rate", type=float_in(1, 100), default=5.0,
+    p.add_argument("--rate", type=float_in(1, 1000), default=5.0,
                    help="Mbit/s of the studied links (uplinks, incast port, sender link), "
-                        "1 to 100 (default 5: the emulated switches forward a few kpps, "
-                        "fewer on a loaded machine)")
+                        "1 to 1000 (default 5: a switch on the Python back end forwards a "
+                        "few kpps, fewer on a loaded machine; the C loop "
+                        "(NETWEFT_SWITCH_BACKEND=c) takes gigabit links)")
     p.add_argument("--length", type=int_in(1, 64 << 20), default=1 << 20,
                    help="bytes of the multicast buffer (default 1 MiB)")
 

@@ -9,8 +9,8 @@ not the bottleneck: the generator stamps a sequence number and its send time
 into every frame, the sink takes the kernel's receive time of each one.  For
 each switch (the minimal forwarder, the native loop with the stand-in
 pipeline, the native loop with ``basic_forward.p4`` compiled to C by the native
-back end, the Python switch process running ``basic_forward.p4``) and each frame size, the offered load is
-swept upwards until the switch saturates, then once more unpaced.  Every
+back end, the switch process running ``basic_forward.p4`` on the C loop and on
+Python) and each frame size, the offered load is swept upwards until the switch saturates, then once more unpaced.  Every
 switch runs as its own process, so its CPU time is read from ``/proc``.
 
 Tests never assert these figures: they depend on the machine and its load.
@@ -154,15 +154,23 @@ def generated_switch() -> SwitchUnderTest:
     return SwitchUnderTest("native loop + generated basic_forward.p4", argv)
 
 
-def python_switch() -> SwitchUnderTest:
+def process_switch(backend: str) -> SwitchUnderTest:
+    """The switch process testbeds run (``--backend c``: its packets in the C loop;
+    ``python``: in Python)."""
     def argv(links: BenchLinks, tmp: Path) -> list[str]:
         from netweft.p4.programs import source_dir
 
         return [sys.executable, "-m", "netweft.emulation.process.switch_process",
                 "--program", str(source_dir() / "basic_forward.p4"),
                 "--port", f"1={links.port1}", "--port", f"2={links.port2}",
-                "--runtime", str(runtime_file(tmp))]
-    return SwitchUnderTest("Python switch process, basic_forward.p4", argv)
+                "--runtime", str(runtime_file(tmp)), "--backend", backend]
+    if backend == "python":
+        return SwitchUnderTest("Python switch process, basic_forward.p4", argv)
+    return SwitchUnderTest("switch process on the C loop, basic_forward", argv)
+
+
+def python_switch() -> SwitchUnderTest:
+    return process_switch("python")
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -385,7 +393,8 @@ def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
         seconds: float = 1.0, json_out: Path | None = None, include_python: bool = True,
         extra: Sequence[SwitchUnderTest] = (), log: Callable[[str], None] = print) -> BenchResult:
     """The whole bench: print every point and the summary, write the raw JSON."""
-    switches = [forwarder_switch(), standin_switch(), generated_switch(), *extra]
+    switches = [forwarder_switch(), standin_switch(), generated_switch(), process_switch("c"),
+                *extra]
     if include_python:
         switches.append(python_switch())
     result = sweep(switches, sizes, rates, seconds, log)

@@ -16,9 +16,11 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import uuid
 from dataclasses import asdict, dataclass
 from importlib import metadata
+from pathlib import Path
 
 from netweft.testbed.host_tools import (
     CLANG_RUNTIMES,
@@ -209,9 +211,50 @@ def check_clang_runtimes() -> Check:
     return Check("clang runtimes", True, ", ".join(CLANG_RUNTIMES), enables)
 
 
+def _writable(folder: Path) -> str | None:
+    """None if files can be made in ``folder`` (made if missing), else why not."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".doctor-"):
+            pass
+    except OSError as exc:
+        return f"{folder}: {exc.strerror or exc}"
+    return None
+
+
+def check_switch_backend() -> Check:
+    """The switch back end ``auto`` would choose: C (the native pipeline and the C
+    packet loop) needs the C compiler and writable build caches, and the packet loop
+    must build."""
+    from netweft.emulation.native import build, dataplane_build
+    from netweft.emulation.native.selection import backend_choice
+
+    enables = "switches at native speed (--backend auto|c|python)"
+    try:
+        chosen = backend_choice(None)
+    except ValueError as exc:
+        return Check("switch back end", False, str(exc), enables)
+    source = ("$NETWEFT_SWITCH_BACKEND" if os.environ.get("NETWEFT_SWITCH_BACKEND")
+              else "the default")
+    cc = build.compiler()
+    why = None if cc else "no C compiler (apt-get install gcc)"
+    for folder in (build.cache_dir(), dataplane_build.cache_dir()):
+        why = why or _writable(folder)
+    if why is None:
+        try:
+            dataplane_build.load()
+        except Exception as exc:  # noqa: BLE001 - the doctor reports any failure
+            why = f"the packet loop does not build: {str(exc).splitlines()[0]}"
+    auto = "python" if why else "c"
+    detail = (f"auto runs {'C' if auto == 'c' else 'Python'}"
+              + (f" ({why})" if why else f" (compiler {cc}, caches writable)")
+              + f"; switches ask for {chosen} ({source})")
+    return Check("switch back end", auto == "c", detail, enables)
+
+
 def run_checks() -> list[Check]:
     """All checks, in table order."""
-    rows = check_python() + check_engine() + [check_root()]
+    rows = check_python() + check_engine() + [check_switch_backend(), check_root()]
     if os.geteuid() == 0:
         rows += check_network()
     else:

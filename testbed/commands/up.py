@@ -59,13 +59,15 @@ def _raise_shutdown(signum: int, _frame: object) -> None:
 
 def start_testbed(topo: Topology, run_dir: Path, name: str, default_program: Path | None = None,
                   pcaps: bool = True, log=print,
-                  settings: FabricSettings | None = None) -> Network:
+                  settings: FabricSettings | None = None, backend: str | None = None) -> Network:
     """Build and start ``topo``, record it for exec/down; the caller must call ``stop_testbed``.
+
+    ``backend`` (auto, c or python) overrides the topology's switch back end.
 
     Switches running fabric.p4 without entries of their own (the default) are
     configured by the fabric controller with ``settings`` before this returns.
     """
-    net = topo.build(run_dir, default_program=default_program, pcaps=pcaps)
+    net = topo.build(run_dir, default_program=default_program, pcaps=pcaps, backend=backend)
     log(f"*** starting {len(net.hosts)} hosts, {len(net.switches)} switches, "
         f"{len(net.links)} links (namespaces {net.prefix}-*, run folder {run_dir})")
     net.start()
@@ -122,7 +124,7 @@ def _up(args: argparse.Namespace) -> int:
     net = None
     try:
         net = start_testbed(topo, run_dir, name, args.program, not args.no_pcap, log,
-                            settings_from(args))
+                            settings_from(args), backend=args.backend)
         log(f"*** testbed {name} is up: netweft exec NODE -- CMD reaches it from another shell")
         if args.serve:
             print("ready", flush=True)
@@ -180,6 +182,8 @@ def _detach(args: argparse.Namespace, name: str, run_dir: Path) -> int:
         argv += ["--program", str(args.program)]
     if args.no_pcap:
         argv.append("--no-pcap")
+    if args.backend:
+        argv += ["--backend", args.backend]
     argv += settings_argv(args)
     run_dir.mkdir(parents=True, exist_ok=True)
     log = run_dir / "up.log"
@@ -266,6 +270,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, help="run folder (default results/up-<name>-<time>)")
     p.add_argument("--name", type=_testbed_name, help="testbed name (default: the topology's)")
     p.add_argument("--no-pcap", action="store_true", help="no pcap files from the switches")
+    p.add_argument("--backend", choices=("auto", "c", "python"),
+                   help="switch back end for every switch (default: the topology's backend:, "
+                        "else $NETWEFT_SWITCH_BACKEND, else the default); c moves packets "
+                        "in the native C loop, python in Python")
     p.add_argument("--timeout", type=_positive, default=300.0,
                    help="seconds --detach waits for the testbed (default 300)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)

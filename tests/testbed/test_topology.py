@@ -123,3 +123,17 @@ def test_tutorials_errors(tmp_path):
     with pytest.raises(TopologyError, match="hosts should be connected to switches"):
         load_topology(_write(tmp_path, "topology.json", json.dumps(
             {"hosts": {"h1": {}, "h2": {}}, "switches": {}, "links": [["h1", "h2"]]})))
+
+
+def test_the_switch_back_end_comes_from_the_switch_the_file_or_netweft_up(tmp_path):
+    path = _write(tmp_path, "t.yaml", "backend: c\nhosts: {h1: {ip: 10.0.0.1/24}}\n"
+                  "switches: {s1: {program: basic_forward, backend: python}, "
+                  "s2: {program: basic_forward}}\nlinks: [[h1, s1], [s1, s2]]\n")
+    topo = load_topology(path)
+    assert topo.backend == "c" and topo.switches["s1"].backend == "python"
+    net = topo.build(tmp_path / "run", p4runtime=False)
+    assert net.node("s1").backend == "python" and net.node("s2").backend == "c"
+    net = topo.build(tmp_path / "run", p4runtime=False, backend="auto")  # netweft up --backend
+    assert net.node("s1").backend == net.node("s2").backend == "auto"
+    with pytest.raises(TopologyError, match="switches.s1: backend: 'fast'; use auto, c or python"):
+        load_topology(_write(tmp_path, "b.yaml", "switches: {s1: {backend: fast}}"))
