@@ -12,9 +12,13 @@
  * multicast group its results go to (one replica per worker, rid = worker
  * id).  MyEgress.aggregation.agg_workers maps (job id, worker id) to
  * to_worker(mac, addr, udp_port): where that worker's copy of a result goes.
- * Registers (2 * AGG_SLOTS cells, pool 1 after pool 0): bitmap, count,
- * exponent, lane0 .. lane63.  Counters: MyIngress.aggregation.events (by
- * AGG_EV_*), MyEgress.aggregation.copies (by AGG_COPY_*).
+ * MyIngress.aggregation.agg_parents makes this switch a level of a
+ * hierarchical job: (service address, job id) -> set_parent(port, mac,
+ * child_id), where its partial sums go (docs/collectives.md).  Registers
+ * (2 * AGG_SLOTS cells, pool 1 after pool 0): bitmap, count, exponent,
+ * lane0 .. lane<K-1>, K = AGG_LANES lanes per packet (64 unless compiled with
+ * -D AGG_LANES=K).  Counters: MyIngress.aggregation.events (by AGG_EV_*),
+ * MyEgress.aggregation.copies (by AGG_COPY_*).
  *
  * Forwarding: MyIngress.ipv4_routes (lpm on the destination) ->
  * forward(dmac, port) (source MAC = the old destination, TTL - 1) or drop

@@ -21,7 +21,10 @@
  * beside them (FabricIngress.aggregation.agg_jobs,
  * FabricEgress.aggregation.agg_workers ...), found by the aggregation
  * controller under any prefix.  Result copies do not update the fabric's
- * per-port queue estimates.
+ * per-port queue estimates.  Like aggregation.p4 it takes -D AGG_LANES=K
+ * (lanes per packet, 64 by default) and can be a level of a hierarchical job
+ * (FabricIngress.aggregation.agg_parents): a partial sum going up to the
+ * parent is a unicast packet and crosses the fabric's egress.
  */
 #include <core.p4>
 #include <v1model.p4>

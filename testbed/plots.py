@@ -145,13 +145,20 @@ def plot_allreduce(rows: Sequence[Mapping], path: Path) -> Path:
             mib = [r["size"] / (1 << 20) for r in pts]
             line = t_ax.plot(mib, [r["ring_ms"] for r in pts], "--s", markersize=4,
                              label=f"ring, {n} workers")[0]
-            t_ax.plot(mib, [r["in_network_ms"] for r in pts], "-", color=line.get_color(),
-                      label=f"in-network, {n} workers")
-            for r, x in zip(pts, mib, strict=True):
-                t_ax.plot([x], [r["in_network_ms"]], "o", markersize=4, color=line.get_color(),
-                          fillstyle="full" if r["in_network_source"] == "switch" else "none")
-            b_ax.plot(mib, [r["bytes_ratio"] for r in pts], "-o", markersize=4,
-                      color=line.get_color(), label=f"{n} workers")
+            # in-network on one switch (solid) and hierarchical (dash-dot), when measured
+            for prefix, style, what in (("in_network", "-", "in-network"),
+                                        ("hierarchical", "-.", "hierarchical")):
+                if any(f"{prefix}_ms" not in r for r in pts):
+                    continue
+                t_ax.plot(mib, [r[f"{prefix}_ms"] for r in pts], style,
+                          color=line.get_color(), label=f"{what}, {n} workers")
+                for r, x in zip(pts, mib, strict=True):
+                    t_ax.plot([x], [r[f"{prefix}_ms"]], "o", markersize=4,
+                              color=line.get_color(), fillstyle="full"
+                              if r[f"{prefix}_source"] == "switch" else "none")
+                b_ax.plot(mib, [r[f"{prefix}_bytes_ratio"] for r in pts], style + "o"
+                          if style == "-" else style, markersize=4, color=line.get_color(),
+                          label=f"{what}, {n} workers")
             b_ax.axhline(2 * (n - 1) / n, color=line.get_color(), lw=0.8, ls=":")
         t_ax.set_xscale("log")
         t_ax.set_yscale("log")

@@ -23,7 +23,7 @@
  * Slot state lives in registers of 2 * AGG_SLOTS cells (pool 0 at index
  * slot, pool 1 at slot + AGG_SLOTS, slot = job base + packet slot): a worker
  * bitmap, a contribution count, the block being summed, the maximum
- * exponent, and one register per lane (lane0 .. lane63).
+ * exponent, and one register per lane (lane0 .. lane<AGG_LANES-1>).
  */
 #ifndef NETWEFT_AGGREGATION_P4
 #define NETWEFT_AGGREGATION_P4
@@ -52,7 +52,9 @@ const bit<32> AGG_EV_MALFORMED      = 4;  /* short, wrong version/length/lane co
 const bit<32> AGG_EV_BAD_SLOT       = 5;  /* slot outside the job's range */
 const bit<32> AGG_EV_BAD_WORKER     = 6;  /* worker id outside the job's workers */
 const bit<32> AGG_EV_STALE          = 7;  /* a delayed copy of an older use of the pool */
-const bit<32> AGG_EVENT_COUNT       = 8;
+const bit<32> AGG_EV_PARTIAL        = 8;  /* a partial sum sent (or sent again) to the parent */
+const bit<32> AGG_EV_FROM_PARENT    = 9;  /* the parent's result stored and multicast down */
+const bit<32> AGG_EVENT_COUNT       = 10;
 
 /* Index of AggregationEgress.copies. */
 const bit<32> AGG_COPY_SENT         = 0;  /* a result copy rewritten for its worker */
@@ -67,6 +69,11 @@ struct agg_metadata_t {
     bit<32> index;         /* register cell of (slot, pool) */
     bit<32> other_index;   /* register cell of (slot, other pool) */
     bit<32> keep;          /* 0 for the first contribution, all ones after */
+    bool    has_parent;    /* a level below the root: partial sums go up (agg_parents) */
+    bit<9>  parent_port;   /* the port towards the parent switch */
+    macAddr_t parent_mac;  /* the parent's MAC on that link */
+    bit<8>  child_id;      /* this switch's worker id at its parent */
+    bit<8>  done;          /* count of a pool holding its result: workers (+1 below the root) */
 }
 
 /* Extracts agg_t from a UDP datagram to AGG_UDP_PORT (short ones: PacketTooShort). */
@@ -92,6 +99,7 @@ parser AggregationParser(packet_in packet, in udp_t udp, out agg_t agg) {
     lane##i.write(am.index, acc); \
     agg.lane##i = acc;
 #define AGG_LANE_LOAD(i) lane##i.read(agg.lane##i, am.index);
+#define AGG_LANE_STORE(i) lane##i.write(am.index, agg.lane##i);
 
 /*
  * Ingress: for a contribution to a configured job (agg_jobs: service address
@@ -101,6 +109,16 @@ parser AggregationParser(packet_in packet, in udp_t udp, out agg_t agg) {
  * the stored result back by unicast.  Packets to AGG_UDP_PORT that fail to
  * parse are counted (AGG_EV_MALFORMED) and dropped; packets for jobs this
  * switch does not aggregate are left to the program's forwarding.
+ *
+ * Hierarchical jobs: a switch with an agg_parents entry for the job is a
+ * level below the root.  Its "workers" are its children (hosts, or switches
+ * below it); when a pool is complete its partial sum goes up to the parent as
+ * one contribution (worker id = child_id) instead of down, and the parent's
+ * result, coming back in on the parent's port, is stored in the pool (its
+ * count becomes workers + 1) and multicast to the children.  A child's
+ * retransmission into a pool that went up without a result yet sends the
+ * partial sum up again (the parent answers a repeat with its stored result);
+ * into a pool holding the result it gets the result back, as at the root.
  */
 control AggregationIngress(inout ethernet_t ethernet,
                            inout ipv4_t ipv4,
@@ -134,6 +152,45 @@ control AggregationIngress(inout ethernet_t ethernet,
         actions = { set_job; not_aggregated; }
         size = 256;
         default_action = not_aggregated();
+    }
+
+    action set_parent(bit<9> port, macAddr_t mac, bit<8> child_id) {
+        am.has_parent = true;
+        am.parent_port = port;
+        am.parent_mac = mac;
+        am.child_id = child_id;
+    }
+
+    action root() {
+        am.has_parent = false;
+    }
+
+    /* (service address, job id) -> this switch's parent in the job's tree: where its
+     * partial sums go (a level of a hierarchical job); no entry: the root. */
+    table agg_parents {
+        key = {
+            ipv4.dstAddr: exact;
+            agg.job_id: exact;
+        }
+        actions = { set_parent; root; }
+        size = 256;
+        default_action = root();
+    }
+
+    /* The pool's partial sum (in the packet) goes up to the parent as this
+     * switch's contribution there. */
+    action partial_to_parent(bit<8> flags) {
+        agg.flags = flags;
+        agg.worker_id = am.child_id;
+        ethernet.srcAddr = ethernet.dstAddr;
+        ethernet.dstAddr = am.parent_mac;
+        ipv4.srcAddr = ipv4.dstAddr;
+        ipv4.ttl = AGG_RESULT_TTL;
+        udp.srcPort = AGG_UDP_PORT;
+        udp.checksum = 0;
+        standard_metadata.mcast_grp = 0;
+        standard_metadata.egress_spec = am.parent_port;
+        events.count(AGG_EV_PARTIAL);
     }
 
     action reject(bit<32> event) {
@@ -191,9 +248,17 @@ control AggregationIngress(inout ethernet_t ethernet,
             return;   /* another switch's job: the program forwards it */
         }
         am.handled = true;
+        am.has_parent = false;
+        agg_parents.apply();
+        am.done = am.workers;
+        if (am.has_parent) {
+            am.done = am.workers + 1;
+        }
+        bool from_parent = (agg.flags & AGG_FLAG_RESULT) != 0 && am.has_parent
+            && standard_metadata.ingress_port == am.parent_port;
         if (agg.version != AGG_VERSION || agg.lane_count != AGG_LANE_COUNT
                 || udp.length != AGG_UDP_LENGTH
-                || (agg.flags & AGG_FLAG_RESULT) != 0) {
+                || ((agg.flags & AGG_FLAG_RESULT) != 0 && !from_parent)) {
             reject(AGG_EV_MALFORMED);
             return;
         }
@@ -201,7 +266,9 @@ control AggregationIngress(inout ethernet_t ethernet,
             reject(AGG_EV_BAD_SLOT);
             return;
         }
-        if (agg.worker_id >= am.workers || (bit<32>)agg.worker_id >= AGG_MAX_WORKERS) {
+        if (!from_parent
+                && (agg.worker_id >= am.workers
+                    || (bit<32>)agg.worker_id >= AGG_MAX_WORKERS)) {
             reject(AGG_EV_BAD_WORKER);
             return;
         }
@@ -221,15 +288,32 @@ control AggregationIngress(inout ethernet_t ethernet,
         bitmap.read(seen, am.index);
         count.read(contributions, am.index);
         block.read(pool_block, am.index);
+        bit<32> age = agg.block - pool_block;
+
+        if (from_parent) {
+            /* the parent's result for a pool this switch sent up: keep it (a
+             * child's retransmission gets it back) and multicast it down */
+            if (contributions == am.workers && age == 0) {
+                count.write(am.index, am.done);
+                exponent.write(am.index, agg.exponent);
+                AGG_FOR_EACH_LANE(AGG_LANE_STORE)
+                events.count(AGG_EV_FROM_PARENT);
+                multicast_result();
+            } else if (contributions == am.done && age == 0) {
+                reject(AGG_EV_DUPLICATE);   /* a second copy of the result */
+            } else {
+                reject(AGG_EV_STALE);
+            }
+            return;
+        }
 
         /* A delayed copy from an older use of this pool: its block is older
          * than the pool's, or it is the pool's block, complete, and this
          * worker has already moved on to the other pool (its bit is clear). */
-        bit<32> age = agg.block - pool_block;
         if (contributions != 0
                 && (age[31:31] == 1
                     || (age == 0 && (seen & worker_bit) == 0
-                        && contributions == am.workers))) {
+                        && contributions >= am.workers))) {
             reject(AGG_EV_STALE);
             return;
         }
@@ -263,16 +347,24 @@ control AggregationIngress(inout ethernet_t ethernet,
             bit<32> acc;
             AGG_FOR_EACH_LANE(AGG_LANE_ADD)
             events.count(AGG_EV_CONTRIBUTION);
-            if (contributions == am.workers) {
-                multicast_result();
-            } else {
+            if (contributions != am.workers) {
                 mark_to_drop(standard_metadata);
+            } else if (am.has_parent) {
+                partial_to_parent(0);
+            } else {
+                multicast_result();
             }
-        } else if (contributions == am.workers) {
+        } else if (contributions == am.done) {
             /* counted before and complete: the result was lost on its way back */
             exponent.read(agg.exponent, am.index);
             AGG_FOR_EACH_LANE(AGG_LANE_LOAD)
             unicast_result();
+        } else if (am.has_parent && contributions == am.workers) {
+            /* complete here, no result from the parent yet: the partial sum or
+             * the parent's result was lost; send the partial sum up again */
+            exponent.read(agg.exponent, am.index);
+            AGG_FOR_EACH_LANE(AGG_LANE_LOAD)
+            partial_to_parent(AGG_FLAG_RETRANSMIT);
         } else {
             reject(AGG_EV_DUPLICATE);
         }

@@ -1,12 +1,15 @@
 """``netweft bench allreduce``: in-network aggregation against ring all-reduce.
 
-For 4 and 8 workers, on one switch and on a leaf-spine (two leaves, two spines;
-the job aggregates on spine1), and for buffer sizes from 64 KiB to 64 MiB, it
+For 4 and 8 workers (``--workers 16`` too), on one switch and on a leaf-spine
+(two leaves, two spines), and for buffer sizes from 64 KiB to 64 MiB, it
 measures in virtual time (:mod:`netweft.testbed.experiments.allreduce_fabric`):
 
 - **in-network**: every worker runs the host library's worker core against the
   embedded switch running ``p4/aggregation.p4`` (the real P4 program, packet
-  by packet), links of ``--rate-gbps`` with ``--link-delay-us`` each;
+  by packet, ``--lanes`` 32-bit lanes per packet: ``-D AGG_LANES``), links of
+  ``--rate-gbps`` with ``--link-delay-us`` each; on the leaf-spine both on one
+  switch (spine1; the leaves route) and **hierarchically** (each leaf sums its
+  hosts, spine1 the leaves' partial sums);
 - **ring**: ring all-reduce over netweft's transport (the C engines) in the
   transport's simulation, with the same link rate and path delays.
 
@@ -20,6 +23,10 @@ points obey exactly ((blocks + window) frames of 314 bytes per direction), time
 from a straight-line fit of the measured times against size (the pipeline is
 full, so time grows linearly). The table marks them ``fit``; ``--full`` runs
 every point on the switch.
+
+``--jobs J`` adds several concurrent jobs: the workers split into ``J`` jobs on
+one switch at once, each admitted into its own slot range
+(:func:`~netweft.testbed.experiments.allreduce_fabric.run_shared_switch`).
 """
 
 from __future__ import annotations
@@ -34,49 +41,75 @@ from pathlib import Path
 import numpy as np
 
 from netweft.testbed.arg_types import float_in, int_in, message_size
-from netweft.transport.collectives.aggregation.layer import AGG_LANES, PACKET_LEN
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, packet_len
 
 KIB, MIB = 1 << 10, 1 << 20
 DEFAULT_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB, 16 * MIB, 64 * MIB)
-FRAME = 14 + 20 + 8 + PACKET_LEN
+METHODS = ("switch", "hierarchical")  # in-network on one switch, level by level
+FRAME = 14 + 20 + 8 + packet_len(AGG_LANES)  # a 64-lane aggregation frame: 314 bytes
 
 
 def size_name(size: int) -> str:
     return f"{size // MIB}M" if size >= MIB else f"{size // KIB}K"
 
 
-def in_network_frames(nbytes: int, window: int) -> int:
+def frame_bytes(lanes: int = AGG_LANES) -> int:
+    """Bytes of one aggregation frame of ``lanes`` lanes (``FRAME`` for 64)."""
+    return 14 + 20 + 8 + packet_len(lanes)
+
+
+def in_network_frames(nbytes: int, window: int, lanes: int = AGG_LANES) -> int:
     """Frames each host sends (and receives) for one clean in-network all-reduce."""
-    blocks = -(-max(1, nbytes // 4) // AGG_LANES)
+    blocks = -(-max(1, nbytes // 4) // lanes)
     return blocks + min(window, blocks)
+
+
+def _measure(spec, sizes: list[int], switch_max: int, seed: int, verbose: bool
+             ) -> tuple[dict, np.ndarray | None]:
+    """In-network runs of ``spec`` at the sizes up to ``switch_max``, and a straight-line
+    fit of their times (None with fewer than two)."""
+    from netweft.testbed.experiments.allreduce_fabric import run_in_network
+
+    measured = {}
+    for size in sizes:
+        if size <= switch_max:
+            t0 = time.monotonic()
+            run = run_in_network(spec, size, seed=seed)
+            if not run.correct:
+                raise AssertionError(f"in-network result outside the bound: {run}")
+            measured[size] = run
+            if verbose:
+                print(f"  {run.method} {spec.topology} n={spec.workers} {size_name(size)}: "
+                      f"{run.seconds * 1e3:.3f} ms virtual "
+                      f"({time.monotonic() - t0:.0f} s wall)", flush=True)
+    xs = np.array(sorted(measured), dtype=float)
+    ys = np.array([measured[int(x)].seconds for x in xs])
+    return measured, (np.polyfit(xs, ys, 1) if len(xs) >= 2 else None)
 
 
 def run_bench(workers: list[int], topologies: list[str], sizes: list[int], *, switch_max: int,
               rate_gbps: float, link_delay_us: float, window: int, seed: int,
+              lanes: int = AGG_LANES, methods: tuple[str, ...] = METHODS,
               verbose: bool = False) -> list[dict]:
-    """Measure every point; returns one row per (topology, workers, size)."""
-    from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_in_network, run_ring
+    """Measure every point; returns one row per (topology, workers, size). On the
+    leaf-spine, ``methods`` says which in-network variants run: on one switch
+    (``in_network_*`` fields) and level by level (``hierarchical_*``)."""
+    from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_ring
 
+    frame = frame_bytes(lanes)
     rows = []
     for topology in topologies:
         for n in workers:
             spec = FabricSpec(workers=n, topology=topology, rate_bps=rate_gbps * 1e9,
-                              link_delay_ns=int(link_delay_us * 1000), window=window)
-            measured = {}
-            for size in sizes:
-                if size <= switch_max:
-                    t0 = time.monotonic()
-                    run = run_in_network(spec, size, seed=seed)
-                    if not run.correct:
-                        raise AssertionError(f"in-network result outside the bound: {run}")
-                    measured[size] = run
-                    if verbose:
-                        print(f"  in-network {topology} n={n} {size_name(size)}: "
-                              f"{run.seconds * 1e3:.3f} ms virtual "
-                              f"({time.monotonic() - t0:.0f} s wall)", flush=True)
-            xs = np.array(sorted(measured), dtype=float)
-            ys = np.array([measured[int(x)].seconds for x in xs])
-            fit = np.polyfit(xs, ys, 1) if len(xs) >= 2 else None
+                              link_delay_ns=int(link_delay_us * 1000), window=window,
+                              lanes=lanes)
+            single = topology == "star" or "switch" in methods
+            measured, fit = _measure(spec, sizes, switch_max, seed, verbose) if single \
+                else ({}, None)
+            hier, hier_fit = {}, None
+            if topology == "leaf-spine" and "hierarchical" in methods:
+                hspec = FabricSpec(**{**spec.__dict__, "hierarchical": True})
+                hier, hier_fit = _measure(hspec, sizes, switch_max, seed, verbose)
             for size in sizes:
                 t0 = time.monotonic()
                 ring = run_ring(spec, size, seed=seed)
@@ -86,44 +119,78 @@ def run_bench(workers: list[int], topologies: list[str], sizes: list[int], *, sw
                     print(f"  ring {topology} n={n} {size_name(size)}: "
                           f"{ring.seconds * 1e3:.3f} ms virtual "
                           f"({time.monotonic() - t0:.0f} s wall)", flush=True)
-                run = measured.get(size)
-                if run is not None:
-                    inn_s, inn_tx, inn_rx, source = run.seconds, run.tx_bytes_per_host, \
-                        run.rx_bytes_per_host, "switch"
-                elif fit is not None:
-                    inn_s = float(np.polyval(fit, size))
-                    inn_tx = inn_rx = float(in_network_frames(size, window) * FRAME)
-                    source = "fit"
-                else:
-                    raise ValueError("projecting in-network points needs two measured sizes "
-                                     "at or below --switch-max")
-                rows.append({
-                    "topology": topology, "workers": n, "size": size,
-                    "in_network_ms": inn_s * 1e3, "in_network_source": source,
-                    "ring_ms": ring.seconds * 1e3,
-                    "in_network_tx_bytes": inn_tx, "in_network_rx_bytes": inn_rx,
-                    "ring_tx_bytes": ring.tx_bytes_per_host, "ring_rx_bytes": ring.rx_bytes_per_host,
-                    "speedup": ring.seconds / inn_s,
-                    "bytes_ratio": ring.tx_bytes_per_host / inn_tx,
-                    "ideal_bytes_ratio": 2 * (n - 1) / n,
-                    "in_network_max_uplink_bytes": run.max_switch_link_bytes if run else None,
-                    "switch_events": asdict(run)["switch_events"] if run else {},
-                })
+                row = {"topology": topology, "workers": n, "size": size, "lanes": lanes,
+                       "ring_ms": ring.seconds * 1e3, "ring_tx_bytes": ring.tx_bytes_per_host,
+                       "ring_rx_bytes": ring.rx_bytes_per_host,
+                       "ideal_bytes_ratio": 2 * (n - 1) / n}
+                for prefix, runs, line in (("in_network", measured, fit),
+                                           ("hierarchical", hier, hier_fit)):
+                    if prefix == "in_network" and not single:
+                        continue
+                    if prefix == "hierarchical" and topology != "leaf-spine":
+                        continue
+                    if prefix == "hierarchical" and "hierarchical" not in methods:
+                        continue
+                    run = runs.get(size)
+                    if run is not None:
+                        inn_s, inn_tx, inn_rx, source = run.seconds, run.tx_bytes_per_host, \
+                            run.rx_bytes_per_host, "switch"
+                    elif line is not None:
+                        inn_s = float(np.polyval(line, size))
+                        inn_tx = inn_rx = float(in_network_frames(size, window, lanes) * frame)
+                        source = "fit"
+                    else:
+                        raise ValueError("projecting in-network points needs two measured "
+                                         "sizes at or below --switch-max")
+                    row.update({
+                        f"{prefix}_ms": inn_s * 1e3, f"{prefix}_source": source,
+                        f"{prefix}_tx_bytes": inn_tx, f"{prefix}_rx_bytes": inn_rx,
+                        f"{prefix}_speedup": ring.seconds / inn_s,
+                        f"{prefix}_bytes_ratio": ring.tx_bytes_per_host / inn_tx,
+                        f"{prefix}_max_uplink_bytes": run.max_switch_link_bytes if run else None,
+                        f"{prefix}_switch_events": asdict(run)["switch_events"] if run else {},
+                    })
+                if "in_network_ms" in row:  # the fields the table and plot read first
+                    row["speedup"] = row["in_network_speedup"]
+                    row["bytes_ratio"] = row["in_network_bytes_ratio"]
+                rows.append(row)
     return rows
 
 
 def format_table(rows: list[dict]) -> str:
-    lines = [f"{'topology':<10} {'n':>2} {'size':>5} | {'in-net ms':>10} {'':>6} "
-             f"{'ring ms':>9} {'ring/in-net':>11} | {'in-net B/link':>13} {'ring B/link':>12} "
-             f"{'ring/in-net':>11} {'2(n-1)/n':>8}"]
+    """One line per point and in-network variant (``switch``: one switch aggregates;
+    ``hier``: level by level)."""
+    lines = [f"{'topology':<10} {'n':>2} {'size':>5} {'method':>6} | {'in-net ms':>10} "
+             f"{'':>6} {'ring ms':>9} {'ring/in-net':>11} | {'in-net B/link':>13} "
+             f"{'ring B/link':>12} {'ring/in-net':>11} {'2(n-1)/n':>8}"]
     for r in rows:
-        lines.append(
-            f"{r['topology']:<10} {r['workers']:>2} {size_name(r['size']):>5} | "
-            f"{r['in_network_ms']:>10.3f} {r['in_network_source']:>6} {r['ring_ms']:>9.3f} "
-            f"{r['speedup']:>10.2f}x | {r['in_network_tx_bytes']:>13.0f} "
-            f"{r['ring_tx_bytes']:>12.0f} {r['bytes_ratio']:>10.2f}x "
-            f"{r['ideal_bytes_ratio']:>8.2f}")
+        for prefix, method in (("in_network", "switch"), ("hierarchical", "hier")):
+            if f"{prefix}_ms" not in r:
+                continue
+            lines.append(
+                f"{r['topology']:<10} {r['workers']:>2} {size_name(r['size']):>5} "
+                f"{method:>6} | {r[f'{prefix}_ms']:>10.3f} {r[f'{prefix}_source']:>6} "
+                f"{r['ring_ms']:>9.3f} {r[f'{prefix}_speedup']:>10.2f}x | "
+                f"{r[f'{prefix}_tx_bytes']:>13.0f} {r['ring_tx_bytes']:>12.0f} "
+                f"{r[f'{prefix}_bytes_ratio']:>10.2f}x {r['ideal_bytes_ratio']:>8.2f}")
     return "\n".join(lines)
+
+
+def run_jobs_bench(jobs: int, workers: int, size: int, *, rate_gbps: float,
+                   link_delay_us: float, window: int, seed: int, lanes: int) -> list[dict]:
+    """``jobs`` concurrent jobs of ``workers // jobs`` workers each on one switch (star),
+    against one of them alone: per-job completion time and how each job ran."""
+    from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_shared_switch
+
+    per = workers // jobs
+    spec = FabricSpec(workers=per * jobs, topology="star", rate_bps=rate_gbps * 1e9,
+                      link_delay_ns=int(link_delay_us * 1000), window=window, lanes=lanes)
+    groups = [list(range(j * per, (j + 1) * per)) for j in range(jobs)]
+    alone = run_shared_switch(spec, groups[:1], size, seed=seed)[0]
+    together = run_shared_switch(spec, groups, size, seed=seed)
+    return [{"job": r.job_id, "workers": per, "size": size, "base": r.base,
+             "method": r.method, "ms": r.seconds * 1e3, "alone_ms": alone.seconds * 1e3,
+             "correct": r.correct} for r in together]
 
 
 TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB)
@@ -177,41 +244,64 @@ def run_allreduce_bench(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     wall0 = time.monotonic()
+    methods = tuple(args.method or METHODS)
     print(f"netweft bench allreduce: virtual time; links {args.rate_gbps:g} Gbit/s, "
           f"{args.link_delay_us:g} us each; in-network = p4/aggregation.p4 on the embedded "
-          f"switch, K={AGG_LANES} lanes, window {args.window} slots; ring = netweft's transport "
-          f"(C engines) in its simulator, MTU 9000", flush=True)
+          f"switch, K={args.lanes} lanes, window {args.window} slots; ring = netweft's "
+          f"transport (C engines) in its simulator, MTU 9000", flush=True)
     rows = run_bench(workers, topologies, sizes, switch_max=switch_max,
                      rate_gbps=args.rate_gbps, link_delay_us=args.link_delay_us,
-                     window=args.window, seed=args.seed, verbose=args.verbose)
+                     window=args.window, seed=args.seed, lanes=args.lanes, methods=methods,
+                     verbose=args.verbose)
     print(format_table(rows))
     print("B/link: bytes each host link carries per direction (frames, mean over workers); "
-          "'fit': in-network point projected from the measured sizes (see --full)")
-    for r in rows:
-        if r["topology"] == "leaf-spine" and r["in_network_max_uplink_bytes"]:
-            print(f"leaf-spine n={r['workers']} {size_name(r['size'])}: in-network's busiest "
-                  f"leaf-spine link carries {r['in_network_max_uplink_bytes'] / r['in_network_tx_bytes']:.1f}"
-                  f"x a host link's bytes (the job aggregates on spine1 only)")
-            break
+          "'fit': in-network point projected from the measured sizes (see --full); switch: "
+          "one switch aggregates (spine1 on the leaf-spine), hier: leaves, then spine1")
+    for prefix, what in (("in_network", "the job aggregates on spine1 only"),
+                         ("hierarchical", "one partial sum per leaf")):
+        for r in rows:
+            if r["topology"] == "leaf-spine" and r.get(f"{prefix}_max_uplink_bytes"):
+                print(f"leaf-spine n={r['workers']} {size_name(r['size'])} {prefix}: the "
+                      f"busiest leaf-spine link carries "
+                      f"{r[f'{prefix}_max_uplink_bytes'] / r[f'{prefix}_tx_bytes']:.1f}x a "
+                      f"host link's bytes ({what})")
+                break
     for topology in topologies:
         for n in workers:
             pts = [r for r in rows if r["topology"] == topology and r["workers"] == n]
             big = pts[-1]
-            print(f"{topology} n={n}: ring/in-network time {min(p['speedup'] for p in pts):.2f}x"
-                  f"..{max(p['speedup'] for p in pts):.2f}x, bytes per host link "
-                  f"{big['bytes_ratio']:.2f}x at {size_name(big['size'])} "
-                  f"(2(n-1)/n = {big['ideal_bytes_ratio']:.2f} before headers)")
+            for prefix in ("in_network", "hierarchical"):
+                if f"{prefix}_ms" not in big:
+                    continue
+                label = "" if prefix == "in_network" else " hierarchical"
+                print(f"{topology} n={n}{label}: ring/in-network time "
+                      f"{min(p[f'{prefix}_speedup'] for p in pts):.2f}x.."
+                      f"{max(p[f'{prefix}_speedup'] for p in pts):.2f}x, bytes per host link "
+                      f"{big[f'{prefix}_bytes_ratio']:.2f}x at {size_name(big['size'])} "
+                      f"(2(n-1)/n = {big['ideal_bytes_ratio']:.2f} before headers)")
+    jobs_rows = []
+    if args.jobs:
+        jobs_rows = run_jobs_bench(args.jobs, max(workers), max(s for s in sizes
+                                                                if s <= switch_max),
+                                   rate_gbps=args.rate_gbps, link_delay_us=args.link_delay_us,
+                                   window=args.window, seed=args.seed, lanes=args.lanes)
+        print(f"{args.jobs} concurrent jobs on one switch:")
+        for j in jobs_rows:
+            print(f"  job {j['job']}: {j['workers']} workers, {size_name(j['size'])}, slots "
+                  f"from {j['base']}, {j['method']}: {j['ms']:.3f} ms (alone "
+                  f"{j['alone_ms']:.3f} ms), correct {j['correct']}")
     settings = {"rate_gbps": args.rate_gbps, "link_delay_us": args.link_delay_us,
-                "window": args.window, "lanes": AGG_LANES, "seed": args.seed,
-                "switch_max": switch_max}
-    (out / "allreduce.json").write_text(json.dumps({"settings": settings, "rows": rows},
-                                                   indent=1))
+                "window": args.window, "lanes": args.lanes, "seed": args.seed,
+                "switch_max": switch_max, "methods": list(methods)}
+    (out / "allreduce.json").write_text(json.dumps(
+        {"settings": settings, "rows": rows, "jobs": jobs_rows}, indent=1))
     with open(out / "allreduce.csv", "w", newline="") as fh:
-        fields = [k for k in rows[0] if k != "switch_events"]
+        fields = list(dict.fromkeys(k for r in rows for k in r
+                                    if not k.endswith("switch_events")))
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         for r in rows:
-            writer.writerow({k: r[k] for k in fields})
+            writer.writerow({k: r.get(k) for k in fields})
     from netweft.testbed.plots import plot_allreduce
 
     png = plot_allreduce(rows, out / "allreduce.png")
@@ -243,6 +333,15 @@ def register(benches: argparse._SubParsersAction) -> None:
                    help="every link's one-way delay (default 1)")
     p.add_argument("--window", type=int_in(1, 1024), default=32,
                    help="aggregation slots per job (default 32)")
+    p.add_argument("--lanes", type=int_in(64, 1024), default=AGG_LANES,
+                   help="32-bit lanes per aggregation packet: the program compiled with "
+                        "-D AGG_LANES=N (a multiple of 32; default 64, Tofino-sized)")
+    p.add_argument("--method", choices=METHODS, action="append",
+                   help="in-network variants on the leaf-spine: one switch, hierarchical "
+                        "(repeatable; default both)")
+    p.add_argument("--jobs", type=int_in(2, 16),
+                   help="also run this many concurrent jobs on one switch (the largest "
+                        "--workers split between them, the largest measured size)")
     p.add_argument("--seed", type=int_in(0), default=1)
     p.add_argument("--out", default="allreduce-results",
                    help="directory for the JSON, CSV and plot (default allreduce-results)")

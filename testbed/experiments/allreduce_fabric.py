@@ -33,12 +33,16 @@ import numpy as np
 
 from netweft.testbed.control.aggregation.job import EVENTS as AGG_EVENTS
 from netweft.testbed.control.aggregation.job import AggregationJob as SwitchJob
-from netweft.testbed.control.aggregation.placement import job_on_fabric
+from netweft.testbed.control.aggregation.placement import (
+    HierarchicalJob,
+    hierarchy_on_fabric,
+    job_on_fabric,
+)
 from netweft.testbed.control.aggregation.plan import AggregationPlan, plan_aggregation
 from netweft.testbed.control.fabric.graph import FabricGraph, HostAttachment, SwitchLink
 from netweft.testbed.control.in_process_installer import install_in_process
 from netweft.transport.collectives.aggregation.codec import FrameTemplate
-from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, AGG_UDP_PORT, check_lanes
 from netweft.transport.collectives.aggregation.sim import AggregationNetwork
 from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup
@@ -53,13 +57,16 @@ TOPOLOGIES = ("star", "leaf-spine")
 AGGREGATOR = {"star": "s1", "leaf-spine": "spine1"}  # the switch that aggregates the job
 
 
-@functools.lru_cache(maxsize=1)
-def aggregation_program():
-    """The compiled ``p4/aggregation.p4`` (compiled once per process)."""
+@functools.lru_cache(maxsize=4)
+def aggregation_program(lanes: int = AGG_LANES):
+    """The compiled ``p4/aggregation.p4`` with ``AGG_LANES`` = ``lanes`` (compiled once
+    per process and lane count; 64, the default, needs no ``-D``)."""
     from netweft.p4.compiler import compile_p4
     from netweft.p4.programs import program, source_dir
 
-    return compile_p4(str(program("aggregation")), include_dirs=(str(source_dir()),))
+    defines = None if lanes == AGG_LANES else {"AGG_LANES": str(check_lanes(lanes))}
+    return compile_p4(str(program("aggregation")), include_dirs=(str(source_dir()),),
+                      defines=defines)
 
 
 def host_mac(w: int) -> str:
@@ -72,7 +79,10 @@ def host_ip(w: int) -> str:
 
 @dataclass
 class FabricSpec:
-    """Shape of a run: workers, topology, host link rate and per-link delay, slots per job.
+    """Shape of a run: workers, topology, host link rate and per-link delay, slots per job,
+    lanes per packet (the program's ``AGG_LANES``), and whether the job is aggregated
+    level by level (``hierarchical``: each leaf sums its hosts, spine1 the leaves) or on
+    one switch (s1, or spine1 with the leaves routing).
 
     Leaf-spine uplinks run at ``uplink_rate_bps``; by default the fabric is non-blocking:
     each leaf's two uplinks together carry what its hosts' links do."""
@@ -84,8 +94,11 @@ class FabricSpec:
     window: int = 32
     timeout_ns: int = 500_000
     uplink_rate_bps: float | None = None
+    lanes: int = AGG_LANES
+    hierarchical: bool = False
 
     def __post_init__(self) -> None:
+        check_lanes(self.lanes)
         if self.topology not in TOPOLOGIES:
             raise ValueError(f"topology must be one of {', '.join(TOPOLOGIES)}, "
                              f"got {self.topology!r}")
@@ -146,25 +159,29 @@ def fabric_graph(spec: FabricSpec) -> FabricGraph:
 
 
 def fabric_network(spec: FabricSpec, graph: FabricGraph, seed: int = 1,
-                   impairments: Impairments | None = None) -> AggregationNetwork:
+                   impairments: Impairments | None = None,
+                   uplink_impairments: Impairments | None = None) -> AggregationNetwork:
     """The hosts, switches (``SoftSwitch`` es running aggregation.p4, unconfigured) and
     links of ``graph``: host links of ``spec.link``, switch-to-switch ones of
-    ``spec.uplink``."""
+    ``spec.uplink``; ``impairments`` on every link, or ``uplink_impairments`` (when
+    given) on the switch-to-switch ones."""
     from netweft.emulation.switch import SoftSwitch
 
     net = AggregationNetwork(seed=seed)
     hosts = [host_name(w) for w in range(spec.workers)]
     for w, name in enumerate(hosts):
-        net.add_host(name, FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w), SERVICE_IP))
+        net.add_host(name, FrameTemplate(host_mac(w), SERVICE_MAC, host_ip(w), SERVICE_IP,
+                                         lanes=spec.lanes))
     for name in graph.switches:
-        net.add_switch(name, SoftSwitch(aggregation_program()))
+        net.add_switch(name, SoftSwitch(aggregation_program(spec.lanes)))
     for name in hosts:
         host = graph.hosts[name]
         net.link(name, 0, host.switch, host.port, spec.link, impairments)
     for name in graph.switches:
         for link in graph.neighbours(name):
             if (name, link.port) < (link.peer, link.peer_port):
-                net.link(name, link.port, link.peer, link.peer_port, spec.uplink, impairments)
+                net.link(name, link.port, link.peer, link.peer_port, spec.uplink,
+                         uplink_impairments or impairments)
     return net
 
 
@@ -175,6 +192,14 @@ def fabric_job(spec: FabricSpec, graph: FabricGraph, job_id: int = 1) -> SwitchJ
                          [host_name(w) for w in range(spec.workers)], AGG_UDP_PORT)
 
 
+def fabric_hierarchy(spec: FabricSpec, graph: FabricGraph, job_id: int = 1) -> HierarchicalJob:
+    """One job of every worker over the slots ``0 .. spec.window - 1`` of each switch of
+    its tree: rooted at s1 (star: one level) or spine1 (leaf-spine: leaves, then spine1)."""
+    return hierarchy_on_fabric(graph, AGGREGATOR[spec.topology], job_id, SERVICE_IP, 0,
+                               spec.window, [host_name(w) for w in range(spec.workers)],
+                               AGG_UDP_PORT)
+
+
 def install_plan(net: AggregationNetwork, plan: AggregationPlan) -> None:
     """Every switch of ``net`` configured with its writes of ``plan``, in process."""
     for name, writes in plan.writes.items():
@@ -182,13 +207,20 @@ def install_plan(net: AggregationNetwork, plan: AggregationPlan) -> None:
 
 
 def aggregation_fabric(spec: FabricSpec, seed: int = 1, job_id: int = 1,
-                       impairments: Impairments | None = None) -> AggregationNetwork:
-    """The network of ``spec`` with the aggregation program configured for one job."""
+                       impairments: Impairments | None = None,
+                       uplink_impairments: Impairments | None = None
+                       ) -> tuple[AggregationNetwork, dict[str, int]]:
+    """The network of ``spec`` with the aggregation program configured for one job, and
+    each worker host's id in the job (its index at its switch when hierarchical)."""
     graph = fabric_graph(spec)
-    net = fabric_network(spec, graph, seed, impairments)
+    net = fabric_network(spec, graph, seed, impairments, uplink_impairments)
+    if spec.hierarchical:
+        tree = fabric_hierarchy(spec, graph, job_id)
+        install_plan(net, plan_aggregation(graph, {s: [j] for s, j in tree.levels.items()}))
+        return net, tree.worker_ids
     job = fabric_job(spec, graph, job_id)
     install_plan(net, plan_aggregation(graph, {AGGREGATOR[spec.topology]: [job]}))
-    return net
+    return net, {host_name(w): w for w in range(spec.workers)}
 
 
 @dataclass
@@ -216,13 +248,16 @@ def _arrays(n: int, nbytes: int, seed: int) -> list[np.ndarray]:
 
 
 def run_in_network(spec: FabricSpec, nbytes: int, seed: int = 1,
-                   impairments: Impairments | None = None) -> AllreduceRun:
-    """One in-network all-reduce of ``nbytes`` per worker on the embedded switch."""
-    net = aggregation_fabric(spec, seed=seed, impairments=impairments)
+                   impairments: Impairments | None = None,
+                   uplink_impairments: Impairments | None = None) -> AllreduceRun:
+    """One in-network all-reduce of ``nbytes`` per worker on the embedded switch
+    (impairments as :func:`fabric_network` takes them)."""
+    net, ids = aggregation_fabric(spec, seed=seed, impairments=impairments,
+                                  uplink_impairments=uplink_impairments)
     arrays = _arrays(spec.workers, nbytes, seed)
     workers = {host_name(w): AggregationWorker(arrays[w], AggregationJob(
-        1, w, spec.workers, AGG_LANES, spec.window, timeout_ns=spec.timeout_ns))
-        for w in range(spec.workers)}
+        1, ids[host_name(w)], spec.workers, spec.lanes, spec.window,
+        timeout_ns=spec.timeout_ns)) for w in range(spec.workers)}
     times = net.run(workers)
     exact = np.sum([a.astype(np.float64) for a in arrays], axis=0)
     correct = all(np.all(np.abs(wk.result.astype(np.float64) - exact)
@@ -234,7 +269,7 @@ def run_in_network(spec: FabricSpec, nbytes: int, seed: int = 1,
               for i, name in enumerate(AGG_EVENTS)}
     fabric = [b for (node, port), b in net.link_bytes.items()
               if node in net.switches and net.peer_of(node, port) in net.switches]
-    return AllreduceRun("in-network", spec.workers, spec.topology, nbytes,
+    return AllreduceRun("hierarchical" if spec.hierarchical else "in-network", spec.workers, spec.topology, nbytes,
                         max(times.values()) / 1e9,
                         float(np.mean([c["tx_bytes"] for c in hosts])),
                         float(np.mean([c["rx_bytes"] for c in hosts])), correct,
@@ -252,23 +287,30 @@ def ring_path_delay_ns(spec: FabricSpec, rank: int) -> int:
     return (2 if same_leaf else 4) * spec.link_delay_ns
 
 
+def ring_correct(arrays: list[np.ndarray], results: list[np.ndarray]) -> bool:
+    """Whether every ring result is the exact sum within float32 additions' rounding."""
+    exact = np.sum([a.astype(np.float64) for a in arrays], axis=0)
+    bound = (len(arrays) - 1) * 2.0**-24 * np.sum([np.abs(a) for a in arrays], axis=0)
+    return all(np.all(np.abs(r - exact) <= bound + 1e-45) for r in results)
+
+
 def run_ring(spec: FabricSpec, nbytes: int, seed: int = 1, mtu: int = 9000,
-             impairments: Impairments | None = None) -> AllreduceRun:
-    """One ring all-reduce of ``nbytes`` per worker over the transport in virtual time."""
+             impairments: Impairments | None = None,
+             arrays: list[np.ndarray] | None = None) -> AllreduceRun:
+    """One ring all-reduce of ``nbytes`` per worker (or of ``arrays``) over the transport
+    in virtual time."""
     sim = Simulation(seed=seed, mtu=mtu, impairments=impairments)
     eps = [sim.endpoint(link=Link(rate_bps=spec.rate_bps,
                                   delay_ns=ring_path_delay_ns(spec, r), queue_pkts=4096))
            for r in range(spec.workers)]
     addresses = [ep.address for ep in eps]
-    arrays = _arrays(spec.workers, nbytes, seed)
+    arrays = _arrays(spec.workers, nbytes, seed) if arrays is None else arrays
     jobs = [RingAllreduce(a, RingGroup(ep, r, addresses))
             for r, (a, ep) in enumerate(zip(arrays, eps, strict=True))]
     start = sim.now
     drive_ring(jobs, sim)
     seconds = sim.now - start
-    exact = np.sum([a.astype(np.float64) for a in arrays], axis=0)
-    bound = (spec.workers - 1) * 2.0**-24 * np.sum([np.abs(a) for a in arrays], axis=0)
-    correct = all(np.all(np.abs(j.result - exact) <= bound + 1e-45) for j in jobs)
+    correct = ring_correct(arrays, [j.result for j in jobs])
     counters = [sim.nic_counters(ep) for ep in eps]
     tx = [c["bytes_out"] + FRAME_OVERHEAD * c["pkts_out"] for c in counters]
     rx = [c["bytes_in"] + FRAME_OVERHEAD * c["pkts_in"] for c in counters]
@@ -278,3 +320,86 @@ def run_ring(spec: FabricSpec, nbytes: int, seed: int = 1, mtu: int = 9000,
         ep.close()
     return AllreduceRun("ring", spec.workers, spec.topology, nbytes, seconds,
                         float(np.mean(tx)), float(np.mean(rx)), correct, retransmits)
+
+
+@dataclass
+class SharedJobRun:
+    """One job of :func:`run_shared_switch`: how it all-reduced and whether every worker
+    got the sum (within the quantization bound in the switch, float32 rounding by ring)."""
+
+    job_id: int
+    hosts: list[str]
+    base: int | None  # its slot range on the switch, None if admission refused it
+    method: str  # "in-network", "ring (refused)", "ring (switch stopped answering)"
+    correct: bool
+    retransmits: int = 0
+    seconds: float = 0.0  # virtual completion time, slowest worker (ring: after the stall)
+
+
+def run_shared_switch(spec: FabricSpec, jobs: list[list[int]], nbytes: int, *, seed: int = 1,
+                      impairments: Impairments | None = None, slots: int = 1024,
+                      restart_at_ns: int | None = None, reinstall_after_ns: int = 200_000,
+                      stall_timeout_ns: int = 2_000_000) -> list[SharedJobRun]:
+    """Several jobs at once on one switch (star), each asking for ``spec.window`` slots:
+    admitted first fit into the switch's pool of ``slots`` (:func:`~netweft.testbed.
+    control.aggregation.admission.free_base`), or refused and all-reduced by ring over the
+    transport. With ``restart_at_ns`` the switch restarts then (everything it held is
+    lost) and the controller puts the admitted jobs back ``reinstall_after_ns`` later;
+    a job whose workers stall (no result for ``stall_timeout_ns``) is done again by ring,
+    as :class:`~netweft.transport.collectives.aggregation.udp.SwitchGroup` does with a
+    fallback group. ``jobs`` lists each job's worker indices (hosts of ``spec``)."""
+    from netweft.emulation.switch import SoftSwitch
+    from netweft.testbed.control.aggregation.admission import AdmissionRefused, free_base
+
+    graph = fabric_graph(spec)
+    net = fabric_network(spec, graph, seed, impairments)
+    switch = AGGREGATOR[spec.topology]
+    admitted: list[SwitchJob] = []
+    runs: list[SharedJobRun] = []
+    for i, members in enumerate(jobs):
+        hosts = [host_name(w) for w in members]
+        try:
+            base = free_base(slots, [(j.base, j.size) for j in admitted], spec.window)
+        except AdmissionRefused:
+            runs.append(SharedJobRun(i + 1, hosts, None, "ring (refused)", False))
+            continue
+        admitted.append(job_on_fabric(graph, switch, i + 1, SERVICE_IP, base, spec.window,
+                                      hosts, AGG_UDP_PORT))
+        runs.append(SharedJobRun(i + 1, hosts, base, "in-network", False))
+    plan = plan_aggregation(graph, {switch: admitted})
+    install_plan(net, plan)
+    if restart_at_ns is not None:
+        def restart() -> None:
+            net.replace_switch(switch, SoftSwitch(aggregation_program(spec.lanes)))
+            net.loop.call_at(net.loop.now_ns + reinstall_after_ns, install_plan, net, plan)
+
+        net.loop.call_at(restart_at_ns, restart)
+    arrays = _arrays(spec.workers, nbytes, seed)
+    workers: dict[str, AggregationWorker] = {}
+    for run in runs:
+        if run.base is None:
+            continue
+        for w, name in enumerate(run.hosts):
+            workers[name] = AggregationWorker(arrays[int(name[1:]) - 1], AggregationJob(
+                run.job_id, w, len(run.hosts), spec.lanes, spec.window,
+                timeout_ns=spec.timeout_ns, stall_timeout_ns=stall_timeout_ns))
+    times = net.run(workers) if workers else {}
+    for run in runs:
+        mine = [arrays[int(name[1:]) - 1] for name in run.hosts]
+        if run.base is not None:
+            wks = [workers[name] for name in run.hosts]
+            run.retransmits = sum(wk.stats["retransmits"] for wk in wks)
+            run.seconds = max(times[name] for name in run.hosts) / 1e9
+            if not any(wk.stalled for wk in wks):
+                exact = np.sum([a.astype(np.float64) for a in mine], axis=0)
+                run.correct = all(np.all(np.abs(wk.result.astype(np.float64) - exact)
+                                         <= wk.quantizer.error_bound(wk.exponents, exact))
+                                  for wk in wks)
+                continue
+            run.method = "ring (switch stopped answering)"
+        sub = FabricSpec(workers=len(run.hosts), rate_bps=spec.rate_bps,
+                         link_delay_ns=spec.link_delay_ns, lanes=spec.lanes)
+        ring = run_ring(sub, nbytes, seed=seed, impairments=impairments, arrays=mine)
+        run.correct = ring.correct
+        run.seconds += ring.seconds
+    return runs

@@ -341,3 +341,84 @@ def test_result_copy_for_an_unknown_worker_is_dropped(make_switch):
     out = run_slot(sw, workers, 1, 0, 0, 0, [[1] * K, [2] * K], [0, 0])
     assert sorted(port for port, _ in out) == [1, 2]
     assert sw.counter_read("MyEgress.aggregation.copies", 1)[0] == 1
+
+
+PARENT_MAC = "02:00:00:00:99:01"
+PARENT_PORT = 9
+EV_PARTIAL, EV_FROM_PARENT = 8, 9
+
+
+def partial_up(job: int, slot: int, pool: int, sums: list[int], block: int, exponent: int,
+               child_id: int, flags: int = 0, ip_id: int = 7) -> bytes:
+    """A level's partial sum as it leaves for the parent (docs/collectives.md)."""
+    return bytes(Ether(dst=PARENT_MAC, src=SWITCH_MAC)
+                 / IP(src=SERVICE, dst=SERVICE, id=ip_id, ttl=64)
+                 / UDP(sport=agg.AGG_UDP_PORT, dport=agg.AGG_UDP_PORT, chksum=0)
+                 / agg.Aggregation(flags=flags, job_id=job, slot=slot, pool=pool,
+                                   worker_id=child_id, block=block, exponent=exponent,
+                                   lanes=sums))
+
+
+def from_parent(job: int, slot: int, pool: int, sums: list[int], block: int, exponent: int,
+                flags: int = agg.FLAG_RESULT) -> bytes:
+    return bytes(Ether(dst=SWITCH_MAC, src=PARENT_MAC)
+                 / IP(src=SERVICE, dst=SERVICE, id=7, ttl=64)
+                 / UDP(sport=agg.AGG_UDP_PORT, dport=agg.AGG_UDP_PORT, chksum=0)
+                 / agg.Aggregation(flags=flags, job_id=job, slot=slot, pool=pool, worker_id=3,
+                                   block=block, exponent=exponent, lanes=sums))
+
+
+def test_a_level_below_the_root_sends_its_partial_sum_up_and_the_result_down(make_switch):
+    sw = make_switch()
+    workers = workers_of(1, 2)
+    configure(sw, 1, workers, base=0, size=8)
+    sw.table_add("MyIngress.aggregation.agg_parents",
+                 {"ipv4.dstAddr": SERVICE, "agg.job_id": 1},
+                 "MyIngress.aggregation.set_parent",
+                 {"port": PARENT_PORT, "mac": PARENT_MAC, "child_id": 3})
+    lanes = random_lanes(random.Random(8), 2)
+    partial = sums_of(lanes)
+    out = run_slot(sw, workers, 1, slot=2, pool=0, block=10, lanes=lanes, exponents=[4, -2])
+    assert_outputs(out, [(PARENT_PORT, partial_up(1, 2, 0, partial, 10, 4, child_id=3))])
+    # a child's retransmission before the parent answered: the partial sum goes up again
+    out = sw.process(1, contribution(workers[0], 1, 2, 0, lanes[0], 10, 4,
+                                     flags=agg.FLAG_RETRANSMIT))
+    assert_outputs(out, [(PARENT_PORT, partial_up(1, 2, 0, partial, 10, 4, child_id=3,
+                                                  flags=agg.FLAG_RETRANSMIT))])
+    # the parent's result: kept in the pool and multicast to the children
+    total = [wrap32(v + 1000) for v in partial]
+    out = sw.process(PARENT_PORT, from_parent(1, 2, 0, total, 10, 6))
+    assert_outputs(out, [(w.port, expected_result(w, 1, 2, 0, total, 10, 6)) for w in workers])
+    assert sw.register_read("MyIngress.aggregation.count", 2) == 3  # workers + 1: has it
+    # a second copy of it (the multicast, then an answer to the retransmission): dropped
+    assert sw.process(PARENT_PORT, from_parent(1, 2, 0, total, 10, 6,
+                                               agg.FLAG_RESULT | agg.FLAG_RESENT)) == []
+    # a child that lost the result gets the parent's result back, not the partial sum
+    w = workers[1]
+    out = sw.process(w.port, contribution(w, 1, 2, 0, lanes[1], 10, -2,
+                                          flags=agg.FLAG_RETRANSMIT))
+    assert_outputs(out, [(w.port, expected_result(
+        w, 1, 2, 0, total, 10, 6, flags=agg.FLAG_RESULT | agg.FLAG_RESENT))])
+    # a result coming in on a child's port is not the parent's: malformed
+    assert sw.process(1, from_parent(1, 2, 0, total, 10, 6)) == []
+    counts = [sw.counter_read(EVENTS, i)[0] for i in range(10)]
+    assert counts[EV_CONTRIBUTION] == 2 and counts[EV_PARTIAL] == 2
+    assert counts[EV_FROM_PARENT] == 1 and counts[EV_RESULT] == 1
+    assert counts[EV_DUPLICATE] == 1 and counts[EV_RESENT] == 1
+    assert counts[EV_MALFORMED] == 1
+
+
+def test_a_stale_result_from_the_parent_is_dropped(make_switch):
+    sw = make_switch()
+    workers = workers_of(1, 2)
+    configure(sw, 1, workers, base=0, size=8)
+    sw.table_add("MyIngress.aggregation.agg_parents",
+                 {"ipv4.dstAddr": SERVICE, "agg.job_id": 1},
+                 "MyIngress.aggregation.set_parent",
+                 {"port": PARENT_PORT, "mac": PARENT_MAC, "child_id": 0})
+    lanes = random_lanes(random.Random(9), 2)
+    run_slot(sw, workers, 1, slot=1, pool=1, block=25, lanes=lanes, exponents=[0, 0])
+    # a delayed result of the pool's previous use (block 9) must not reach the children
+    assert sw.process(PARENT_PORT, from_parent(1, 1, 1, sums_of(lanes), 9, 0)) == []
+    assert sw.counter_read(EVENTS, EV_STALE)[0] == 1
+    assert sw.register_read("MyIngress.aggregation.count", SLOTS + 1) == 2

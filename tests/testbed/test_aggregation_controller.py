@@ -242,6 +242,51 @@ def test_remove_by_id_reads_the_job_back(served):
         assert len(out) == 2
 
 
+def test_jobs_are_admitted_side_by_side_until_the_slots_run_out(served):
+    from netweft.testbed.control.aggregation.admission import AdmissionRefused
+
+    device, target = served
+    with AggregationController.connect("s1", target) as ctl:
+        workers = job_of(1, 2, 0, 1, 1).workers
+        first = ctl.admit(1, SERVICE, workers, 600)
+        second = ctl.admit(2, SERVICE, workers, 400)
+        assert (first.base, second.base) == (0, 600)
+        with pytest.raises(AdmissionRefused, match="no 100 free consecutive slots: "
+                                                   "1000 of 1024 in use"):
+            ctl.admit(3, SERVICE, workers, 100)
+        assert [j.job_id for j in ctl.jobs()] == [1, 2]  # the refusal wrote nothing
+        ctl.remove(1, SERVICE)  # torn down: its range goes back to the pool
+        third = ctl.admit(3, SERVICE, workers, 100)
+        assert third.base == 0
+        out = []
+        for w in third.workers:
+            out = device.process(w.port, frame(third, w, 5, 2))
+        assert len(out) == 2
+
+
+def test_a_level_of_a_hierarchical_job_over_p4runtime(served):
+    from netweft.testbed.control.aggregation.job import JobParent
+
+    device, target = served
+    level = AggregationJob(7, SERVICE, 0, 4, job_of(7, 2, 0, 4, 1).workers,
+                           parent=JobParent(9, "02:00:00:00:09:09", 1))
+    with AggregationController.connect("s1", target) as ctl:
+        ctl.add_job(level)
+        out = []
+        for w in level.workers:
+            out = device.process(w.port, frame(level, w, 2, 3))
+        # the partial sum goes up to the parent as one contribution of child 1
+        assert [port for port, _ in out] == [9]
+        up = Ether(out[0][1])
+        assert up.dst == "02:00:00:00:09:09" and up[IP].dst == SERVICE
+        assert up[agg.Aggregation].worker_id == 1 and up[agg.Aggregation].flags == 0
+        assert up[agg.Aggregation].lanes == [6] * K
+        assert ctl.events()["partial"] == 1
+        ctl.remove(7, SERVICE)
+        assert ctl.jobs() == []
+        assert ctl.session.read(ctl.encoder.entity(level.writes()[-2])) == []  # agg_parents
+
+
 def _cli(*argv: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "netweft.testbed.command_line", "aggregation", *argv],
                           capture_output=True, text=True, timeout=120)

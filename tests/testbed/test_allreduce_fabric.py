@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from netweft.testbed.experiments.allreduce_fabric import FabricSpec, run_in_network, run_ring
-from netweft.transport.collectives.aggregation.layer import PACKET_LEN
+from netweft.transport.collectives.aggregation.layer import PACKET_LEN, packet_len
 from netweft.transport.sim.wire import Impairments
 
 FRAME = 14 + 20 + 8 + PACKET_LEN  # 314 bytes
@@ -24,6 +24,24 @@ def test_clean_star_bytes_per_host_link_are_one_array_plus_headers():
     assert ring.correct
     # ring: 2 (n - 1) / n of the array each way, plus headers
     assert ring.tx_bytes_per_host > 1.5 * 64 * 1024
+
+
+@pytest.mark.parametrize("lanes", [128, 512])
+def test_wider_packets_carry_the_array_in_fewer_frames(lanes):
+    """aggregation.p4 compiled with -D AGG_LANES=lanes, workers told the job's lanes."""
+    spec = FabricSpec(workers=4, topology="star", window=4, lanes=lanes)
+    run = run_in_network(spec, 64 * 1024)
+    assert run.correct and run.retransmits == 0
+    chunks = 64 * 1024 // 4 // lanes
+    frame = 14 + 20 + 8 + packet_len(lanes)
+    assert run.tx_bytes_per_host == run.rx_bytes_per_host == (chunks + 4) * frame
+
+
+def test_wider_packets_under_loss_and_duplicates():
+    spec = FabricSpec(workers=3, topology="star", window=4, lanes=256, timeout_ns=100_000)
+    imp = Impairments(loss=0.05, duplicate=0.1, reorder=0.1, reorder_delay_ns=200_000)
+    run = run_in_network(spec, 20 * 1024, seed=4, impairments=imp)
+    assert run.correct and run.retransmits > 0
 
 
 @pytest.mark.parametrize("impairments", [

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from netweft.testbed.bench.allreduce import FRAME, in_network_frames
+from netweft.testbed.bench.allreduce import FRAME, frame_bytes, in_network_frames
 from netweft.testbed.command_line import main
 
 
@@ -28,9 +28,31 @@ def test_small_sweep_writes_table_json_csv_and_plot(tmp_path, capsys):
     assert (tmp_path / "allreduce.png").stat().st_size > 1000
 
 
+def test_leaf_spine_hierarchical_wide_packets_and_concurrent_jobs(tmp_path, capsys):
+    assert main(["bench", "allreduce", "--workers", "4", "--topology", "leaf-spine",
+                 "--size", "32k", "--size", "64k", "--window", "4", "--lanes", "128",
+                 "--jobs", "2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "leaf-spine n=4 hierarchical: ring/in-network time" in out
+    assert "2 concurrent jobs on one switch" in out
+    data = json.loads((tmp_path / "allreduce.json").read_text())
+    assert data["settings"]["lanes"] == 128
+    for r in data["rows"]:
+        for prefix in ("in_network", "hierarchical"):
+            assert r[f"{prefix}_tx_bytes"] == in_network_frames(r["size"], 4, 128) * \
+                frame_bytes(128)
+        # one switch: every host's blocks cross one uplink; hierarchical: one per leaf
+        assert r["in_network_max_uplink_bytes"] == 2 * r["in_network_tx_bytes"]
+        assert r["hierarchical_max_uplink_bytes"] == r["hierarchical_tx_bytes"]
+        assert r["hierarchical_ms"] < r["in_network_ms"]
+    assert [(j["job"], j["base"], j["method"], j["correct"]) for j in data["jobs"]] == [
+        (1, 0, "in-network", True), (2, 4, "in-network", True)]
+    assert (tmp_path / "allreduce.png").stat().st_size > 1000
+
+
 def test_bad_options_are_refused(capsys):
     for argv in (["--workers", "1"], ["--size", "0"], ["--topology", "ring"],
-                 ["--window", "0"]):
+                 ["--window", "0"], ["--lanes", "32"], ["--method", "tree"]):
         with pytest.raises(SystemExit) as exc:
             main(["bench", "allreduce", *argv])
         assert exc.value.code == 2

@@ -7,29 +7,31 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
+from netweft.p4.compiler.errors import P4Error
+from netweft.p4.compiler.preprocessor import Preprocessor
 from netweft.transport.collectives.aggregation import layer as agg
 
 P4_HEADER = Path(__file__).resolve().parents[2] / "p4" / "include" / "aggregation_headers.p4"
 
 
-def _p4_text() -> str:
-    return P4_HEADER.read_text()
+def _p4_text(lanes: int | None = None) -> str:
+    """The header file after the preprocessor (``-D AGG_LANES=lanes`` if given)."""
+    defines = {"AGG_LANES": str(lanes)} if lanes else None
+    return Preprocessor((P4_HEADER.parent,), defines).run_file(P4_HEADER).text
 
 
-def _p4_fields() -> list[tuple[str, int]]:
-    body = re.search(r"header agg_t \{(.*?)\n\}", _p4_text(), re.S).group(1)
+def _p4_fields(lanes: int | None = None) -> list[tuple[str, int]]:
+    body = re.search(r"header agg_t \{(.*?)\n\}", _p4_text(lanes), re.S).group(1)
     return [(name, int(width)) for width, name in re.findall(r"bit<(\d+)>\s+(\w+);", body)]
 
 
 def _p4_const(name: str) -> int:
     match = re.search(rf"const bit<\d+> {name}\s*=\s*(\w+);", _p4_text())
-    value = match.group(1)
-    if value == "AGG_LANES":
-        value = re.search(r"#define AGG_LANES (\d+)", _p4_text()).group(1)
-    return int(value, 0)
+    return int(match.group(1), 0)
 
 
 def _scapy_fields() -> list[tuple[str, int]]:
@@ -59,8 +61,23 @@ def test_constants_match_the_p4_header():
     assert _p4_const("AGG_FLAG_RESULT") == agg.FLAG_RESULT
     assert _p4_const("AGG_FLAG_RETRANSMIT") == agg.FLAG_RETRANSMIT
     assert _p4_const("AGG_FLAG_RESENT") == agg.FLAG_RESENT
-    for_each = re.search(r"#define AGG_FOR_EACH_LANE\(M\)(.*?)\n\n", _p4_text(), re.S).group(1)
-    assert [int(i) for i in re.findall(r"M\((\d+)\)", for_each)] == list(range(agg.AGG_LANES))
+
+
+@pytest.mark.parametrize("lanes", [96, 256, 1024])
+def test_wider_packets_add_lanes_after_the_default_ones(lanes):
+    fields = _p4_fields(lanes)
+    assert fields[:len(_p4_fields())] == _p4_fields()
+    assert fields[-lanes:] == [(f"lane{i}", 32) for i in range(lanes)]
+    assert sum(width for _, width in fields) == 8 * agg.packet_len(lanes)
+    assert f"AGG_LANE_COUNT = {lanes};" in _p4_text(lanes).replace("\n", " ")
+
+
+@pytest.mark.parametrize("lanes", [32, 100, 2048])
+def test_lane_counts_the_program_cannot_take_are_refused(lanes):
+    with pytest.raises(P4Error, match="multiple of 32 from 64 to 1024"):
+        _p4_text(lanes)
+    with pytest.raises(ValueError, match="multiple of 32"):
+        agg.check_lanes(lanes)
 
 
 def test_bytes_follow_the_documented_layout():

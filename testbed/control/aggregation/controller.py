@@ -29,14 +29,17 @@ from collections.abc import Iterable
 
 from p4.v1 import p4runtime_pb2
 
+from netweft.testbed.control.aggregation.admission import AdmissionRefused, free_base
 from netweft.testbed.control.aggregation.job import (
     EVENTS,
     FIRST_GROUP,
     AggregationConfigError,
     AggregationJob,
     InstalledJob,
+    JobParent,
     JobWorker,
     clash,
+    program_lanes,
 )
 from netweft.testbed.control.entity_encoder import EncodeError, EntityEncoder
 from netweft.testbed.control.entries import Write
@@ -58,6 +61,9 @@ class AggregationController:
                 "aggregation.p4 (or a program that applies p4/include/aggregation.p4)")
         bitmap = self.encoder.registers[self._name(self.encoder.registers, "bitmap")]
         self.slots = bitmap.size // 2
+        self.lanes = program_lanes(self.encoder.registers)
+        """K, the lanes per packet the switch's program sums (its ``AGG_LANES``): what
+        the job's workers must put in a packet (``SwitchGroup(..., lanes=ctl.lanes)``)."""
 
     @classmethod
     def connect(cls, name: str, address: str, *, device_id: int = 0, election_id: int = 1,
@@ -143,6 +149,19 @@ class AggregationController:
             raise AggregationConfigError(f"{self.session.name} refused job {job.job_id}: "
                                          f"{refused[0].describe()}")
 
+    def admit(self, job_id: int, service_address: str, workers: list[JobWorker],
+              size: int, multicast_group: int | None = None,
+              parent: JobParent | None = None) -> AggregationJob:
+        """Install a job of ``size`` slots at the lowest free range of the switch's pool
+        and return it; raises :class:`~.admission.AdmissionRefused` when no range is
+        free (the job's workers then all-reduce by ring)."""
+        installed = self.jobs()
+        base = free_base(self.slots, [(j.base, j.size) for j in installed], size)
+        job = AggregationJob(job_id, service_address, base, size, workers, multicast_group,
+                             parent)
+        self.add_job(job)
+        return job
+
     def remove_job(self, job: AggregationJob) -> None:
         """Remove ``job``'s entries and group (the agg_jobs entry first, so that no
         contribution is summed while the rest goes)."""
@@ -158,8 +177,11 @@ class AggregationController:
                                          f"{service_address}")
         job = installed[0]
         updates: list[tuple[Update, str]] = []
-        for table, keep in (("agg_jobs", lambda key: key == (service_address, job_id)),
-                            ("agg_workers", lambda key: key[0] == job_id)):
+        tables = [("agg_jobs", lambda key: key == (service_address, job_id)),
+                  ("agg_workers", lambda key: key[0] == job_id)]
+        if self.encoder.has_table("agg_parents"):
+            tables.insert(0, ("agg_parents", lambda key: key == (service_address, job_id)))
+        for table, keep in tables:
             info = self.encoder.table(table)
             names = {mf.id: mf.name.rsplit(".", 1)[-1] for mf in info.match_fields}
             read = p4runtime_pb2.Entity(table_entry=p4runtime_pb2.TableEntry(
@@ -167,8 +189,8 @@ class AggregationController:
             for entity in self.session.read(read):
                 values = {names[m.field_id]: int.from_bytes(m.exact.value, "big")
                           for m in entity.table_entry.match}
-                key = ((str(ipaddress.IPv4Address(values["dstAddr"])), values["job_id"])
-                       if table == "agg_jobs" else (values["job_id"], values["egress_rid"]))
+                key = ((values["job_id"], values["egress_rid"]) if table == "agg_workers"
+                       else (str(ipaddress.IPv4Address(values["dstAddr"])), values["job_id"]))
                 if keep(key):
                     update = Update(type=Update.DELETE)
                     update.entity.table_entry.CopyFrom(entity.table_entry)
@@ -196,5 +218,5 @@ class AggregationController:
         return out
 
 
-__all__ = ["AggregationConfigError", "AggregationController", "AggregationJob", "EVENTS",
+__all__ = ["AdmissionRefused", "AggregationConfigError", "AggregationController", "AggregationJob", "EVENTS",
            "FIRST_GROUP", "InstalledJob", "JobWorker", "SessionError"]

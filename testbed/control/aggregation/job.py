@@ -4,7 +4,11 @@ that put it on that switch (docs/aggregation.md).
 A job is one ``agg_jobs`` entry (service address, job id -> slot range, worker
 count, multicast group), one multicast group with a replica per worker (its
 port, rid = worker id) and one ``agg_workers`` entry per worker (job id, worker
-id -> MAC, IPv4 address, UDP port of its results). Names are the objects' last
+id -> MAC, IPv4 address, UDP port of its results). A level of a hierarchical
+job (:mod:`.placement`) has a parent too: one ``agg_parents`` entry (service
+address, job id -> the port and MAC towards the parent switch, and this
+switch's worker id there); its workers are its children, hosts or the
+switches below it. Names are the objects' last
 names, so the controls may sit under any instance path. Sans-IO: a fabric's plan
 (:mod:`.plan`) holds these writes, and the P4Runtime controller
 (:mod:`.controller`) adds them to a running switch.
@@ -13,7 +17,7 @@ names, so the controls may sit under any instance path. Sans-IO: a fabric's plan
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from netweft.testbed.control.entries import MulticastWrite, RegisterWrite, TableWrite, Write
@@ -24,10 +28,24 @@ MAX_WORKERS = AGG_MAX_WORKERS  # one bit per worker in a slot's bitmap
 FIRST_GROUP = 0x8000
 # Index names of the events counter (AGG_EV_* in p4/include/aggregation.p4).
 EVENTS = ("contribution", "result", "resent", "duplicate", "malformed", "bad_slot",
-          "bad_worker", "stale")
+          "bad_worker", "stale", "partial", "from_parent")
 # Registers whose cells must start from zero for a new job (lanes and exponent need not:
 # the first contribution replaces them).
 CLEARED_REGISTERS = ("bitmap", "count", "block")
+
+
+def program_lanes(registers: Iterable[str]) -> int:
+    """K, the lanes per packet of a program applying ``p4/include/aggregation.p4``, from
+    its register names (one register ``lane<i>`` per lane: compiled with ``-D
+    AGG_LANES=K``, 64 by default)."""
+    lanes = {name.rsplit(".", 1)[-1] for name in registers}
+    count = 0
+    while f"lane{count}" in lanes:
+        count += 1
+    if count == 0:
+        raise AggregationConfigError("the program has no lane0 register: it does not "
+                                     "aggregate")
+    return count
 
 
 class AggregationConfigError(ValueError):
@@ -50,9 +68,21 @@ class JobWorker:
 
 
 @dataclass(frozen=True)
+class JobParent:
+    """Where a level of a hierarchical job sends its partial sums: the port towards the
+    parent switch, the parent's MAC on that link, and this switch's worker id at the
+    parent (its child id there)."""
+
+    port: int
+    mac: str
+    child_id: int
+
+
+@dataclass(frozen=True)
 class AggregationJob:
     """A job: its id, service address, slot range ``base .. base+size-1`` and workers
-    (ids 0..n-1). ``multicast_group`` defaults to ``FIRST_GROUP + job_id``."""
+    (ids 0..n-1). ``multicast_group`` defaults to ``FIRST_GROUP + job_id``. ``parent``
+    is set on a level below the root of a hierarchical job."""
 
     job_id: int
     service_address: str
@@ -60,6 +90,7 @@ class AggregationJob:
     size: int
     workers: Sequence[JobWorker]
     multicast_group: int | None = None
+    parent: JobParent | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workers", tuple(self.workers))
@@ -106,6 +137,9 @@ class AggregationJob:
         if slots is not None and self.base + self.size > slots:
             raise AggregationConfigError(f"{where}: slots {self.base}..{self.base + self.size - 1}"
                                          f" do not fit the switch's pool of {slots} slots")
+        if self.parent is not None and not 0 <= self.parent.child_id < MAX_WORKERS:
+            raise AggregationConfigError(f"{where}: child id {self.parent.child_id} at the "
+                                         f"parent outside 0..{MAX_WORKERS - 1}")
         if not 1 <= self.group <= 0xFFFF:
             raise AggregationConfigError(f"{where}: multicast group {self.group} outside "
                                          "1..65535")
@@ -120,6 +154,12 @@ class AggregationJob:
                                                   ("egress_rid", w.worker_id)),
                                   "to_worker", (("mac", w.mac), ("addr", w.address),
                                                 ("udp_port", w.udp_port))))
+        if self.parent is not None:
+            out.append(TableWrite("agg_parents", (("dstAddr", self.service_address),
+                                                  ("job_id", self.job_id)),
+                                  "set_parent", (("port", self.parent.port),
+                                                 ("mac", self.parent.mac),
+                                                 ("child_id", self.parent.child_id))))
         out.append(TableWrite("agg_jobs", (("dstAddr", self.service_address),
                                            ("job_id", self.job_id)),
                               "set_job", (("base", self.base), ("size", self.size),

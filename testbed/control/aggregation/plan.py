@@ -83,13 +83,15 @@ def _aggregators(graph: FabricGraph, jobs: Mapping[str, Sequence[AggregationJob]
             if service in hosts:
                 raise AggregationConfigError(f"job {job.job_id}: service address {service} "
                                              f"is host {hosts[service]}'s")
+            for earlier in on_switch[:i]:
+                why = clash(job, earlier)
+                if why:
+                    raise AggregationConfigError(f"{name}: {why}")
+            if job.parent is not None:
+                continue  # a level of a hierarchical job: routes lead to its root
             other = services.setdefault(service, name)
             if other != name:
                 raise AggregationConfigError(f"service address {service} is aggregated on "
                                              f"both {other} and {name}; give each switch its "
                                              "own")
-            for earlier in on_switch[:i]:
-                why = clash(job, earlier)
-                if why:
-                    raise AggregationConfigError(f"{name}: {why}")
     return services

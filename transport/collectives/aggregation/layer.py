@@ -34,7 +34,8 @@ from scapy.packet import Packet, bind_bottom_up, bind_top_down
 
 AGG_UDP_PORT = 61440
 AGG_VERSION = 1
-AGG_LANES = 64  # K: 32-bit lanes per packet, one quantization block
+AGG_LANES = 64  # K by default: 32-bit lanes per packet, one quantization block (Tofino-sized)
+MIN_LANES, MAX_LANES = 64, 1024  # what ``-D AGG_LANES=K`` accepts (multiples of 32)
 AGG_MAX_WORKERS = 32  # one bit per worker in a slot's bitmap
 
 FLAG_RESULT = 0x01  # set by the switch: the lanes are the sum over the job's workers
@@ -46,7 +47,22 @@ FLAG_NAMES = ["RESULT", "RETRANSMIT", "RESENT"]  # least significant bit first
 HEADER_STRUCT = struct.Struct("!BBHHBBIhH")
 HEADER_LEN = HEADER_STRUCT.size  # 16 bytes before the lanes
 LANES_DTYPE = ">i4"  # numpy dtype of the lanes: big-endian int32
-PACKET_LEN = HEADER_LEN + 4 * AGG_LANES  # UDP payload bytes: 272
+PACKET_LEN = HEADER_LEN + 4 * AGG_LANES  # UDP payload bytes of a 64-lane packet: 272
+
+
+def check_lanes(lanes: int) -> int:
+    """``lanes`` if a program compiled with ``-D AGG_LANES=lanes`` exists (a multiple of
+    32 from 64 to 1024), else ValueError."""
+    if (not isinstance(lanes, int) or isinstance(lanes, bool) or not
+            MIN_LANES <= lanes <= MAX_LANES or lanes % 32):
+        raise ValueError(f"lanes must be a multiple of 32 from {MIN_LANES} to {MAX_LANES}, "
+                         f"got {lanes!r}")
+    return lanes
+
+
+def packet_len(lanes: int = AGG_LANES) -> int:
+    """UDP payload bytes of a packet of ``lanes`` lanes (header + 4 bytes a lane)."""
+    return HEADER_LEN + 4 * lanes
 
 
 class Aggregation(Packet):

@@ -125,7 +125,7 @@ class AggregationNetwork:
         host.counters["rx_bytes"] += len(frame)
         host.counters["rx_frames"] += 1
         payload = frame_payload(frame)
-        decoded = decode_payload(payload) if payload is not None else None
+        decoded = decode_payload(payload, host.template.lanes) if payload is not None else None
         if decoded is None:
             host.counters["malformed"] += 1
             return
@@ -153,7 +153,8 @@ class AggregationNetwork:
         for packet in packets:
             self._transmit(host.name, 0, host.template.frame(packet))
         self._arm_worker(host)
-        if host.worker is not None and host.worker.done and host.on_done is not None:
+        if (host.worker is not None and (host.worker.done or host.worker.stalled)
+                and host.on_done is not None):
             host.on_done(host)
             host.on_done = None
 
@@ -180,10 +181,19 @@ class AggregationNetwork:
         when = self.loop.now_ns if at_ns is None else at_ns
         self.loop.call_at(when, lambda: self._send_all(host, worker.start(self.loop.now_ns)))
 
+    def replace_switch(self, name: str, switch: FrameSwitch) -> None:
+        """Put ``switch`` in ``name``'s place, on the same links (a restart: what the old
+        one held is gone, frames in flight arrive at the new one)."""
+        timer = self._switch_timers.pop(name, None)
+        if timer is not None:
+            timer.cancel()
+        self.switches[name] = switch
+
     def run(self, workers: dict[str, AggregationWorker], limit_ns: int = 60_000_000_000
             ) -> dict[str, int]:
-        """Run an all-reduce on the named hosts until every worker is done; returns each
-        host's completion time (virtual nanoseconds from the start)."""
+        """Run an all-reduce on the named hosts until every worker is done (or stalled:
+        it gave up on the switch); returns each host's completion time (virtual
+        nanoseconds from the start)."""
         started = self.loop.now_ns
         finished: dict[str, int] = {}
         for name, worker in workers.items():

@@ -3,11 +3,20 @@
 :class:`SwitchGroup` is a worker's membership in an aggregation job on a
 switch: a UDP socket bound to the address the switch sends this worker's
 results to, the job's service address (where contributions go, UDP port
-61440), and the job's shape (workers, window). :meth:`SwitchGroup.allreduce`
+61440), and the job's shape (workers, window, lanes per packet: the switch
+program's ``AGG_LANES``, which the job's setup gives). :meth:`SwitchGroup.allreduce`
 runs an :class:`~netweft.transport.collectives.aggregation.worker.AggregationWorker` over
 the socket: it sends what the core returns, reads results with a timeout set
 to the core's next deadline, and hands timeouts to the core. Datagrams that
 are not well-formed aggregation packets are counted and dropped.
+
+With a ``fallback`` :class:`~netweft.transport.collectives.ring_allreduce.RingGroup`
+(the same workers over netweft's transport), a job the controller refused
+(``admitted=False``) all-reduces by ring, and a call whose switch stops
+answering (no result for ``stall_timeout`` seconds: a restart, the job
+removed) is done again by ring. Every worker of the job stalls in the same call
+(no slot completes without all of them), so they fall back together; the next
+call tries the switch again.
 """
 
 from __future__ import annotations
@@ -23,9 +32,10 @@ from netweft.transport.collectives.aggregation.codec import (
     decode_payload,
     encode_payload,
 )
-from netweft.transport.collectives.aggregation.layer import AGG_LANES
+from netweft.transport.collectives.aggregation.layer import AGG_LANES, check_lanes
 from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
-from netweft.transport.errors import CompletionTimeout
+from netweft.transport.collectives.ring_allreduce import RingGroup, ring_allreduce
+from netweft.transport.errors import CompletionTimeout, InvalidArgumentError
 
 
 class SwitchGroup:
@@ -38,11 +48,20 @@ class SwitchGroup:
 
     def __init__(self, service: str, job_id: int, worker_id: int, workers: int, *,
                  bind: tuple[str, int], window: int = 32, timeout: float = 0.02,
-                 service_port: int = AGG_UDP_PORT) -> None:
+                 service_port: int = AGG_UDP_PORT, lanes: int = AGG_LANES,
+                 fallback: RingGroup | None = None, admitted: bool = True,
+                 stall_timeout: float = 2.0) -> None:
         self.service = (service, service_port)
-        self._template = AggregationJob(job_id, worker_id, workers, AGG_LANES, window,
+        self.lanes = check_lanes(lanes)
+        if not admitted and fallback is None:
+            raise InvalidArgumentError("a job the switch refused needs a fallback RingGroup")
+        self.fallback = fallback
+        self.admitted = admitted
+        stall_ns = int(stall_timeout * 1e9) if fallback is not None else 0
+        self._template = AggregationJob(job_id, worker_id, workers, lanes, window,
                                         timeout_ns=int(timeout * 1e9),
-                                        max_timeout_ns=int(max(timeout * 32, 1.0) * 1e9))
+                                        max_timeout_ns=int(max(timeout * 32, 1.0) * 1e9),
+                                        stall_timeout_ns=stall_ns)
         self._next_block = 0
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         try:
@@ -52,7 +71,8 @@ class SwitchGroup:
             self.sock.close()
             raise
         self.sock.setblocking(False)
-        self.stats = {"malformed": 0, "sent": 0, "received": 0, "retransmits": 0}
+        self.stats = {"malformed": 0, "sent": 0, "received": 0, "retransmits": 0,
+                      "ring": 0, "fallbacks": 0}
 
     @property
     def address(self) -> tuple[str, int]:
@@ -70,8 +90,21 @@ class SwitchGroup:
             self.stats["sent"] += 1
 
     def allreduce(self, array: np.ndarray, deadline: float | None = 60.0) -> np.ndarray:
-        """The sum of every worker's ``array`` (float32), summed by the switch; raises
+        """The sum of every worker's ``array`` (float32), summed by the switch (or by ring
+        over the fallback group: refused job, switch not answering); raises
         :class:`CompletionTimeout` if it is not done within ``deadline`` seconds."""
+        if not self.admitted:
+            self.stats["ring"] += 1
+            return ring_allreduce(array, self.fallback, timeout=deadline)
+        result = self._in_network(array, deadline)
+        if result is None:
+            self.stats["fallbacks"] += 1
+            self.stats["ring"] += 1
+            return ring_allreduce(array, self.fallback, timeout=deadline)
+        return result
+
+    def _in_network(self, array: np.ndarray, deadline: float | None) -> np.ndarray | None:
+        """The switch's sum, or None if the worker stalled (only with a fallback)."""
         job = AggregationJob(**{**self._template.__dict__, "first_block": self._next_block})
         worker = AggregationWorker(array, job)
         self._next_block = worker.end_block
@@ -79,6 +112,8 @@ class SwitchGroup:
         clock = lambda: int((time.monotonic() - start) * 1e9)  # noqa: E731
         self._send(worker.start(clock()))
         while not worker.done:
+            if worker.stalled:
+                return None
             now = clock()
             if deadline is not None and now > deadline * 1e9:
                 raise CompletionTimeout(f"in-network all-reduce (job {job.job_id}, worker "
@@ -104,7 +139,7 @@ class SwitchGroup:
             except BlockingIOError:
                 return
             self.stats["received"] += 1
-            decoded = decode_payload(data)
+            decoded = decode_payload(data, self.lanes)
             if decoded is None:
                 self.stats["malformed"] += 1
                 continue

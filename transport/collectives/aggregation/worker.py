@@ -74,10 +74,13 @@ class AggregationJob:
     first_block: int = 0
     timeout_ns: int = 2_000_000
     max_timeout_ns: int = 64_000_000
+    stall_timeout_ns: int = 0
+    """Give up on the switch after this long without a result (0: never): the worker
+    turns :attr:`AggregationWorker.stalled` and its driver falls back to the ring."""
 
     def __post_init__(self) -> None:
         for name in ("job_id", "worker_id", "workers", "values_per_packet", "window",
-                     "first_block", "timeout_ns", "max_timeout_ns"):
+                     "first_block", "timeout_ns", "max_timeout_ns", "stall_timeout_ns"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise InvalidArgumentError(f"{name} must be an int >= 0, got {value!r}")
@@ -153,6 +156,10 @@ class AggregationWorker:
         self._zeros = np.zeros(job.values_per_packet, dtype=np.int32)
         self.srtt_ns: int | None = None  # RFC 6298 estimator over result round trips
         self.rttvar_ns = 0
+        self.stalled = False
+        """True once no result came for ``job.stall_timeout_ns``: the switch stopped
+        answering (restarted, or lost the job); the worker sends nothing more."""
+        self._progress_ns = 0
         self.rto_ns = job.timeout_ns
         """A slot's first timeout: RFC 6298's SRTT + 4 RTTVAR within [``timeout_ns``,
         ``max_timeout_ns``]; ``timeout_ns`` before any sample, and a timeout's backed-off
@@ -211,15 +218,26 @@ class AggregationWorker:
             self.result = np.zeros(self.shape, dtype=np.float32)
             return []
         self._open = len(self._slots)
+        self._progress_ns = now_ns
         return [self._send(slot, now_ns) for slot in self._slots]
 
     def next_deadline(self) -> int | None:
         """When :meth:`on_time` must run next (nanoseconds), or None."""
+        if self.stalled:
+            return None
         pending = [s.deadline_ns for s in self._slots if not s.done and s.packet is not None]
+        if pending and self.job.stall_timeout_ns:
+            pending.append(self._progress_ns + self.job.stall_timeout_ns)
         return min(pending) if pending else None
 
     def on_time(self, now_ns: int) -> list[AggregationPacket]:
-        """Retransmit every outstanding slot whose deadline passed (backing off)."""
+        """Retransmit every outstanding slot whose deadline passed (backing off); turn
+        :attr:`stalled` after ``stall_timeout_ns`` without a result."""
+        if self.stalled or self.done:
+            return []
+        if self.job.stall_timeout_ns and now_ns - self._progress_ns >= self.job.stall_timeout_ns:
+            self.stalled = True
+            return []
         out = []
         for slot in self._slots:
             if slot.done or slot.packet is None or slot.deadline_ns > now_ns:
@@ -237,7 +255,7 @@ class AggregationWorker:
         """A result from the switch: take it if it is the one a slot waits for, then send
         that slot's next round; anything else (duplicates, other jobs) is ignored."""
         index = (packet.slot - self.job.first_block) % self._window
-        if packet.job_id != self.job.job_id or not 0 <= index < len(self._slots):
+        if self.stalled or packet.job_id != self.job.job_id or not 0 <= index < len(self._slots):
             self.stats["ignored"] += 1
             return []
         slot = self._slots[index]
@@ -246,6 +264,7 @@ class AggregationWorker:
             self.stats["ignored"] += 1
             return []
         self.stats["results"] += 1
+        self._progress_ns = now_ns
         if not slot.packet.retransmit:
             self._sample_rtt(max(now_ns - slot.sent_ns, 0))
         k = slot.round
