@@ -215,14 +215,20 @@ def _run_testbed(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = {}
+    rate = None if args.rate_mbit == 0 else args.rate_mbit
+    setting = (f"links {rate:g} Mbit/s" if rate else "links at veth speed") + \
+        f", K={args.lanes} lanes, window {args.window}, switch back end " \
+        f"{args.backend or os.environ.get('NETWEFT_SWITCH_BACKEND') or 'default'}"
     for n in sorted(set(args.workers or (4,))):
         rows = run_emulated_allreduce(n, sizes, log=lambda m: print(f"  {m}", flush=True)
-                                      if args.verbose else None, out_dir=out / f"testbed-{n}")
-        print(format_emulated(rows, n))
+                                      if args.verbose else None, out_dir=out / f"testbed-{n}",
+                                      rate_mbit=rate, backend=args.backend, lanes=args.lanes,
+                                      window=args.window)
+        print(format_emulated(rows, n, setting))
         results[n] = rows
-    print("times: a Python switch process over veth (its per-packet cost favours the ring's "
-          "9000-byte frames over 314-byte aggregation packets); B/link: the hosts' eth0 "
-          "counters, what hardware would carry")
+    print("times: real clocks on a shared machine (cpu s: the slowest worker's CPU seconds "
+          "and the switch process's, per phase); B/link: the hosts' eth0 counters, what "
+          "hardware would carry")
     (out / "allreduce_testbed.json").write_text(json.dumps(results, indent=1))
     print(f"wrote {out / 'allreduce_testbed.json'}")
     return 0
@@ -349,4 +355,10 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--testbed", action="store_true",
                    help="measure on hosts in network namespaces and a switch process instead "
                         "(root; one switch, default 4 workers, 64k 256k 1m)")
+    p.add_argument("--rate-mbit", type=float_in(0.0, 100_000.0), default=1000.0,
+                   help="--testbed: the host links' rate, emulated by the switch (default "
+                        "1000; 0: veth speed)")
+    p.add_argument("--backend", choices=("auto", "c", "python"),
+                   help="--testbed: the switch process's back end (default "
+                        "$NETWEFT_SWITCH_BACKEND or auto)")
     p.set_defaults(func=run_allreduce_bench)
