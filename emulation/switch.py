@@ -130,7 +130,7 @@ class SoftSwitch:
         self._const_entry_tables: set[str] = set()
         self._clock = clock or _microsecond_counter()
         if native is not None:
-            self._init_native(native)
+            self._init_native(native, max_passes)
             return
         objects: dict[str, Any] = {}
         self._create_externs(objects)
@@ -156,14 +156,19 @@ class SoftSwitch:
         self.driver = (V1ModelDriver(*args) if trace is None
                        else TracingDriver(*args, trace=trace))
 
-    def _init_native(self, native: NativePipeline) -> None:
+    def _init_native(self, native: NativePipeline, max_passes: int) -> None:
         """Tables, registers and counters of the native pipeline; program entries."""
         self.native = native
         self._ns = {}
         self.registers.update(native.registers)
         self.counters.update(native.counters)
+        self.value_sets.update(native.value_sets)
         self._extern_objects.update(native.registers)
         self._extern_objects.update(native.counters)
+        self.meters.update(native.meters)
+        self._extern_objects.update(native.meters)
+        self._direct_meter_types.update(native.direct_meter_types)
+        self.profiles.update(native.action_profiles(self.algorithms))
         for fqn, table in native.tables.items():
             decl = table._info.decl
             if decl.entries_const:
@@ -174,7 +179,8 @@ class SoftSwitch:
                 raise P4Error(f"table {fqn}: {err}", decl.loc) from None
             self.tables[fqn] = table
         self.driver = NativeDriver(native.library, native.pointer, self.pre, self._clock,
-                                   native.lock)
+                                   native.lock, self.clone_sessions, self.context,
+                                   native.generated.flow, max_passes)
 
     # ------------------------------------------------------------------ packets
 
@@ -609,6 +615,8 @@ class SoftSwitch:
         self.algorithms.set_crc16_parameters(CrcConfig(
             16, polynomial & 0xFFFF, initial & 0xFFFF, final_xor & 0xFFFF,
             bool(reflect_data), bool(reflect_remainder)))
+        if self.backend == "c":
+            self.native.set_crc(self.algorithms.crc16_custom.config)
 
     def set_crc32_parameters(self, polynomial: int, initial: int, final_xor: int,
                              reflect_data: bool, reflect_remainder: bool) -> None:
@@ -616,6 +624,8 @@ class SoftSwitch:
         self.algorithms.set_crc32_parameters(CrcConfig(
             32, polynomial & 0xFFFFFFFF, initial & 0xFFFFFFFF, final_xor & 0xFFFFFFFF,
             bool(reflect_data), bool(reflect_remainder)))
+        if self.backend == "c":
+            self.native.set_crc(self.algorithms.crc32_custom.config)
 
     # ------------------------------------------------------------------ PRE, clones
 

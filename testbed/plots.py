@@ -297,3 +297,35 @@ def plot_time_sequence(events: Sequence, path: Path, title: str) -> Path:
     bottom.set_xlabel("time (us)")
     bottom.grid(True, alpha=0.3)
     return _save(fig, path)
+
+
+def plot_training(losses: Mapping[str, Sequence[float]], path: Path, title: str,
+                  reference: str = "exact") -> Path:
+    """Training-loss curves, one per all-reduce method (top), and each curve's absolute
+    gap to the ``reference`` method's on a log axis (bottom): curves that coincide at the
+    top show their differences below."""
+    plt = _pyplot()
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 6), dpi=100, sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 2]})
+    for label, ys in losses.items():
+        top.plot(range(len(ys)), ys, label=label, linewidth=1.2,
+                 linestyle="--" if label != reference else "-")
+    top.set_ylabel("training loss (cross-entropy)")
+    top.set_yscale("log")
+    top.set_title(title, fontsize=10)
+    top.grid(True, which="both", alpha=0.3)
+    top.legend()
+    ref = list(losses.get(reference, ()))
+    for label, ys in losses.items():
+        if label == reference or not ref:
+            continue
+        gaps = [max(abs(a - b), 1e-18) for a, b in zip(ys, ref, strict=False)][1:]
+        bottom.plot(range(1, len(gaps) + 1), gaps, label=f"|{label} - {reference}|",
+                    linewidth=1)  # from step 1: every run starts from the same weights
+    bottom.set_yscale("log")
+    bottom.set_xlabel("step")
+    bottom.set_ylabel("loss gap")
+    bottom.grid(True, which="both", alpha=0.3)
+    bottom.legend(fontsize=8)
+    return _save(fig, path)

@@ -34,6 +34,8 @@ typedef struct nw_pkt {
     uint16_t egress_rid; uint8_t priority; uint8_t instance_type; uint32_t flags;
     int32_t clone_session; uint32_t clone_fl; uint32_t resubmit_fl; uint32_t recirc_fl;
     uint32_t truncate_len; uint32_t ingress_len; uint32_t parser_error; void *state;
+    void *clone_state; uint32_t clone_payload_at; uint32_t clone_payload_len;
+    const void *preserved; uint32_t preserved_fl;
 } nw_pkt_t;
 typedef struct nw_queue_meta {
     uint64_t enq_timestamp; uint32_t enq_qdepth; uint64_t deq_timedelta; uint32_t deq_qdepth;
@@ -51,6 +53,12 @@ int nw_process(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns);
 void nw_process_batch(void *pipeline, nw_pkt_t *pkts, int32_t *rc, uint32_t n,
                       uint64_t now_ns, uint64_t step_ns);
 void nw_pipeline_set_select_no_match(void *p, int32_t code);
+uint32_t nw_pipeline_uses_flow(void);
+int nw_clone_i2e(void *pipeline, nw_pkt_t *pkt, void *clone_state, uint64_t now_ns);
+uint32_t nw_flow_words(void);
+int32_t nw_flow_pop(void *p, uint32_t which, uint32_t *site, uint32_t *aux, uint64_t *w);
+uint64_t nw_flow_pending(void *p);
+uint64_t nw_flow_dropped(void *p, uint32_t which);
 void nw_pipeline_lock(void *p);
 void nw_pipeline_unlock(void *p);
 uint64_t *nw_pipeline_register(void *p, uint32_t i);
@@ -65,10 +73,36 @@ int32_t nw_table_modify(void *p, uint32_t t, uint64_t handle, uint32_t action,
                         const uint64_t *args, uint32_t nargs);
 int32_t nw_table_default(void *p, uint32_t t, uint32_t action, const uint64_t *args,
                          uint32_t nargs);
+int32_t nw_vset_add(void *p, uint32_t i, uint64_t vhi, uint64_t vlo, uint64_t mhi,
+                    uint64_t mlo);
+void nw_vset_clear(void *p, uint32_t i);
+"""
+
+# meters, direct resources, action selector groups, custom CRCs (emulation/native/objects.py)
+STATEFUL_CDEF = """
+typedef struct nw_meter_rate {
+    double info_rate; int64_t burst; int64_t tokens; int64_t tokens_last; uint32_t color;
+    uint32_t pad;
+} nw_meter_rate_t;
+typedef struct nw_meter { uint32_t nrates; uint32_t bytes; nw_meter_rate_t rate[4]; } nw_meter_t;
+typedef struct nw_direct { uint64_t counter[2]; nw_meter_t meter; } nw_direct_t;
+nw_meter_t *nw_pipeline_meter(void *p, uint32_t i);
+int32_t nw_pipeline_set_crc(void *p, uint32_t width, uint32_t poly, uint32_t initial,
+                            uint32_t final_xor, uint32_t reflect_data, uint32_t reflect_rem);
+int32_t nw_table_add_ext(void *p, uint32_t t, uint64_t handle, const uint8_t *value,
+                         const uint8_t *mask, const uint8_t *lo, const uint8_t *hi, int64_t rank,
+                         uint64_t seq, uint32_t action, const uint64_t *args, uint32_t nargs,
+                         void *direct, void *group);
+int32_t nw_table_set_target(void *p, uint32_t t, uint64_t handle, uint32_t action,
+                            const uint64_t *args, uint32_t nargs, void *group);
+void *nw_group_new(void);
+void nw_group_free(void *g);
+int32_t nw_group_set(void *g, uint32_t n, const uint32_t *action, const uint32_t *nargs,
+                     const uint64_t *args);
 """
 
 _FFI = cffi.FFI()
-_FFI.cdef(CDEF)
+_FFI.cdef(CDEF + STATEFUL_CDEF)
 
 
 class BuildError(RuntimeError):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from netweft.emulation.native.c_body import CBody
+from netweft.emulation.native.c_generics import specialise, type_key
 from netweft.emulation.native.c_types import (
     c_name,
     field_name,
@@ -70,7 +71,7 @@ class CBlockLowering:
                 fr.slots[id(loc)] = slot
                 lines.append(f"    {self.types.name(loc.type)} {slot};")
             elif isinstance(loc, ir.P4ValueSet):
-                raise unsupported("parser value sets", loc)
+                self.value_set_index(loc)
         lines.append("    int _unused;")
         lines.append(f"}} {cname};")
         self.frame_defs.append("\n".join(lines) + "\n")
@@ -158,7 +159,8 @@ class CBlockLowering:
         if key in self.function_funcs:
             return self.function_funcs[key]
         if fn.type_params:
-            raise unsupported(f"the generic function {fn.name}", fn)
+            raise unsupported(f"the generic function {fn.name} without its type arguments",
+                              fn)
         fname = "P_" + c_name(fn.name) + f"_{self._next()}"
         self.function_funcs[key] = fname
         body = CBody(kind="function")
@@ -187,6 +189,21 @@ class CBlockLowering:
         body.emit("(void)X; return 0;")
         self.chunks.append(sig + " {\n" + "\n".join(body.lines) + "\n}\n")
         return fname
+
+    def instance_of(self, fn: ir.Function, c: ir.MethodCallExpression) -> ir.Function:
+        """The function a call runs: a generic one specialised to the call's type
+        arguments (once per distinct instantiation)."""
+        if not fn.type_params:
+            return fn
+        targs = list(c.type_args_resolved or [])
+        if len(targs) != len(fn.type_params) or any(isinstance(t, ir.Type_Var)
+                                                     for t in targs):
+            raise unsupported(f"the generic function {fn.name} without its type arguments", c)
+        cache = self.__dict__.setdefault("_instances", {})
+        key = (id(fn), tuple(type_key(t) for t in targs))
+        if key not in cache:
+            cache[key] = specialise(fn, targs)
+        return cache[key]
 
     # ------------------------------------------------------------- parsers
 
@@ -243,27 +260,55 @@ class CBlockLowering:
         # no case matched: error.NoMatch (P4-16), or (BMv2) parsing stops without an error
         body.emit("X->perr = X->select_no_match; return NW_RC_REJECT;")
 
+    def value_set_index(self, vs: ir.P4ValueSet) -> int:
+        """The index of a parser value set in the pipeline's ``vsets`` (registered once;
+        ``self.value_sets`` lists them: name, size, field widths)."""
+        index = self.__dict__.setdefault("_value_set_index", {})
+        if id(vs) not in index:
+            widths = [bit_width(t) for t in _flat_types(vs.element_type)]
+            if sum(widths) > 128:
+                raise unsupported(f"the value set {vs.name} over more than 128 bits", vs)
+            index[id(vs)] = len(self.value_sets)
+            self.value_sets.append((vs.fqn or vs.name, vs.size or 0, widths))
+        return index[id(vs)]
+
+    def _value_set_test(self, vs: ir.P4ValueSet, keys: list[tuple[str, Any]]) -> str:
+        """A select key (several keys concatenated, the first most significant) in
+        value set ``vs``."""
+        concat = "(nw_u128)0"
+        total = 0
+        for k, t in keys:
+            w = bit_width(t) if not isinstance(t, ir.Type_Boolean) else 1
+            concat = f"(({concat} << {w}) | (nw_u128)({k}))"
+            total += w
+        if total > 128:
+            raise unsupported("a value set over select keys of more than 128 bits", vs)
+        return f"nw_vset_match(&X->P->vsets[{self.value_set_index(vs)}], {concat})"
+
     def _keyset_test(self, ks: ir.Expression, keys: list[tuple[str, Any]],
                      body: CBody) -> str:
         if isinstance(ks, ir.DefaultExpression):
             return "1"
+        if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
+            return self._value_set_test(ks.decl, keys)
         if len(keys) > 1:
             comps = ks.components if isinstance(ks, ir.ListExpression) else None
             if comps is None or len(comps) != len(keys):
                 raise unsupported("a select keyset of the wrong arity", ks)
-            tests = [self._keyset_one(c, k, body) for c, (k, _t) in zip(comps, keys,
-                                                                        strict=True)]
+            tests = [self._keyset_one(c, k, body, t) for c, (k, t) in zip(comps, keys,
+                                                                          strict=True)]
             tests = [t for t in tests if t != "1"]
             return " && ".join(tests) if tests else "1"
         if isinstance(ks, ir.ListExpression) and len(ks.components) == 1:
             ks = ks.components[0]
-        return self._keyset_one(ks, keys[0][0], body)
+        return self._keyset_one(ks, keys[0][0], body, keys[0][1])
 
-    def _keyset_one(self, ks: ir.Expression, k: str, body: CBody) -> str:
+    def _keyset_one(self, ks: ir.Expression, k: str, body: CBody,
+                    t: Any = None) -> str:
         if isinstance(ks, ir.DefaultExpression):
             return "1"
         if isinstance(ks, ir.PathExpression) and isinstance(ks.decl, ir.P4ValueSet):
-            raise unsupported("parser value sets", ks)
+            return self._value_set_test(ks.decl, [(k, t)])
         if isinstance(ks, ir.Binary) and ks.op == "&&&":
             v = self.expr(ks.left, body)
             m = self.expr(ks.right, body)
@@ -297,11 +342,11 @@ class CBlockLowering:
             if not isinstance(t, ir.Type_Header):
                 raise unsupported("extract into something that is not a header", c)
             sname = self.types.name(t)
-            h = self.lvalue(target_e, body)
-            self._need(f"{sname}_BYTES", body)
             if header_varbit(t) is not None:
                 raise unsupported("extract of a varbit header without its length", c)
-            body.emit(f"{sname}_extract(&{h}, X->data + X->pos); {h}._v = 1; "
+            h, valid = self.extract_target(target_e, body)
+            self._need(f"{sname}_BYTES", body)
+            body.emit(f"{sname}_extract(&{h}, X->data + X->pos); {valid} "
                       f"X->pos += {sname}_BYTES;")
             return ""
         if m == "lookahead":
@@ -309,7 +354,7 @@ class CBlockLowering:
             if isinstance(t, ir.Type_Name) and t.decl is not None:
                 t = t.decl
             if isinstance(t, ir.Type_Header):
-                raise unsupported("lookahead of a header", c)
+                return self._lookahead_header(t, body)
             w = scalar_width(t, c)
             nbytes = (w + 7) // 8
             self._need(str(nbytes), body)
@@ -331,6 +376,17 @@ class CBlockLowering:
             return ""
         raise unsupported(f"packet method {m}", c)
 
+    def _lookahead_header(self, t: ir.Type_Header, body: CBody) -> str:
+        """``lookahead<H>()``: a valid copy of the header at the cursor (a varbit field
+        empty, as the Python back end extracts it), the cursor left where it is."""
+        sname = self.types.name(t)
+        h = self.tmp("la")
+        body.emit(f"{sname} {h}; memset(&{h}, 0, sizeof {h});")
+        self._need(f"{sname}_BYTES", body)
+        extra = ", 0u" if header_varbit(t) is not None else ""
+        body.emit(f"{sname}_extract(&{h}, X->data + X->pos{extra}); {h}._v = 1;")
+        return h
+
     def _extract_varbit(self, target_e: Any, length: Any, body: CBody, c: Any) -> str:
         """``extract(h, nbits)``: as BMv2, a length beyond the field's size is
         HeaderTooShort and a header that is not whole bytes ParserInvalidArgument."""
@@ -339,7 +395,7 @@ class CBlockLowering:
         if var is None:
             raise unsupported("extract with a length into a header without a varbit field", c)
         sname = self.types.name(t)
-        h = self.lvalue(target_e, body)
+        h, valid = self.extract_target(target_e, body)
         vlen = self.tmp("vlen")
         body.emit(f"uint64_t {vlen} = {self.expr(length, body)};")
         if is_signed(length.type):
@@ -351,7 +407,7 @@ class CBlockLowering:
                   "return NW_RC_REJECT; }")
         self._need(f"{sname}_BYTES + {vlen} / 8u", body)
         body.emit(f"{sname}_extract(&{h}, X->data + X->pos, (uint32_t)({vlen} / 8u)); "
-                  f"{h}._v = 1; X->pos += {sname}_BYTES + (uint32_t)({vlen} / 8u);")
+                  f"{valid} X->pos += {sname}_BYTES + (uint32_t)({vlen} / 8u);")
         return ""
 
     def _emit_value(self, e: Any, t: Any, body: CBody, ref: str | None) -> None:
@@ -360,9 +416,19 @@ class CBlockLowering:
             sname = self.types.name(t)
             self.emit_bytes += (bit_width(t) + 7) // 8
             body.emit(f"if ({ref}._v) X->out_len += {sname}_emit(&{ref}, X->out + X->out_len);")
-        elif isinstance(t, ir.Type_Struct):
+        elif isinstance(t, (ir.Type_Struct, ir.Type_HeaderUnion)):
             for f in t.fields:
                 self._emit_value(None, f.type, body, f"{ref}.{field_name(f.name)}")
+        elif isinstance(t, ir.Type_Stack):
+            for i in range(t.size):
+                self._emit_value(None, t.element, body, f"{ref}.e[{i}]")
         else:
             raise unsupported("emit of a value that is not a header or a struct of headers",
                               e if e is not None else t)
+
+
+def _flat_types(t: Any) -> list[Any]:
+    """The scalar types of a value set's element type, in order (as the switch's)."""
+    if isinstance(t, ir.Type_StructLike):
+        return [x for f in t.fields for x in _flat_types(f.type)]
+    return [t]

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from netweft.emulation.native.c_aggregates import CAggregateLowering
 from netweft.emulation.native.c_blocks import CBlockLowering, Frame
 from netweft.emulation.native.c_expressions import CExpressionLowering
 from netweft.emulation.native.c_externs import CExternLowering
+from netweft.emulation.native.c_flow import CFlowLowering
 from netweft.emulation.native.c_statements import CStatementLowering
 from netweft.emulation.native.c_tables import CTableLowering, NativeTableInfo
 from netweft.emulation.native.c_types import CTypes, scalar_width, unsupported
@@ -23,7 +25,7 @@ from netweft.p4.compiler.program import Program
 
 
 class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableLowering,
-                CExternLowering):
+                CExternLowering, CAggregateLowering, CFlowLowering):
     """Generates the C of one program."""
 
     def __init__(self, program: Program) -> None:
@@ -46,6 +48,8 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
         self.externs: dict[int, tuple[str, int, int, int]] = {}
         self.registers: list[tuple[str, int, int, bool]] = []   # (name, size, width, signed)
         self.counters: list[tuple[str, int, str]] = []          # (name, size, type)
+        self.value_sets: list[tuple[str, int, list[int]]] = []  # (name, size, widths)
+        self.meters: list[tuple[str, int, str]] = []            # (name, size, type)
         self._set_externs()
         self._set_owners()
 
@@ -68,7 +72,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
             if kind == "register":
                 t = inst.type_args[0] if inst.type_args else None
                 width = scalar_width(t, inst.decl) if t is not None else 32
-                if width > 64:
+                if width > 128:
                     raise unsupported(f"register {inst.name} of {width}-bit cells", inst.decl)
                 size = int(_const(inst.args[0]))
                 self.externs[id(inst.decl)] = ("register", len(self.registers), size, width)
@@ -79,7 +83,7 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
                 ctype = _enum_name(inst.args[1], COUNTER_TYPES)
                 self.externs[id(inst.decl)] = ("counter", len(self.counters), size, 0)
                 self.counters.append((inst.name, size, ctype))
-            else:
+            elif not self.set_stateful_extern(inst):
                 raise unsupported(f"the extern {kind} ({inst.name})", inst.decl)
 
     def _set_owners(self) -> None:

@@ -101,6 +101,9 @@ class CExpressionLowering:
 
     def expr(self, e: ir.Expression, body: CBody) -> str:
         """C source computing ``e`` (statements it needs are emitted into ``body``)."""
+        pinned = self.__dict__.get("pins", {}).get(id(e))
+        if pinned is not None:   # a compound assignment's copy of its (run-time) location
+            return pinned if is_aggregate(e.type) else f"(({self.vt(e.type, e)}){pinned})"
         method = getattr(self, "_e_" + type(e).__name__, None)
         if method is None:
             raise unsupported(f"the expression {type(e).__name__}", e)
@@ -144,6 +147,9 @@ class CExpressionLowering:
 
     def lvalue(self, e: ir.Expression, body: CBody) -> str:
         """C l-value of an assignable location (no value cast)."""
+        pinned = self.__dict__.get("pins", {}).get(id(e))
+        if pinned is not None:
+            return pinned
         if isinstance(e, ir.PathExpression):
             d = e.decl
             if d is not None and id(d) in body.scope:
@@ -151,10 +157,12 @@ class CExpressionLowering:
             raise unsupported(f"assignment to {e.name}", e)
         if isinstance(e, ir.Member):
             if isinstance(e.expr.type, ir.Type_Stack):
-                raise unsupported("header stacks", e)
+                return self.stack_member(e, body)
             return f"{self.lvalue(e.expr, body)}.{field_name(e.member)}"
         if isinstance(e, ir.ArrayIndex):
-            raise unsupported("header stacks", e)
+            if isinstance(e.left.type, ir.Type_Tuple):
+                return self.tuple_component(e, body)
+            return self.stack_element(e, body)
         raise unsupported(f"assignment to a {type(e).__name__}", e)
 
     def _e_Member(self, e: ir.Member, body: CBody) -> str:
@@ -169,9 +177,9 @@ class CExpressionLowering:
                 return f"(!{hit})"
             if e.member == "action_run":
                 return act
-        if isinstance(inner.type, (ir.Type_Stack, ir.Type_HeaderUnion)):
-            raise unsupported("header stacks and unions", e)
-        if isinstance(inner, (ir.PathExpression, ir.Member)):
+        if isinstance(inner.type, ir.Type_Stack):
+            return self.stack_property(e, body)
+        if isinstance(inner, (ir.PathExpression, ir.Member, ir.ArrayIndex)):
             ref = f"{self.lvalue(inner, body)}.{field_name(e.member)}"
         else:
             ref = f"{self.expr(inner, body)}.{field_name(e.member)}"
@@ -180,7 +188,23 @@ class CExpressionLowering:
         return f"(({self.vt(e.type, e)}){ref})"
 
     def _e_ArrayIndex(self, e: ir.ArrayIndex, body: CBody) -> str:
-        raise unsupported("header stacks", e)
+        if isinstance(e.left.type, ir.Type_Tuple):
+            ref = self.tuple_component(e, body)
+            return ref if is_aggregate(e.type) else f"(({self.vt(e.type, e)}){ref})"
+        return self.stack_element(e, body)
+
+    def tuple_component(self, e: ir.ArrayIndex, body: CBody) -> str:
+        """``t[i]`` of a tuple (an l-value; ``i`` is a constant)."""
+        if not isinstance(e.index, ir.Constant):
+            raise unsupported("a tuple indexed at run time", e)
+        n = len(e.left.type.components)
+        if not 0 <= e.index.value < n:
+            raise P4Error(f"index {e.index.value} is outside the tuple of {n}", e.loc)
+        if isinstance(e.left, (ir.PathExpression, ir.Member, ir.ArrayIndex)):
+            base = self.lvalue(e.left, body)
+        else:
+            base = self.pin(self.expr(e.left, body), e.left.type, body)
+        return f"{base}.c{e.index.value}"
 
     def _e_SliceExpr(self, e: ir.SliceExpr, body: CBody) -> str:
         x = self.expr(e.expr, body)
@@ -213,6 +237,8 @@ class CExpressionLowering:
             a = self.expr(e.left, body)
             b, side = self.apart(e.right, body)
             return f"({a} {op} {self.stmt_expr(side, b)})"
+        if op in ("==", "!=") and (is_aggregate(lt) or isinstance(lt, ir.Type_Varbits)):
+            return self._aggregate_eq(e, body)
         if is_aggregate(lt) or isinstance(lt, (ir.Type_Varbits, ir.Type_Tuple)):
             raise unsupported(f"{op} on {type(lt).__name__} values", e)
         a, b = self.in_order([e.left, e.right], body)
@@ -265,6 +291,20 @@ class CExpressionLowering:
             ctype = self.vt(t, e)
             return f"((({ctype}){a} << {wr}) | ({ctype}){b})"
         raise unsupported(f"the operator {op} outside a keyset", e)
+
+    def _aggregate_eq(self, e: ir.Binary, body: CBody) -> str:
+        """``==``/``!=`` on headers, unions, structs, stacks (the Python back end's
+        ``_eq``) and on varbit fields (same length and value)."""
+        lt = e.left.type
+        if isinstance(lt, ir.Type_Varbits):
+            if not (isinstance(e.left, ir.Member) and isinstance(e.right, ir.Member)):
+                raise unsupported("== on varbit values that are not header fields", e)
+            a, b = self.lvalue(e.left, body), self.lvalue(e.right, body)
+            r = f"nw_varbit_same({a}, {a}__len, {b}, {b}__len, sizeof {a})"
+        else:
+            a, b = self.in_order([e.left, e.right], body)
+            r = f"{self.types.eq(lt)}(&{a}, &{b})"
+        return f"((uint64_t)({r}))" if e.op == "==" else f"((uint64_t)!({r}))"
 
     def _e_Mux(self, e: ir.Mux, body: CBody) -> str:
         c = self.expr(e.cond, body)
@@ -323,7 +363,14 @@ class CExpressionLowering:
         t = e.type
         if isinstance(t, ir.Type_StructLike):
             return self.make_struct(t, list(e.components), body)
-        raise unsupported("a list or tuple value at run time", e)
+        if isinstance(t, ir.Type_Tuple):
+            values = self.in_order(list(e.components), body)
+            tmp = self.tmp("tu")
+            body.emit(f"{self.types.name(t)} {tmp}; memset(&{tmp}, 0, sizeof {tmp});")
+            for i, v in enumerate(values):
+                body.emit(f"{tmp}.c{i} = {v};")
+            return tmp
+        raise unsupported("a list value at run time", e)
 
     def make_struct(self, t: ir.Type_StructLike, values: list[Any], body: CBody) -> str:
         """A temporary of type ``t`` built from ``values`` (None: default)."""

@@ -1,9 +1,11 @@
-"""v1model extern calls in C: drop, verify, hash, checksums, random, truncate,
-assert/assume, registers and counters.
+"""v1model extern calls in C: drop, verify, hash (also ``crc16_custom`` and
+``crc32_custom``), checksums (also over the payload), random, truncate,
+assert/assume, registers (cells up to 128 bits), counters, meters, direct counters and
+meters, the deprecated ``Checksum16`` (clone, resubmit, recirculate, digest and
+log_msg: :mod:`.c_flow`).
 
-What the native back end does not cover yet (clone, resubmit, recirculate,
-digest, log_msg, meters, custom CRCs, checksums over the payload) is refused
-at load, so that ``backend="auto"`` falls back to the Python back end.
+What the native back end does not cover is refused at load, so that
+``backend="auto"`` falls back to the Python back end.
 """
 
 from __future__ import annotations
@@ -25,9 +27,27 @@ from netweft.p4.compiler.errors import P4Error
 
 _ALGORITHMS = {"crc16": "nw_crc(&X->P->crc16, {b}, {n})",
                "crc32": "nw_crc(&X->P->crc32, {b}, {n})",
+               "crc16_custom": "nw_crc(&X->P->crc16_custom, {b}, {n})",
+               "crc32_custom": "nw_crc(&X->P->crc32_custom, {b}, {n})",
                "csum16": "nw_csum16({b}, {n})",
                "xor16": "nw_xor16({b}, {n})",
                "identity": "nw_identity({b}, {n})"}
+
+# the same over the field list then the payload (the bytes after the parsed headers)
+_WITH_PAYLOAD = {"crc16": "nw_crc2(&X->P->crc16, {b}, {n}, X->payload, X->payload_len)",
+                 "crc32": "nw_crc2(&X->P->crc32, {b}, {n}, X->payload, X->payload_len)",
+                 "crc16_custom": "nw_crc2(&X->P->crc16_custom, {b}, {n}, X->payload, "
+                                 "X->payload_len)",
+                 "crc32_custom": "nw_crc2(&X->P->crc32_custom, {b}, {n}, X->payload, "
+                                 "X->payload_len)",
+                 "csum16": "nw_csum16_2({b}, {n}, X->payload, X->payload_len)",
+                 "xor16": "nw_xor16_2({b}, {n}, X->payload, X->payload_len)",
+                 "identity": "nw_identity2({b}, {n}, X->payload, X->payload_len)"}
+
+
+def algorithm_call(name: str, buf: str, nbytes: str, with_payload: bool = False) -> str:
+    """C computing HashAlgorithm ``name`` over ``nbytes`` bytes at ``buf`` (then the payload)."""
+    return (_WITH_PAYLOAD if with_payload else _ALGORITHMS)[name].format(b=buf, n=nbytes)
 
 
 def _algorithm(e: Any) -> str:
@@ -46,6 +66,7 @@ class CExternLowering:
     """Mixin of :class:`~netweft.emulation.native.c_codegen.CLowering`."""
 
     types: Any
+    flow_extern: Any   # c_flow.CFlowLowering
 
     # ------------------------------------------------------------- field lists
 
@@ -58,8 +79,10 @@ class CExternLowering:
         valid = None
         if isinstance(e, ir.Member) and isinstance(e.expr.type, ir.Type_Header):
             valid = f"{self.lvalue(e.expr, body)}._v"
-        if isinstance(t, (ir.Type_Header, ir.Type_Struct)):
-            self._flatten_ref(self.lvalue(e, body), t, valid, out)
+        if isinstance(t, (ir.Type_Header, ir.Type_Struct, ir.Type_Stack, ir.Type_Tuple)):
+            ref = self.lvalue(e, body) if not isinstance(e, ir.MethodCallExpression) \
+                else self.pin(self.expr(e, body), t, body)
+            self._flatten_ref(ref, t, valid, out)
             return
         if isinstance(t, ir.Type_Bits) and t.width > 128 and isinstance(e, ir.Member):
             out.append((valid, f"WIDE:{self.lvalue(e, body)}", -t.width))
@@ -75,9 +98,24 @@ class CExternLowering:
                      out: list[tuple[str | None, str, int]]) -> None:
         if isinstance(t, ir.Type_Header):
             valid = f"{ref}._v"
+        if isinstance(t, (ir.Type_Stack, ir.Type_Tuple)):   # elements in order (c_aggregates)
+            subs = [(f"{ref}.e[{i}]", t.element) for i in range(t.size)] \
+                if isinstance(t, ir.Type_Stack) else \
+                [(f"{ref}.c{i}", c) for i, c in enumerate(t.components)]
+            for sub, st in subs:
+                if isinstance(st, (ir.Type_Header, ir.Type_Struct, ir.Type_Stack,
+                                   ir.Type_Tuple)):
+                    self._flatten_ref(sub, st, valid, out)
+                elif is_scalar(st):
+                    w = scalar_width(st, None)
+                    out.append((valid, f"(({'nw_u128' if w > 64 else 'uint64_t'}){sub})", w))
+                else:
+                    raise unsupported(f"a {type(st).__name__} in a field list", None)
+            return
         for f in t.fields:
             sub = f"{ref}.{field_name(f.name)}"
-            if isinstance(f.type, (ir.Type_Header, ir.Type_Struct)):
+            if isinstance(f.type, (ir.Type_Header, ir.Type_Struct, ir.Type_Stack,
+                                   ir.Type_Tuple)):
                 self._flatten_ref(sub, f.type, valid, out)
             elif isinstance(f.type, ir.Type_Varbits):
                 out.append((valid, f"VAR:{sub}", -f.type.size))
@@ -147,22 +185,23 @@ class CExternLowering:
             self._target(args[0], f"nw_mt_randint(&X->P->rng, (uint64_t)({lo}), "
                                   f"(uint64_t)({hi}))", body)
             return ""
-        if name == "verify_checksum":
+        if name in ("verify_checksum", "verify_checksum_with_payload"):
             cond = self.expr(args[0], body)
             value = self.expr(args[2], body)
             algo = _algorithm(args[3])
             body.open(f"if ({cond})")
             n = self.field_bits(args[1], body, c)
-            raw = _ALGORITHMS[algo].format(b="X->bits.buf", n=n)
+            raw = algorithm_call(algo, "X->bits.buf", n, name.endswith("_with_payload"))
             body.emit(f"if ({raw} != (uint64_t)({value})) X->checksum_error = 1;")
             body.close()
             return ""
-        if name == "update_checksum":
+        if name in ("update_checksum", "update_checksum_with_payload"):
             cond = self.expr(args[0], body)
             algo = _algorithm(args[3])
             body.open(f"if ({cond})")
             n = self.field_bits(args[1], body, c)
-            self._target(args[2], _ALGORITHMS[algo].format(b="X->bits.buf", n=n), body)
+            self._target(args[2], algorithm_call(algo, "X->bits.buf", n,
+                                                 name.endswith("_with_payload")), body)
             body.close()
             return ""
         if name == "truncate":
@@ -175,6 +214,9 @@ class CExternLowering:
             body.emit(f"if (!({self.expr(args[0], body)})) {{ X->assert_failed = 1; "
                       "return NW_RC_EXIT; }")
             return ""
+        flow = self.flow_extern(name, c, args, body)   # c_flow.py
+        if flow is not None:
+            return flow
         raise unsupported(f"the extern function {name}", c)
 
     # ------------------------------------------------------------- methods
@@ -189,6 +231,8 @@ class CExternLowering:
         m = c.method_name
         if kind == "register":
             arr = f"X->P->reg[{index}]"
+            if width > 64:    # two words a cell, an unsigned __int128
+                arr = f"((nw_u128 *)X->P->reg[{index}])"
             if m == "read":
                 if len(args) == 2:
                     ix = self.tmp("ix")
@@ -203,13 +247,63 @@ class CExternLowering:
                 body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
                 value = self.expr(args[1], body)
                 m_ = mask_literal(width)
+                cell = "nw_u128" if width > 64 else "uint64_t"
                 body.emit(f"if ({ix} < {size}ULL) {arr}[{ix}] = "
-                          + (f"(uint64_t)({value}) & {m_};" if m_ else f"(uint64_t)({value});"))
+                          + (f"({cell})({value}) & {m_};" if m_ else f"({cell})({value});"))
                 return ""
+        if kind == "Checksum16" and m == "get":     # the deprecated v1model extern
+            n = self.field_bits(args[0], body, c)
+            v = self.tmp("ck")
+            body.emit(f"uint64_t {v} = nw_csum16(X->bits.buf, {n});")
+            return v
+        if kind in ("meter", "direct_meter", "direct_counter"):
+            return self.stateful_method(kind, index, size, c, args, body)
         if kind == "counter" and m == "count":
             ix = self.tmp("ix")
             body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
             body.emit(f"if ({ix} < {size}ULL) {{ X->P->ctr[{index}][2 * {ix}] += 1; "
                       f"X->P->ctr[{index}][2 * {ix} + 1] += X->ilen; }}")
+            return ""
+        raise unsupported(f"the method {kind}.{m}", c)
+
+    # ------------------------------------------------------------- meters, direct resources
+
+    def set_stateful_extern(self, inst: Any) -> bool:
+        """Record a meter, direct counter/meter or action profile/selector instance;
+        False when ``inst`` is none of these."""
+        from netweft.emulation.switch import _const, _enum_name
+        from netweft.emulation.v1model.meters import METER_TYPES
+
+        kind = inst.extern_type
+        if kind == "meter":
+            size = int(_const(inst.args[0]))
+            mtype = _enum_name(inst.args[1], METER_TYPES)
+            self.externs[id(inst.decl)] = ("meter", len(self.meters), size, 0)
+            self.meters.append((inst.name, size, mtype))
+            return True
+        if kind in ("direct_counter", "direct_meter", "Checksum16"):
+            self.externs[id(inst.decl)] = (kind, 0, 0, 0)
+            return True
+        if kind in ("action_profile", "action_selector"):
+            if kind == "action_selector":
+                _algorithm(inst.args[0])
+            return True
+        return False
+
+    def stateful_method(self, kind: str, index: int, size: int, c: ir.MethodCallExpression,
+                        args: list[Any], body: CBody) -> str:
+        """``meter.execute_meter``, ``direct_meter.read``, ``direct_counter.count``
+        (counted by the table apply, as the Python back end)."""
+        m = c.method_name
+        if kind == "meter" and m == "execute_meter":
+            ix = self.tmp("ix")
+            body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
+            self._target(args[1], f"({ix} < {size}ULL ? nw_meter_execute(&X->P->mtr[{index}]"
+                                  f"[{ix}], X->now, X->ilen) : NW_GREEN)", body)
+            return ""
+        if kind == "direct_meter" and m == "read":
+            self._target(args[0], "X->dmeter", body)
+            return ""
+        if kind == "direct_counter" and m == "count":
             return ""
         raise unsupported(f"the method {kind}.{m}", c)

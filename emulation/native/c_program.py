@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from netweft.emulation.native import c_flow
 from netweft.emulation.native.c_codegen import CLowering
 from netweft.emulation.native.c_tables import NativeTableInfo
 from netweft.emulation.native.c_types import field_name, unsupported
@@ -32,6 +33,9 @@ class GeneratedProgram:
     counters: list[tuple[str, int, str]]
     emit_bytes: int
     error_names: list[str] = field(default_factory=list)
+    value_sets: list[tuple[str, int, list[int]]] = field(default_factory=list)
+    meters: list[tuple[str, int, str]] = field(default_factory=list)
+    flow: c_flow.FlowSites = field(default_factory=c_flow.FlowSites)
 
 
 def _runtime_text(name: str) -> str:
@@ -51,6 +55,8 @@ def generate(program: Program) -> GeneratedProgram:
     fnames = {role: lw.lower_block(decl) for role, decl in decls.items()}
     for table in program.tables.values():
         lw.lower_table(table)
+    for vs in program.value_sets.values():   # all exist in the control plane, used or not
+        lw.value_set_index(vs)
     pparams = decls["parser"].params
     if len(pparams) != 4:
         raise unsupported("a parser without (packet_in, headers, metadata, standard_metadata)",
@@ -70,15 +76,24 @@ def generate(program: Program) -> GeneratedProgram:
     out.append("#define NW_RC_EXIT 1\n#define NW_RC_REJECT 2\n#include <pthread.h>\n")
     out.append(_runtime_text("pipeline_abi.h"))
     out.append(_runtime_text("runtime/nw_runtime.h"))
+    out.append(_runtime_text("runtime/nw_meters.h"))
+    out.append(_runtime_text("runtime/nw_selectors.h"))
+    out.append(_runtime_text("runtime/nw_checksums.h"))
     out.append(_runtime_text("runtime/nw_tables.h"))
+    out.append(_runtime_text("runtime/nw_aggregates.h"))
+    out.append(_runtime_text("runtime/nw_value_sets.h"))
     out += lw.types.source
     nt, nr, nc = len(lw.tables), len(lw.registers), len(lw.counters)
     emit_max = max(lw.emit_bytes, 1)
+    out.append(c_flow.ring_source(lw.flow))
     out.append(f"""
 #define NW_N_TABLES {nt}u
 #define NW_N_REGISTERS {nr}u
 #define NW_N_COUNTERS {nc}u
 #define NW_EMIT_MAX {emit_max}u
+#define NW_N_VSETS {len(lw.value_sets)}u
+#define NW_N_METERS {len(lw.meters)}u
+#define NW_ERR_INTERNAL 5      /* a pass could not finish (an empty selector group) */
 
 typedef struct nw_pl {{
     nw_table_t tables[NW_N_TABLES + 1];
@@ -86,8 +101,12 @@ typedef struct nw_pl {{
     uint64_t *ctr[NW_N_COUNTERS + 1];
     nw_mt_t rng;
     nw_crc_t crc16, crc32;
+    nw_crc_t crc16_custom, crc32_custom;   /* set_crc16/32_parameters */
+    nw_meter_t *mtr[NW_N_METERS + 1];
     pthread_mutex_t mu;        /* nw_pipeline_lock: control plane vs a C packet loop */
     int32_t select_no_match;   /* error code of a select no case matches; -1: none (BMv2) */
+    nw_vset_t vsets[NW_N_VSETS + 1];   /* parser value sets */
+    nw_flow_ring_t digests, logs;  /* to Python (c_flow.py) */
 }} nw_pl_t;
 
 typedef struct nw_st {{
@@ -112,15 +131,42 @@ typedef struct nw_ctx {{
     uint64_t truncate;
     uint32_t out_len;
     uint8_t out[NW_EMIT_MAX];
+    uint32_t dmeter;           /* the direct meter colour of the last table hit */
+    uint32_t internal_error;
+    const uint8_t *payload;    /* the bytes after the parsed headers (_with_payload) */
+    uint32_t payload_len;
     nw_bits_t bits;
+    /* the packet-flow requests of this pass (c_flow.py) */
+    uint32_t has_clone, clone_fl, has_resubmit, resubmit_fl, has_recirc, recirc_fl;
+    uint64_t clone_session;
+    uint32_t has_digest, digest_site, digest_receiver;
+    uint64_t digest[NW_FLOW_WORDS];
 }} nw_ctx_t;
 """)
     out += lw.frame_defs
     out += lw.protos
     out += lw.chunks
     out.append(_top_level(lw, decls, fnames, sm_fields))
+    out.append(_VALUE_SET_ENTRY_POINTS)
     return GeneratedProgram("\n".join(out), lw.tables, lw.registers, lw.counters, emit_max,
-                            list(program.errors))
+                            list(program.errors), lw.value_sets, lw.meters, lw.flow)
+
+
+_VALUE_SET_ENTRY_POINTS = """
+/* ---- parser value sets (Python, emulation/native/value_sets.py) */
+
+int32_t nw_vset_add(void *p, uint32_t i, uint64_t vhi, uint64_t vlo, uint64_t mhi,
+                    uint64_t mlo) {
+    if (i >= NW_N_VSETS)
+        return -2;
+    return nw_vset_push(&((nw_pl_t *)p)->vsets[i], NW_U128(vhi, vlo), NW_U128(mhi, mlo));
+}
+
+void nw_vset_clear(void *p, uint32_t i) {
+    if (i < NW_N_VSETS)
+        ((nw_pl_t *)p)->vsets[i].n = 0;
+}
+"""
 
 
 def _frame_init(lw: CLowering, decl: ir.P4Control | ir.P4Parser, name: str,
@@ -161,6 +207,9 @@ static void nw_ctx_start(nw_ctx_t *X, nw_pl_t *P, uint64_t now, uint64_t ilen) {
     X->has_truncate = 0;
     X->truncate = 0;
     X->out_len = 0;
+    X->dmeter = 0;
+    X->internal_error = 0;
+    X->has_clone = X->has_resubmit = X->has_recirc = X->has_digest = 0;
 }}
 
 uint32_t nw_pipeline_abi_version(void) {{ return NW_PIPELINE_ABI_VERSION; }}
@@ -169,8 +218,14 @@ uint32_t nw_pipeline_emit_max(void) {{ return NW_EMIT_MAX; }}
 
 static const uint32_t nw_register_size[NW_N_REGISTERS + 1] = {{
     {", ".join(str(r[1]) for r in lw.registers) or "0"} }};
+static const uint32_t nw_register_words[NW_N_REGISTERS + 1] = {{   /* 2: cells of 65-128 bits */
+    {", ".join("2" if r[2] > 64 else "1" for r in lw.registers) or "1"} }};
 static const uint32_t nw_counter_size[NW_N_COUNTERS + 1] = {{
     {", ".join(str(c[1]) for c in lw.counters) or "0"} }};
+static const uint32_t nw_meter_size[NW_N_METERS + 1] = {{
+    {", ".join(str(m[1]) for m in lw.meters) or "0"} }};
+static const uint32_t nw_meter_bytes[NW_N_METERS + 1] = {{
+    {", ".join("1" if m[2] == "bytes" else "0" for m in lw.meters) or "0"} }};
 static const uint32_t nw_table_klen[NW_N_TABLES + 1] = {{
     {", ".join(str(t.key_bytes) for t in lw.tables.values()) or "0"} }};
 static const uint32_t nw_table_exact[NW_N_TABLES + 1] = {{
@@ -187,6 +242,10 @@ void nw_pipeline_free(void *pipeline) {{
         free(P->reg[i]);
     for (uint32_t i = 0; i < NW_N_COUNTERS; i++)
         free(P->ctr[i]);
+    for (uint32_t i = 0; i < NW_N_VSETS; i++)
+        nw_vset_free(&P->vsets[i]);
+    for (uint32_t i = 0; i < NW_N_METERS; i++)
+        free(P->mtr[i]);
     pthread_mutex_destroy(&P->mu);
     free(P);
 }}
@@ -205,7 +264,8 @@ void *nw_pipeline_new(uint64_t seed) {{
         P->tables[i].exact = nw_table_exact[i];
     }}
     for (uint32_t i = 0; i < NW_N_REGISTERS; i++)
-        if (!(P->reg[i] = calloc(nw_register_size[i] + 1u, sizeof(uint64_t)))) {{
+        if (!(P->reg[i] = calloc(nw_register_words[i] * (nw_register_size[i] + 1u),
+                                 sizeof(uint64_t)))) {{
             nw_pipeline_free(P);
             return NULL;
         }}
@@ -214,7 +274,17 @@ void *nw_pipeline_new(uint64_t seed) {{
             nw_pipeline_free(P);
             return NULL;
         }}
+    for (uint32_t i = 0; i < NW_N_METERS; i++) {{
+        if (!(P->mtr[i] = calloc(nw_meter_size[i] + 1u, sizeof(nw_meter_t)))) {{
+            nw_pipeline_free(P);
+            return NULL;
+        }}
+        for (uint32_t j = 0; j < nw_meter_size[i]; j++)
+            P->mtr[i][j].bytes = nw_meter_bytes[i];
+    }}
     nw_mt_seed(&P->rng, seed);
+    nw_crc_init(&P->crc16_custom, 16, 0x8005u, 0x0000u, 0x0000u, 1, 1);
+    nw_crc_init(&P->crc32_custom, 32, 0x04C11DB7u, 0xFFFFFFFFu, 0xFFFFFFFFu, 1, 1);
     nw_crc_init(&P->crc16, 16, 0x8005u, 0x0000u, 0x0000u, 1, 1);
     nw_crc_init(&P->crc32, 32, 0x04C11DB7u, 0xFFFFFFFFu, 0xFFFFFFFFu, 1, 1);
     P->select_no_match = {lw.ecode("NoMatch")};
@@ -231,6 +301,51 @@ uint64_t *nw_pipeline_register(void *p, uint32_t i) {{
     return i < NW_N_REGISTERS ? ((nw_pl_t *)p)->reg[i] : NULL; }}
 uint64_t *nw_pipeline_counter(void *p, uint32_t i) {{
     return i < NW_N_COUNTERS ? ((nw_pl_t *)p)->ctr[i] : NULL; }}
+
+nw_meter_t *nw_pipeline_meter(void *p, uint32_t i) {{
+    return i < NW_N_METERS ? ((nw_pl_t *)p)->mtr[i] : NULL; }}
+
+/* HashAlgorithm.crc16_custom (width 16) or crc32_custom (width 32) */
+int32_t nw_pipeline_set_crc(void *p, uint32_t width, uint32_t poly, uint32_t initial,
+                            uint32_t final_xor, uint32_t reflect_data, uint32_t reflect_rem) {{
+    nw_pl_t *P = p;
+    if (width != 16 && width != 32)
+        return -2;
+    nw_crc_init(width == 16 ? &P->crc16_custom : &P->crc32_custom, width, poly, initial,
+                final_xor, reflect_data, reflect_rem);
+    return 0;
+}}
+
+/* an entry with its direct resources (or NULL) and selector group (or NULL) */
+int32_t nw_table_add_ext(void *p, uint32_t t, uint64_t handle, const uint8_t *value,
+                         const uint8_t *mask, const uint8_t *lo, const uint8_t *hi, int64_t rank,
+                         uint64_t seq, uint32_t action, const uint64_t *args, uint32_t nargs,
+                         void *direct, void *group) {{
+    if (t >= NW_N_TABLES)
+        return -2;
+    nw_table_t *T = &((nw_pl_t *)p)->tables[t];
+    int32_t rc = nw_table_insert(T, handle, value, mask, lo, hi, rank, seq, action, args, nargs);
+    if (rc == 0) {{
+        T->entries[T->count - 1]->direct = direct;
+        T->entries[T->count - 1]->group = group;
+    }}
+    return rc;
+}}
+
+/* an entry's action (group NULL) or selector group; -1: no such entry */
+int32_t nw_table_set_target(void *p, uint32_t t, uint64_t handle, uint32_t action,
+                            const uint64_t *args, uint32_t nargs, void *group) {{
+    if (t >= NW_N_TABLES || nargs > NW_MAX_ARGS)
+        return -2;
+    nw_entry_t *e = nw_table_find(&((nw_pl_t *)p)->tables[t], handle);
+    if (!e)
+        return -1;
+    memcpy(e->args, args, nargs * sizeof(uint64_t));
+    e->nargs = nargs;
+    e->action = action;
+    e->group = group;
+    return 0;
+}}
 
 int32_t nw_table_add(void *p, uint32_t t, uint64_t handle, const uint8_t *value,
                      const uint8_t *mask, const uint8_t *lo, const uint8_t *hi, int64_t rank,
@@ -284,16 +399,20 @@ int32_t nw_table_default(void *p, uint32_t t, uint32_t action, const uint64_t *a
 }}
 
 /* ---- the packet flow (BMv2 simple_switch, as emulation/v1model/simple_switch.py) */
+{c_flow.field_list_copier(lw.flow)}
+{c_flow.ring_entry_points()}
+{c_flow.pass_helpers(lw.flow)}
+{c_flow.clone_i2e_source(fnames["parser"], fr_parser, sm)}
 
 void nw_state_copy(void *dst_state, const void *src_state) {{
     memcpy(dst_state, src_state, sizeof(nw_st_t));
 }}
 
 void nw_state_prepare_pass(void *dst_state, const void *src_state, uint32_t field_list) {{
-    (void)src_state;
-    (void)field_list;
     nw_st_t *D = dst_state;
     memset(&D->meta, 0, sizeof D->meta);
+    memset(&D->sm, 0, sizeof D->sm);
+    nw_copy_field_list(D, src_state, field_list);
 }}
 
 int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
@@ -320,13 +439,23 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     if ({fnames["parser"]}(X, &fp) == NW_RC_REJECT && X->perr >= 0)
         {sm("parser_error")} = (uint32_t)X->perr;
     S->payload_off = X->pos;
+    X->payload = X->data + X->pos;
+    X->payload_len = X->len - X->pos;
+    if (pkt->preserved)   /* a resubmitted or recirculated packet keeps its field list */
+        nw_copy_field_list(S, pkt->preserved, pkt->preserved_fl);
 {fr_verify}
-    {fnames["verify_checksum"]}(X, &fv);
+    if ({fnames["verify_checksum"]}(X, &fv) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     {sm("checksum_error")} = X->checksum_error;
     nw_ctx_start(X, P, now, pkt->len);
 {fr_ingress}
-    {fnames["ingress"]}(X, &fi);
+    X->payload = X->data + S->payload_off;
+    X->payload_len = X->len - S->payload_off;
+    if ({fnames["ingress"]}(X, &fi) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;   /* a stack's next/last out of bounds */
     pkt->flags = 0;
+    if (X->internal_error)
+        return NW_ERR_INTERNAL;
     pkt->parser_error = {sm("parser_error")};
     if ({sm("parser_error")})
         pkt->flags |= NW_F_PARSER_ERROR;
@@ -343,6 +472,7 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     }}
     if (pkt->mcast_grp == 0 && pkt->egress_spec == NW_DROP_PORT)
         pkt->flags |= NW_F_DROP;
+    nw_flow_after_ingress(X, pkt);
     return NW_OK;
 }}
 
@@ -357,8 +487,8 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     {sm("egress_port")} = pkt->egress_port;
     {sm("egress_spec")} = 0;
     {sm("instance_type")} = pkt->instance_type;
-    {opt("egress_rid", "if (pkt->instance_type == NW_INSTANCE_REPLICATION) "
-         + sm("egress_rid") + " = pkt->egress_rid;")}
+    {opt("egress_rid", "if (pkt->instance_type == NW_INSTANCE_REPLICATION || "
+         "(pkt->flags & NW_F_EGRESS_RID)) " + sm("egress_rid") + " = pkt->egress_rid;")}
     {sm("packet_length")} = S->ilen;
     {opt("egress_global_timestamp", sm("egress_global_timestamp")
          + " = now & 0xFFFFFFFFFFFFULL;")}
@@ -382,18 +512,28 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
         X->truncate = pkt->truncate_len;
     }}
 {fr_egress}
-    {fnames["egress"]}(X, &fe);
-    pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE);
+    X->payload = pkt->data + S->payload_off;
+    X->payload_len = pkt->len - S->payload_off;
+    if ({fnames["egress"]}(X, &fe) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
+    pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE | NW_F_CLONE | NW_F_RECIRCULATE |
+                              NW_F_EGRESS_RID);
+    pkt->parser_error = {sm("parser_error")};
+    if (X->internal_error)
+        return NW_ERR_INTERNAL;
     if (X->assert_failed)
         return NW_ERR_ASSERT;
+    nw_flow_egress_clone(X, pkt, S);
     if ({sm("egress_spec")} == NW_DROP_PORT) {{
         pkt->flags |= NW_F_DROP;
         return NW_OK;
     }}
 {fr_compute}
-    {fnames["compute_checksum"]}(X, &fc);
+    if ({fnames["compute_checksum"]}(X, &fc) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
 {fr_deparser}
-    {fnames["deparser"]}(X, &fd);
+    if ({fnames["deparser"]}(X, &fd) == NW_RC_REJECT)
+        return NW_ERR_STACK_BOUNDS;
     uint32_t payload = pkt->len - S->payload_off;
     if ((uint64_t)X->out_len + payload > pkt->cap)
         return NW_ERR_NOSPACE;
@@ -401,6 +541,13 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     memcpy(pkt->data, X->out, X->out_len);
     pkt->len = X->out_len + payload;
     S->payload_off = X->out_len;
+    if (X->has_clone)
+        pkt->clone_payload_at = X->out_len;
+    if (X->has_recirc) {{   /* the whole deparsed frame goes round: no truncation */
+        pkt->flags |= NW_F_RECIRCULATE;
+        pkt->recirc_fl = X->recirc_fl;
+        return NW_OK;
+    }}
     if (X->has_truncate && X->truncate < pkt->len)
         pkt->len = (uint32_t)X->truncate;
     return NW_OK;
@@ -408,13 +555,20 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
 
 int nw_process(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     int rc = nw_ingress(pipeline, pkt, now_ns);
+    if (rc == NW_OK && (pkt->flags & (NW_F_CLONE | NW_F_RESUBMIT)))
+        return NW_NEEDS_DRIVER;
     if (rc != NW_OK || (pkt->flags & NW_F_DROP))
         return rc;
     if (pkt->mcast_grp != 0)
         return NW_NEEDS_DRIVER;
     pkt->egress_port = pkt->egress_spec;
     pkt->instance_type = NW_INSTANCE_NORMAL;
-    return nw_egress(pipeline, pkt, now_ns, NULL);
+    rc = nw_egress(pipeline, pkt, now_ns, NULL);
+    if (rc == NW_OK && (pkt->flags & (NW_F_CLONE | NW_F_RECIRCULATE))) {{
+        pkt->flags |= NW_F_AFTER_EGRESS;
+        return NW_NEEDS_DRIVER;
+    }}
+    return rc;
 }}
 
 void nw_process_batch(void *pipeline, nw_pkt_t *pkts, int32_t *rc, uint32_t n,

@@ -18,7 +18,12 @@ from netweft.emulation.native.c_types import (
     field_name,
     is_aggregate,
     is_scalar,
+    scalar_width,
     unsupported,
+)
+from netweft.emulation.pipeline.evaluation_order import (
+    may_have_side_effects,
+    run_time_location_parts,
 )
 from netweft.emulation.pipeline.types import bit_width
 from netweft.p4.compiler import ir
@@ -38,7 +43,12 @@ class CStatementLowering:
                 self.stmt(c, body)
             body.close()
         elif isinstance(s, ir.AssignmentStatement):
-            self.assign(s.left, s.right, body)
+            if getattr(s, "compound_op", None) is not None and isinstance(s.right, ir.Binary) \
+                    and not isinstance(s.left, ir.SliceExpr) \
+                    and run_time_location_parts(s.left):
+                self._compound_assign(s.left, s.right, body)
+            else:
+                self.assign(s.left, s.right, body)
         elif isinstance(s, ir.MethodCallStatement):
             code = self.call(s.call, body, as_statement=True)
             if code:
@@ -71,8 +81,111 @@ class CStatementLowering:
             body.emit("return 0;")
         elif isinstance(s, ir.SwitchStatement):
             self._switch(s, body)
+        elif isinstance(s, ir.ForStatement):
+            self._for(s, body)
+        elif isinstance(s, ir.ForInStatement):
+            self._for_in(s, body)
+        elif isinstance(s, ir.BreakStatement):
+            body.emit("break;")
+        elif isinstance(s, ir.ContinueStatement):
+            body.emit("continue;")
         else:
             raise unsupported(f"the statement {type(s).__name__}", s)
+
+    def pin_location(self, e: ir.Expression, body: CBody) -> list[int]:
+        """Fix the location of the l-value ``e`` now if it has run-time parts (a stack
+        index, next/last): later lowerings of ``e`` (its copy-out) reuse it until
+        :meth:`unpin` (P4-16 8.1, as the Python back end pins it)."""
+        while isinstance(e, ir.SliceExpr):
+            e = e.expr
+        if not run_time_location_parts(e):
+            return []
+        pins = self.__dict__.setdefault("pins", {})
+        pins[id(e)] = self.lvalue(e, body)
+        return [id(e)]
+
+    def unpin(self, keys: list[int]) -> None:
+        pins = self.__dict__.get("pins", {})
+        for k in keys:
+            pins.pop(k, None)
+
+    def _compound_assign(self, left: ir.Expression, value: ir.Binary, body: CBody) -> None:
+        """``left op= b`` (``value`` is ``left' op b``): the location's run-time parts
+        (stack indices, next/last) are evaluated once, for both copies."""
+        target = self.lvalue(left, body)
+        pins = self.__dict__.setdefault("pins", {})
+        pins[id(value.left)] = target
+        try:
+            body.emit(f"{target} = {self.expr(value, body)};")
+        finally:
+            pins.pop(id(value.left), None)
+
+    def _for(self, s: ir.ForStatement, body: CBody) -> None:
+        """``for (init; cond; updates)``: the updates run at the top of every iteration but
+        the first, so that ``continue`` runs them too (as the Python back end)."""
+        body.open("")
+        for init in s.init:
+            self.stmt(init, body)
+        first = self.tmp("first")
+        body.emit(f"int {first} = 1;")
+        body.open("for (;;)")
+        if s.updates:
+            body.open(f"if (!{first})")
+            for u in s.updates:
+                self.stmt(u, body)
+            body.close()
+        body.emit(f"{first} = 0;")
+        if s.condition is not None:
+            body.emit(f"if (!({self.cond(s.condition, body)})) break;")
+        self.stmt(s.body, body)
+        body.close()
+        body.close()
+
+    def _for_in(self, s: ir.ForInStatement, body: CBody) -> None:
+        """``for (T v in lo .. hi / stack / list)``: a range's ends and a list's values are
+        evaluated once before the loop; the variable gets a copy of each element."""
+        var = s.variable
+        t = var.type
+        coll = s.collection
+        ctype = self.types.name(t)
+        name = f"l_{c_name(var.name)}_{self._next()}"
+        body.open("")
+        body.emit(f"{ctype} {name}; memset(&{name}, 0, sizeof {name});")
+        body.scope[id(var)] = name
+        if isinstance(coll, ir.Binary) and coll.op == "..":
+            if is_aggregate(t) or scalar_width(t, coll) > 64:
+                raise unsupported("a for-in range over values wider than 64 bits", coll)
+            lo, hi = self.in_order([coll.left, coll.right], body)
+            signed = isinstance(t, ir.Type_Bits) and t.signed
+            lo = self.sx(lo, t, coll) if signed else lo
+            hi = self.sx(hi, t, coll) if signed else hi
+            i, end = self.tmp("i"), self.tmp("end")
+            body.emit(f"__int128 {end} = (__int128)({hi});")
+            body.open(f"for (__int128 {i} = (__int128)({lo}); {i} <= {end}; {i}++)")
+            body.emit(f"{name} = {self.wrap(f'(uint64_t){i}', t)};")
+        else:
+            if isinstance(coll.type, ir.Type_Stack):
+                items = f"{self.lvalue(coll, body)}.e"
+                n = coll.type.size
+            elif isinstance(coll, ir.ListExpression) or isinstance(coll.type, ir.Type_Tuple):
+                if isinstance(coll, ir.ListExpression):
+                    values = self.in_order(list(coll.components), body)
+                else:
+                    tup = self.pin(self.expr(coll, body), coll.type, body)
+                    values = [f"{tup}.c{k}" for k in range(len(coll.type.components))]
+                n = len(values)
+                items = self.tmp("items")
+                body.emit(f"{ctype} {items}[{max(n, 1)}];")
+                for k, v in enumerate(values):
+                    body.emit(f"{items}[{k}] = {v};")
+            else:
+                raise unsupported("a for-in loop over this kind of collection", coll)
+            k = self.tmp("k")
+            body.open(f"for (uint32_t {k} = 0; {k} < {n}u; {k}++)")
+            body.emit(f"{name} = {items}[{k}];")
+        self.stmt(s.body, body)
+        body.close()
+        body.close()
 
     def _switch(self, s: ir.SwitchStatement, body: CBody) -> None:
         e = s.expression
@@ -113,13 +226,21 @@ class CStatementLowering:
     def assign(self, left: ir.Expression, right: ir.Expression, body: CBody) -> None:
         t = left.type
         if isinstance(left, ir.SliceExpr):
+            keys = self.pin_location(left, body)
             self._assign_slice(left, self.expr(right, body), body)
+            self.unpin(keys)
             return
         if is_aggregate(t):
             self.assign_value(self.lvalue(left, body), t, right, body)
             return
         if not is_scalar(t):
             raise unsupported(f"assignment of a {type(t).__name__} value", left)
+        if run_time_location_parts(left):
+            # the location first (P4-16 8.1: a run-time index or next/last is fixed
+            # before the right-hand side runs, as the Python back end pins it)
+            target = self.lvalue(left, body)
+            body.emit(f"{target} = {self.expr(right, body)};")
+            return
         value = self.expr(right, body)
         body.emit(f"{self.lvalue(left, body)} = {value};")
 
@@ -127,7 +248,7 @@ class CStatementLowering:
         """``target = right`` for a C l-value ``target`` of type ``t``."""
         if is_aggregate(t):
             if isinstance(right, ir.InvalidHeader):
-                body.emit(f"{target}._v = 0;")
+                body.emit(self.invalidate(target, t))
                 return
             value = self.expr(right, body)
             body.emit(f"{target} = {value};")
@@ -170,6 +291,9 @@ class CStatementLowering:
             return self._call_header(c, body)
         if kind == ir.CALL_PACKET:
             return self.call_packet(c, args, body)
+        if kind == ir.CALL_STACK:
+            self.stack_call(c, args, body)
+            return ""
         if kind == ir.CALL_TABLE_APPLY:
             self.table_call(c, body)
             return ""
@@ -179,7 +303,7 @@ class CStatementLowering:
             self.call_with_outs(fname, a.params, args, body, ["X", "F"], action=a)
             return ""
         if kind == ir.CALL_FUNCTION:
-            fn = c.target
+            fn = self.instance_of(c.target, c)
             fname = self.lower_function(fn)
             if isinstance(fn.return_type, ir.Type_Void):
                 self.call_with_outs(fname, fn.params, args, body, ["X"])
@@ -208,15 +332,18 @@ class CStatementLowering:
 
     def _call_header(self, c: ir.MethodCallExpression, body: CBody) -> str:
         inst = c.instance
-        if isinstance(inst.type, ir.Type_HeaderUnion) or (
-                isinstance(inst, ir.Member) and isinstance(inst.expr.type,
-                                                           (ir.Type_HeaderUnion,
-                                                            ir.Type_Stack))):
-            raise unsupported("header unions and stacks", c)
-        if isinstance(inst, ir.ArrayIndex):
-            raise unsupported("header stacks", c)
-        obj = self.lvalue(inst, body)
         m = c.method_name
+        if isinstance(inst.type, ir.Type_HeaderUnion):
+            if m == "isValid":
+                return self.union_valid(self.lvalue(inst, body), inst.type)
+            raise unsupported(f"{m} on a header union", c)
+        parent = inst.expr if isinstance(inst, ir.Member) else None
+        if m == "setValid" and parent is not None and isinstance(parent.type,
+                                                                 ir.Type_HeaderUnion):
+            body.emit(self.union_set_valid(self.lvalue(parent, body), parent.type,
+                                           inst.member))
+            return ""
+        obj = self.lvalue(inst, body)
         if m == "isValid":
             return f"((uint64_t){obj}._v)"
         if m == "setValid":
@@ -236,8 +363,14 @@ class CStatementLowering:
                               "copies them)", args[0] if args else None)
         pass_args = list(lead)
         outs: list[tuple[ir.Expression, str]] = []
-        for p, a in zip(params, args, strict=False):
+        pinned: list[int] = []   # out/inout locations fixed when evaluated
+        later = [any(b is not None and not isinstance(b, ir.DefaultExpression)
+                     and may_have_side_effects(b) for b in args[i + 1:])
+                 for i in range(len(args))]
+        for i, (p, a) in enumerate(zip(params, args, strict=False)):
             dontcare = a is None or isinstance(a, ir.DefaultExpression)
+            if not dontcare and p.direction in ("out", "inout"):
+                pinned += self.pin_location(a, body)
             if is_aggregate(p.type):
                 if dontcare:
                     tmp = self.tmp("c")
@@ -265,12 +398,16 @@ class CStatementLowering:
                 if not dontcare:
                     outs.append((a, tmp))
             else:
-                pass_args.append("0" if dontcare else self.expr(a, body))
+                value = "0" if dontcare else self.expr(a, body)
+                if later[i]:   # read now: a later argument's call may change it
+                    value = self.pin(value, p.type, body)
+                pass_args.append(value)
         pass_args += tail or []
         rc = self.tmp("rc")
         body.emit(f"int {rc} = {fname}({', '.join(pass_args)});")
         for a, tmp in outs:
             self.assign_raw(a, tmp, body)
+        self.unpin(pinned)
         body.emit(f"if ({rc}) return {rc};")
 
     def _call_sub_block(self, c: ir.MethodCallExpression, args: list[Any], body: CBody) -> None:
@@ -284,8 +421,11 @@ class CStatementLowering:
         fr = self.tmp("fr")
         body.emit(f"{frame.cname} {fr}; memset(&{fr}, 0, sizeof {fr});")
         outs: list[tuple[ir.Expression, str]] = []
+        pinned: list[int] = []   # out/inout locations fixed when evaluated
         for p, a in zip(callee.params, args, strict=False):
             slot = frame.slots.get(id(p))
+            if a is not None and p.direction in ("out", "inout"):
+                pinned += self.pin_location(a, body)
             if isinstance(p.type, ir.Type_ExternInstance):
                 name = p.type.extern.name
                 if name not in ("packet_in", "packet_out"):
@@ -319,6 +459,7 @@ class CStatementLowering:
         body.emit(f"int {rc} = {fname}(X, &{fr});")
         for a, src in outs:
             self.assign_raw(a, src, body)
+        self.unpin(pinned)
         body.emit(f"if ({rc}) return {rc};")
 
     def field_ref(self, base: str, name: str) -> str:

@@ -74,7 +74,9 @@ def is_signed(t: ir.Type) -> bool:
 
 
 def is_aggregate(t: ir.Type) -> bool:
-    return isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion, ir.Type_Struct, ir.Type_Stack))
+    """Headers, unions, structs, stacks and tuples: C structs, copied by value."""
+    return isinstance(t, (ir.Type_Header, ir.Type_HeaderUnion, ir.Type_Struct, ir.Type_Stack,
+                          ir.Type_Tuple))
 
 
 def is_scalar(t: ir.Type) -> bool:
@@ -128,6 +130,8 @@ class CTypes:
     def __init__(self) -> None:
         self._names: dict[int, str] = {}
         self._used: set[str] = set()
+        self._stacks: dict[tuple, str] = {}   # stacks and tuples, by their C layout
+        self._eqs: set[str] = set()
         self.source: list[str] = []
 
     def name(self, t: ir.Type) -> str:
@@ -137,21 +141,115 @@ class CTypes:
         if isinstance(t, (ir.Type_Header, ir.Type_Struct)):
             return self._struct(t)
         if isinstance(t, ir.Type_HeaderUnion):
-            raise unsupported(f"the header union {t.name}", t)
+            return self._union(t)
         if isinstance(t, ir.Type_Stack):
-            raise unsupported("header stacks", t)
+            return self._stack(t)
+        if isinstance(t, ir.Type_Tuple):
+            return self._tuple(t)
         raise unsupported(f"a value of type {type(t).__name__}", t)
 
-    def _struct(self, t: ir.Type_Header | ir.Type_Struct) -> str:
-        key = id(t)
-        if key in self._names:
-            return self._names[key]
-        base = "S_" + c_name(t.name)
+    def _tuple(self, t: ir.Type_Tuple) -> str:
+        """A tuple: a struct of its components ``c0``, ``c1`` ... (by value, as the
+        Python back end's lists are copied on assignment)."""
+        comps = [self.name(c) if is_aggregate(c) else storage_type(scalar_width(c, t))
+                 for c in t.components]
+        key = ("tuple", *comps)
+        if key in self._stacks:
+            return self._stacks[key]
+        name = self._fresh(f"Q_{len(self._stacks)}")
+        self._stacks[key] = name
+        lines = [f"typedef struct {name} {{"]
+        lines += [f"    {c} c{i};" for i, c in enumerate(comps)]
+        if not comps:
+            lines.append("    uint8_t _empty;")
+        lines.append(f"}} {name};")
+        self.source.append("\n".join(lines) + "\n")
+        return name
+
+    def _fresh(self, base: str) -> str:
         name, n = base, 1
         while name in self._used:
             n += 1
             name = f"{base}_{n}"
         self._used.add(name)
+        return name
+
+    def _union(self, t: ir.Type_HeaderUnion) -> str:
+        """A header union: a struct of its member headers (each with its validity)."""
+        key = id(t)
+        if key in self._names:
+            return self._names[key]
+        members = [(f, self.name(f.type)) for f in t.fields]
+        name = self._fresh("U_" + c_name(t.name))
+        self._names[key] = name
+        lines = [f"typedef struct {name} {{"]
+        lines += [f"    {ctype} {field_name(f.name)};" for f, ctype in members]
+        if not members:
+            lines.append("    uint8_t _empty;")
+        lines.append(f"}} {name};")
+        self.source.append("\n".join(lines) + "\n")
+        return name
+
+    def _stack(self, t: ir.Type_Stack) -> str:
+        """A header stack ``H[n]``: its elements and nextIndex (``nxt``)."""
+        element = self.name(t.element)
+        key = (element, t.size)
+        if key in self._stacks:
+            return self._stacks[key]
+        if t.size <= 0:
+            raise unsupported("a header stack of no elements", t)
+        name = self._fresh(f"K_{element}_{t.size}")
+        self._stacks[key] = name
+        self.source.append(f"typedef struct {name} {{\n    {element} e[{t.size}];\n"
+                           f"    uint32_t nxt;\n}} {name};\n")
+        return name
+
+    def eq(self, t: ir.Type) -> str:
+        """The C function ``int <f>(const T *a, const T *b)`` of P4's ``==`` on an
+        aggregate of type ``t``, as the Python back end's ``_eq`` (headers: both invalid,
+        or same validity and fields; structs, unions, stacks: every member)."""
+        ctype = self.name(t)
+        fname = ctype + "_eq"
+        if fname in self._eqs:
+            return fname
+        self._eqs.add(fname)
+        terms: list[str] = []
+        if isinstance(t, ir.Type_Stack):
+            sub = self.eq(t.element)
+            terms = [f"{sub}(&a->e[{i}], &b->e[{i}])" for i in range(t.size)]
+        elif isinstance(t, ir.Type_Tuple):
+            for i, c in enumerate(t.components):
+                terms.append(f"{self.eq(c)}(&a->c{i}, &b->c{i})" if is_aggregate(c)
+                             else f"a->c{i} == b->c{i}")
+        else:
+            var = header_varbit(t) if isinstance(t, ir.Type_Header) else None
+            for f in t.fields:
+                m = field_name(f.name)
+                if f is var:
+                    terms.append(f"nw_varbit_eq(a->{m}, a->{m}__len, b->{m}, b->{m}__len, "
+                                 f"sizeof a->{m})")
+                elif is_scalar(f.type) and bit_width(f.type) <= MAX_BITS:
+                    terms.append(f"a->{m} == b->{m}")
+                elif is_scalar(f.type):
+                    terms.append(f"memcmp(a->{m}, b->{m}, sizeof a->{m}) == 0")
+                else:
+                    terms.append(f"{self.eq(f.type)}(&a->{m}, &b->{m})")
+        test = " && ".join(terms) or "1"
+        lines = [f"static inline int {fname}(const {ctype} *a, const {ctype} *b) {{"]
+        if isinstance(t, ir.Type_Header):
+            lines.append("    if (!a->_v && !b->_v)")
+            lines.append("        return 1;")
+            test = "a->_v == b->_v" + (f" && {test}" if terms else "")
+        lines.append(f"    return {test};")
+        lines.append("}")
+        self.source.append("\n".join(lines) + "\n")
+        return fname
+
+    def _struct(self, t: ir.Type_Header | ir.Type_Struct) -> str:
+        key = id(t)
+        if key in self._names:
+            return self._names[key]
+        name = self._fresh("S_" + c_name(t.name))
         self._names[key] = name
         lines = [f"typedef struct {name} {{"]
         if isinstance(t, ir.Type_Header):

@@ -60,9 +60,10 @@
 #define NW_F_RECIRCULATE 8u   /* egress asked for recirculate (field list in recirc_fl) */
 #define NW_F_TRUNCATE 16u     /* truncate_len is set */
 #define NW_F_CLONE 32u        /* clone_session / clone_fl are set */
-#define NW_F_DIGEST 64u       /* a digest was requested */
-/* NW_F_RESUBMIT, NW_F_RECIRCULATE, NW_F_CLONE and NW_F_DIGEST are not produced yet:
- * the native back end refuses programs that use those externs (Python runs them). */
+#define NW_F_DIGEST 64u       /* (not produced: digests go to the pipeline's digest ring) */
+#define NW_F_EGRESS_RID 128u  /* in to nw_egress: set egress_rid from pkt (a clone's
+                                 multicast copy; REPLICATION copies always get it) */
+#define NW_FIELD_LIST_NONE 0xffffffffu /* clone_fl etc.: no field list (plain clone) */
 
 /* return codes of nw_ingress / nw_egress */
 #define NW_OK 0
@@ -82,14 +83,24 @@ typedef struct nw_pkt {
     uint8_t priority;         /* out of nw_ingress: standard_metadata.priority (queue) */
     uint8_t instance_type;    /* in: NW_INSTANCE_* of this pass */
     uint32_t flags;           /* out: NW_F_* */
-    int32_t clone_session;    /* out: clone session id, -1 none */
-    uint32_t clone_fl;        /* out: field list of the clone (0 none) */
+    int32_t clone_session;    /* out: clone session id (NW_F_CLONE) */
+    uint32_t clone_fl;        /* out: field list of the clone (NW_FIELD_LIST_NONE: none) */
     uint32_t resubmit_fl;     /* out: field list of the resubmit */
     uint32_t recirc_fl;       /* out: field list of the recirculation */
     uint32_t truncate_len;    /* out: bytes to keep (NW_F_TRUNCATE) */
     uint32_t ingress_len;     /* out of nw_ingress: standard_metadata.packet_length */
     uint32_t parser_error;    /* out of nw_ingress: the error code (Program.errors index) */
     void *state;              /* nw_pipeline_state_size() bytes the caller owns */
+    /* in to nw_egress: state_size bytes an E2E clone's state is written to (NULL: the
+     * caller takes no egress clones); out with NW_F_CLONE: the clone's payload is
+     * data[clone_payload_at .. + clone_payload_len) when nw_egress returns */
+    void *clone_state;
+    uint32_t clone_payload_at;
+    uint32_t clone_payload_len;
+    /* in to nw_ingress: the state of the pass a resubmitted or recirculated packet
+     * comes from, whose field list preserved_fl is copied after parsing (NULL: none) */
+    const void *preserved;
+    uint32_t preserved_fl;
 } nw_pkt_t;
 
 /* What the traffic manager measured for a packet (BMv2 units: microseconds,
@@ -120,8 +131,8 @@ uint32_t nw_pipeline_emit_max(void);
 
 /* Parser, verify_checksum and ingress for pkt->data[0..len) received on
  * pkt->ingress_port at now_ns. The state is initialised (headers invalid,
- * metadata zero) unless instance_type is RESUBMIT/RECIRC, whose preserved
- * metadata the caller put there with nw_state_prepare_pass(). */
+ * metadata zero); a RESUBMIT/RECIRC pass gives pkt->preserved, whose field list
+ * pkt->preserved_fl is copied in after parsing (as simple_switch). */
 int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns);
 
 /* Egress, compute_checksum and deparser for a packet nw_ingress ran on
@@ -133,9 +144,26 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
  * metadata and payload offset. */
 void nw_state_copy(void *dst_state, const void *src_state);
 
-/* Before a resubmit/recirculate/clone pass: reset dst's metadata and copy
- * field list `field_list` (0: none) from src's metadata into it. */
+/* Reset dst's metadata and standard_metadata and copy field list `field_list`
+ * (NW_FIELD_LIST_NONE: none) from src into it. */
 void nw_state_prepare_pass(void *dst_state, const void *src_state, uint32_t field_list);
+
+/* ---- the packet flow's requests (emulation/native/c_flow.py)
+ *
+ * An I2E clone (NW_F_CLONE out of nw_ingress, session configured): the frame
+ * as received parsed again from the same port into clone_state, metadata reset
+ * except field list pkt->clone_fl, instance_type NW_INSTANCE_INGRESS_CLONE. */
+int nw_clone_i2e(void *pipeline, nw_pkt_t *pkt, void *clone_state, uint64_t now_ns);
+/* 1 if the program clones, resubmits or recirculates (nw_process is then not used) */
+uint32_t nw_pipeline_uses_flow(void);
+/* Digests (which 0: site, aux = receiver) and log_msg messages (which 1: site,
+ * aux = bit k set when value k is present) wait in two bounded rings, one
+ * producer (the passes) and one consumer (any thread); a full ring counts a drop.
+ * nw_flow_pop copies nw_flow_words() words; 1, or 0 when the ring is empty. */
+uint32_t nw_flow_words(void);
+int32_t nw_flow_pop(void *p, uint32_t which, uint32_t *site, uint32_t *aux, uint64_t *w);
+uint64_t nw_flow_pending(void *p);
+uint64_t nw_flow_dropped(void *p, uint32_t which);
 
 /* ---- run to completion without a traffic manager (the in-process fast path)
  *

@@ -356,9 +356,41 @@ def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool
 
 def _runs_native(target: Any) -> bool:
     """True if ``target`` (a switch, or a P4Runtime device holding one) runs the native
-    pipeline: then the C loop moves its packets."""
+    pipeline and the C loop can run its program: then the C loop moves its packets."""
     switch = target.switch if hasattr(target, "packet_out") else target
-    return getattr(switch, "backend", None) == "c"
+    if getattr(switch, "backend", None) != "c":
+        return False
+    reason = _loop_refusal(switch)
+    if reason is None:
+        return True
+    program = getattr(getattr(switch, "program", None), "source_path", "the program")
+    if (program, reason) not in _SAID:
+        _SAID.add((program, reason))
+        print(f"netweft switch: {program}: packets move in Python (native pipeline): "
+              f"{reason}", file=sys.stderr, flush=True)
+    return False
+
+
+_SAID: set[tuple[str, str]] = set()
+
+
+def _loop_refusal(switch: Any) -> str | None:
+    """Why the C packet loop cannot run this switch's program with BMv2's flow, or None.
+
+    The loop does not run resubmit, recirculate or a re-parsed ingress clone, and
+    nothing drains its digest and log_msg rings yet (docs/native-dataplane.md); the
+    in-process driver does all of that, so such programs keep the Python packet path.
+    """
+    native = getattr(switch, "native", None)
+    flow = getattr(getattr(native, "generated", None), "flow", None)
+    if flow is None:
+        return None
+    used = [name for name, present in (("clone/resubmit/recirculate", flow.uses_flow),
+                                       ("digest", bool(flow.digests)),
+                                       ("log_msg", bool(flow.logs))) if present]
+    if not used:
+        return None
+    return f"the C packet loop does not run {', '.join(used)} yet"
 
 
 # A first start on the native back end compiles the program (tens of seconds for a large

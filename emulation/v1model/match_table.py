@@ -173,11 +173,16 @@ class MatchTable:
             prio = 0
         if self._exists(norm, prio):
             raise TableError(f"table {self.name}: an entry with this match already exists")
-        entry = TableEntry(norm, action, args, prio, self._seq, bound)
+        entry = self._new_entry(norm, action, args, prio, self._seq, bound)
         self._seq += 1
         self._entries.append(entry)
         self._index(entry)
         return entry
+
+    def _new_entry(self, match: tuple[Any, ...], action: str, args: tuple[int, ...],
+                   priority: int, seq: int, bound: Any) -> TableEntry:
+        """A new entry object (a back end may keep entries of its own kind)."""
+        return TableEntry(match, action, args, priority, seq, bound)
 
     def modify(self, entry: TableEntry, action: str,
                params: Mapping[str, object] | Sequence[object] = ()) -> None:

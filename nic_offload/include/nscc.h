@@ -16,12 +16,13 @@
  * Quick adapt: after a trim or NACK, or a delay above 4 x target, the window
  * becomes the bytes actually delivered in the last base RTT + target; each
  * packet declared lost also takes its bytes off the window at once.
- * Feedback: the packet that closes a window above the floor asks for an ACK
- * at once (nw_cc_ack_wanted, congestion.c), so that a window of fewer packets
- * than the receiver's ACK coalescing is acknowledged within an RTT. At the
- * floor the ACK is left to the receiver's timer, and the ACK of such a packet
- * gives no delay sample (nw_cc_ack_held): its RTT includes the receiver's
- * wait, not only the queue. */
+ * The window counts whole packets, rounded: another leaves while the pipe plus
+ * half an MTU fits (nw_cc_window_open). Feedback: the last packet a window above the floor
+ * admits asks for an ACK at once (nw_cc_ack_wanted, congestion.c), so that a
+ * window of fewer packets than the receiver's ACK coalescing is acknowledged
+ * within an RTT. At the floor the ACK is left to the receiver's timer, and the
+ * delay sample of such an ACK is its RTT less the base RTT and less the
+ * receiver's hold (nw_cc_ack_held). */
 #ifndef NETWEFT_NSCC_H
 #define NETWEFT_NSCC_H
 

@@ -25,6 +25,9 @@ p4c's message text first:
   E2E outside egress ("'clone(I2E, ...) not invoked in ingress");
 - ``for (T v in ...)`` loops ("BMV2 does not support for-in loops"), ``switch``
   statements in actions, select ranges whose ends are not constants;
+- a read of a ``register<S>`` whose ``S`` is a struct or header ("writing to a
+  structure is not supported on this target"), a table applied inside an
+  action's argument ("table invocation in action argument");
 - warnings only (p4c compiles the program): a table property (``key``,
   ``size`` ...) whose name is also a parameter or declaration in an enclosing
   scope ("'key' shadows 'key'").
@@ -44,6 +47,7 @@ from typing import Any
 
 from netweft.p4.compiler import ir
 from netweft.p4.compiler.errors import SourceLoc
+from netweft.p4.compiler.naming import expression_text
 from netweft.p4.compiler.program import Program
 
 ERROR = "error"
@@ -86,6 +90,7 @@ def check_bmv2(program: Program) -> list[Diagnostic]:
              + _deprecated_externs(program) + _clones_outside_their_block(program)
              + _for_in_loops(program) + _switches_in_actions(program)
              + _non_constant_select_ranges(program)
+             + _struct_register_reads(program) + _table_applies_in_action_arguments(program)
              + _shadowing_table_properties(program))
     return sorted(found, key=lambda d: (d.loc.file, d.loc.line, d.loc.col))
 
@@ -398,6 +403,55 @@ def _non_constant_select_ranges(program: Program) -> list[Diagnostic]:
                             ERROR, "Range boundaries must be a compile-time constants. "
                                    "(a select range's ends must be constants for BMv2)",
                             end.loc, "non-constant select range"))
+    return out
+
+
+# ---------------------------------------------------------------- registers of structs
+
+def _struct_register_reads(program: Program) -> list[Diagnostic]:
+    """p4c-bm2-ss: a BMv2 register cell is a bit string, so ``register<S>`` with a
+    struct or header ``S`` cannot be read ("writing to a structure is not supported on
+    this target", at the read's result argument)."""
+    out = []
+    for n in _reachable(program):
+        if not (isinstance(n, ir.MethodCallExpression) and n.kind == ir.CALL_EXTERN_METHOD
+                and n.method_name == "read" and n.bound_args):
+            continue
+        inst = getattr(n.instance, "decl", None)
+        ext = getattr(inst, "extern", None)
+        if ext is None or ext.extern.name != "register" or not ext.type_args \
+                or not isinstance(ext.type_args[0], ir.Type_StructLike):
+            continue
+        result = n.bound_args[0]
+        out.append(Diagnostic(
+            ERROR, f"{expression_text(result)}: writing to a structure is not supported on "
+                   f"this target (register '{inst.name}' holds {ext.type_args[0].name}; "
+                   "BMv2 registers hold bit<W> values)", result.loc, "register of a struct"))
+    return out
+
+
+# ---------------------------------------------------------------- tables applied in arguments
+
+def _table_applies_in_action_arguments(program: Program) -> list[Diagnostic]:
+    """p4c-bm2-ss: an action's argument (in a call or a table's action list) cannot
+    apply a table ("table invocation in action argument")."""
+    out = []
+    seen: set[int] = set()
+    for n in _reachable(program):
+        if isinstance(n, ir.ActionRef) and isinstance(n.expression, ir.MethodCallExpression):
+            args = n.expression.args
+        elif isinstance(n, ir.MethodCallExpression) and n.kind == ir.CALL_ACTION:
+            args = n.args
+        else:
+            continue
+        for a in args:
+            apply = _table_apply_in(a)
+            if apply is not None and id(apply) not in seen:
+                seen.add(id(apply))
+                out.append(Diagnostic(
+                    ERROR, f"{expression_text(apply)}: table invocation in action argument "
+                           "(apply the table before, into a local variable)", apply.loc,
+                    "table applied in an action argument"))
     return out
 
 

@@ -12,6 +12,7 @@ from netweft.p4.compiler.checker_host import CheckerPart
 from netweft.p4.compiler.folded import bits_type as _bits
 from netweft.p4.compiler.folded import typed_bool as _bool
 from netweft.p4.compiler.folded import typed_constant as _const
+from netweft.p4.compiler.p4info_types import newtype_of
 from netweft.p4.compiler.scopes import Scope, did_you_mean
 from netweft.p4.compiler.typesys import contains_type_var, is_numeric, same_type, type_str
 
@@ -379,8 +380,9 @@ class ExpressionChecker(CheckerPart):
         e.left = left
         idx = self.expr(e.index, scope)
         t = left.type
-        # p4c accepts signed run-time indices too (a negative one is out of bounds)
-        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt)):
+        # p4c accepts signed run-time indices too (a negative one is out of bounds), and
+        # values of a serializable enum (their underlying integer)
+        if not isinstance(idx.type, (ir.Type_Bits, ir.Type_InfInt, ir.Type_SerEnum)):
             raise self.err(f"array index must be an integer, not {type_str(idx.type)}", idx)
         e.index = idx
         if isinstance(t, ir.Type_Stack):
@@ -498,6 +500,7 @@ class ExpressionChecker(CheckerPart):
         num_expected = expected if isinstance(expected, ir.Type_Bits) and op in ARITH_OPS \
             else None
         left = self.expr(e.left, scope, None)
+        written_right = e.right  # as written: a cast to bit<S> may fold away below
         right = self.expr(e.right, scope, None)
         if op == "++":
             lt, rt = left.type, right.type
@@ -526,6 +529,11 @@ class ExpressionChecker(CheckerPart):
                                e)
             if isinstance(right, ir.Constant) and right.value < 0:
                 raise self.err("shift amount must not be negative", right)
+            newtype = _declared_newtype(right) if right is written_right else None
+            if newtype is not None:  # p4c: a 'type' is not bit<S>, even over bit<S>
+                raise self.err(f"the right operand of '{op}' must be bit<S> or a non-negative "
+                               f"compile-time constant, not {newtype.name} (a 'type' "
+                               f"declaration; cast it to {type_str(rt)})", right)
             if isinstance(lt, ir.Type_InfInt):
                 if isinstance(expected, ir.Type_Bits):
                     left = self.convert(left, expected, f"operand of '{op}'")
@@ -749,3 +757,16 @@ class ExpressionChecker(CheckerPart):
 
     def _e_SelectExpression(self, e, scope, expected):
         raise self.err("select expressions are only allowed in parser transitions", e)
+
+
+def _declared_newtype(e: ir.Expression) -> ir.Type_Newtype | None:
+    """The ``type`` declaration (through typedefs) of the field or parameter ``e``
+    reads, when it was declared with one: expressions carry the underlying type."""
+    declared = None
+    if isinstance(e, ir.Member) and isinstance(getattr(e.expr, "type", None),
+                                               ir.Type_StructLike):
+        field = next((f for f in e.expr.type.fields if f.name == e.member), None)
+        declared = field.declared_type if field is not None else None
+    elif isinstance(e, ir.PathExpression) and isinstance(e.decl, ir.Parameter):
+        declared = e.decl.declared_type
+    return newtype_of(declared)

@@ -299,6 +299,8 @@ class _P4InfoBuilder:
                 if isinstance(o, ir.Declaration_Instance) and o.extern is not None]
 
     def _collect_extern(self, d: ir.Declaration_Instance) -> None:
+        if _declared_through_typedef(d):
+            return
         kind = {
             "counter": ids.COUNTER, "direct_counter": ids.DIRECT_COUNTER,
             "meter": ids.METER, "direct_meter": ids.DIRECT_METER,
@@ -540,6 +542,8 @@ class _P4InfoBuilder:
 
     # ---- extern instances
     def _extern(self, d: ir.Declaration_Instance) -> None:
+        if _declared_through_typedef(d):
+            return
         S = self.symbols
         self.touched_type_info = True
         ext = d.extern.extern.name
@@ -735,6 +739,14 @@ def _literal_text(v) -> str | int | None:
         if v.isdigit():
             return int(v)
     return None
+
+
+def _declared_through_typedef(d: ir.Declaration_Instance) -> bool:
+    """An instance whose type is a typedef name (``typedef register<T> R; R(4) r;``):
+    p4c's P4Info generator recognises an extern instance by the extern's own name in
+    its declared type, so such instances get no P4Info entry; neither do they here."""
+    t = d.type.base if isinstance(d.type, ir.Type_Specialized) else d.type
+    return isinstance(t, ir.Type_Name) and isinstance(t.decl, ir.Type_Typedef)
 
 
 def _id_annotation(node: ir.Node) -> int | None:

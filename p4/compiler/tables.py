@@ -249,6 +249,11 @@ class TableChecker(CheckerPart):
                                        f"not '{ke.match_kind}'", nk)
                     if ke.match_kind == "lpm":
                         _check_lpm_mask(nk, kt)
+                    if ke.match_kind == "optional" and isinstance(nk, ir.Binary) \
+                            and nk.op == "&&&":
+                        raise P4Error(f"{expression_text(nk)} invalid key expression (an "
+                                      "'optional' key takes a value or default, no mask)",
+                                      start_loc(nk))
                     new_keys.append(nk)
                 entry.keys = new_keys
                 self.action_ref(entry.action, scope, partial=False)

@@ -492,6 +492,13 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
             raise self.err(f"cannot instantiate type {type_str(t)}", d)
         target = self.lookup_type_decl(base.name, scope, t)
         base.decl = target
+        while isinstance(target, ir.Type_Typedef):  # typedef register<bit<8>> R; R(4) r;
+            t = target.type
+            base = t.base if isinstance(t, ir.Type_Specialized) else t
+            if not isinstance(base, ir.Type_Name):
+                raise self.err(f"cannot instantiate type {type_str(t)}", d)
+            target = self.lookup_type_decl(base.name, scope, t)
+            base.decl = target
         if isinstance(target, ir.Type_Package):
             d.fqn = d.name
             return  # the architecture pass resolves package instances
@@ -668,8 +675,8 @@ class TypeChecker(ExpressionChecker, TableChecker, CallChecker):
                     ss = Scope(scope)
                     s.components = [self.statement(c, ss) for c in s.components]
                     if s.select_expression is None:
-                        raise self.err(f"state '{s.name}' has no transition "
-                                       "(add 'transition accept;' or another state)", s)
+                        # P4-16 (12.5): a state with no transition statement goes to reject
+                        s.select_expression = ir.PathExpression(name="reject", loc=s.loc)
                     s.select_expression = self.transition(s.select_expression, ss, states)
                 finally:
                     self.node_stack.pop()

@@ -305,3 +305,28 @@ def test_a_select_range_with_a_variable_end_is_refused_for_bmv2():
     sw = SoftSwitch(prog)
     out = sw.process(0, bytes([3, 5, 0, 0]))
     assert out == [(1, bytes([3, 5, 0, 0]))]
+
+
+# ---------------------------------------------------------------- registers of structs, applies in arguments
+
+def test_reading_a_register_of_a_struct_is_refused_for_bmv2():
+    controls = "struct pair_t { bit<8> a; bit<8> b; }"
+    locals_ = "    register<pair_t>(4) pairs;\n    register<bit<8>>(4) plain;\n    pair_t p;"
+    body = "        pairs.read(p, 0);\n        plain.read(hdr.h.s, 1);"
+    src = source(body, locals_, controls)
+    [err] = only(check_bmv2(compile_p4_source(src, "reg.p4")), ERROR)
+    assert err.message.startswith("p: writing to a structure is not supported on this target")
+    assert (err.loc.line, err.loc.col) == (line_of(src, "pairs.read"),
+                                           src.split("\n")[line_of(src, "pairs.read") - 1]
+                                           .index("p, 0") + 1)
+
+
+def test_a_table_applied_in_an_action_argument_is_refused_for_bmv2():
+    body = "        set(t.apply().hit ? 8w1 : 8w2);"
+    src = source(body, TABLE)
+    [err] = only(check_bmv2(compile_p4_source(src, "arg.p4")), ERROR)
+    assert err.message.startswith("t.apply(): table invocation in action argument")
+    assert err.loc.line == line_of(src, "set(t.apply()")
+    # the same test outside an action's argument is fine
+    plain = source("        if (t.apply().hit) { set(1); }", TABLE)
+    assert only(check_bmv2(compile_p4_source(plain, "ok.p4")), ERROR) == []

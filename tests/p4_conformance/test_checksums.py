@@ -9,10 +9,10 @@ import pytest
 from scapy.layers.inet import IP, UDP
 from scapy.layers.l2 import Ether
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("checksums")
+make_switch = switch_factory("checksums", BOTH_BACKENDS)
 
 
 def udp_packet(ttl: int, sport: int, payload: bytes) -> Ether:

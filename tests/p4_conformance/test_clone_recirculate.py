@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import struct
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("clone_recirculate")
+make_switch = switch_factory("clone_recirculate", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88b6")
 PAYLOAD = b"0123456789"
@@ -116,7 +116,7 @@ def test_egress_clone_session_truncation(make_switch):
     ])
 
 
-port_parser_switch = switch_factory("port_parser")
+port_parser_switch = switch_factory("port_parser", BOTH_BACKENDS)
 
 
 def test_parser_sees_the_ingress_port_and_clones_are_reparsed_with_it(port_parser_switch):

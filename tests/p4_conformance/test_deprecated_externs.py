@@ -3,10 +3,10 @@ listed metadata fields (BMv2 semantics as for the *_preserving_field_list forms)
 
 from __future__ import annotations
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("deprecated_externs")
+make_switch = switch_factory("deprecated_externs", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88c1")
 

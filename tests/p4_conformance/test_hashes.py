@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from . import reference_hashes as ref
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 
-make_switch = switch_factory("hashes")
+make_switch = switch_factory("hashes", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88b7")
 RESULT = "!HIHHIHIHHBBHHHHHI"
@@ -80,3 +80,17 @@ def test_random_stays_within_bounds(make_switch):
 def test_hashes_match_reference(make_switch, a, b, c, d):
     got = run(make_switch, a, b, c, d)
     assert got[:10] + got[11:] == expected_result(a, b, c, d)
+
+
+def test_custom_crc_parameters_apply_to_the_data_plane(make_switch):
+    """set_crc16/32_parameters (simple_switch_CLI) reconfigure crc16/32_custom."""
+    a, b, c, d = 0x0A000001, 0x1234, 0x11, 0xFF
+    sw = make_switch()
+    sw.set_crc16_parameters(0x1021, 0xFFFF, 0x0000, False, False)    # CRC-16/CCITT-FALSE
+    sw.set_crc32_parameters(0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, True, True)   # CRC-32C
+    pkt = ETH + struct.pack("!IHBB", a, b, c, d) + bytes(RESULT_LEN)
+    got = struct.unpack(RESULT, sw.process(0, pkt)[0][1][22:22 + RESULT_LEN])
+    data = struct.pack("!IHBB", a, b, c, d)
+    assert got[5] == ref.crc(data, 16, 0x1021, 0xFFFF, 0x0000, False, False)
+    assert got[6] == ref.crc(data, 32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, True, True)
+    assert got[5] != ref.crc16(data) and got[0] == ref.crc16(data)   # crc16 itself unchanged

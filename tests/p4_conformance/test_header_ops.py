@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("header_ops")
+make_switch = switch_factory("header_ops", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88c8")
 A = b"\xa1\xa2"

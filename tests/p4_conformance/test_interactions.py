@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import struct
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("interactions")
+make_switch = switch_factory("interactions", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88bd")
 CTL = "!BBHBBBB"

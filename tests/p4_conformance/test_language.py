@@ -12,7 +12,7 @@ from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
 make_switch = switch_factory("language", BOTH_BACKENDS)
-make_generic_switch = switch_factory("generic_function")
+make_generic_switch = switch_factory("generic_function", BOTH_BACKENDS)
 make_switch_statement_switch = switch_factory("switch_statement", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002")

@@ -4,10 +4,10 @@ plane reads digests or programs groups here)."""
 
 from __future__ import annotations
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("misc_externs")
+make_switch = switch_factory("misc_externs", BOTH_BACKENDS)
 
 
 def test_side_effect_free_externs_do_not_disturb_forwarding(make_switch):

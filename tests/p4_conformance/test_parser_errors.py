@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("parser_errors")
+make_switch = switch_factory("parser_errors", BOTH_BACKENDS)
 
 DST = bytes.fromhex("0a0000000001")
 SRC = bytes.fromhex("0a0000000002")

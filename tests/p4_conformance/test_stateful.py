@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import struct
 
-from .harness import switch_factory
+from .harness import BOTH_BACKENDS, switch_factory
 from .packets import assert_outputs
 
-make_switch = switch_factory("stateful")
+make_switch = switch_factory("stateful", BOTH_BACKENDS)
 
 ETH = bytes.fromhex("0a0000000001" "0a0000000002" "88ba")
 STATE = "!BBIBB"
@@ -77,3 +77,46 @@ def test_unconfigured_direct_meter_is_green(make_switch):
     assert_outputs(sw.process(0, packet(6, 4)), [(1, packet(6, 4, direct_color=0))])
     # a miss runs NoAction and leaves the field alone
     assert_outputs(sw.process(0, packet(6, 5)), [(1, packet(6, 5))])
+
+
+def _colors(sw, op: int, index: int, count: int) -> list[int]:
+    field = 6 if op == 5 else 7     # the colour byte the operation writes
+    return [sw.process(0, packet(op, index))[0][1][14 + field] for _ in range(count)]
+
+
+def test_meter_marks_green_yellow_red_and_refills_with_the_switch_clock(make_switch):
+    now = [1_000_000]
+    sw = make_switch(clock=lambda: now[0])
+    # 1000 and 2000 packets/s (per microsecond), bursts of 1 and 2 packets
+    sw.meter_set_rates("MyIngress.rate", [(0.001, 1), (0.002, 2)], index=2)
+    assert _colors(sw, 5, 2, 3) == [0, 1, 2]
+    now[0] += 1000       # one CIR token and two PIR tokens later
+    assert _colors(sw, 5, 2, 2) == [0, 1]
+    assert _colors(sw, 5, 3, 2) == [0, 0]      # another index is not configured
+
+
+def test_direct_meter_colours_by_bytes(make_switch):
+    now = [5_000]
+    sw = make_switch(clock=lambda: now[0])
+    entry = sw.table_add("MyIngress.metered", {"hdr.st.index": 4},
+                         "MyIngress.read_entry_meter", {})
+    size = len(packet(6, 4))
+    sw.direct_meter_set_rates("MyIngress.metered", entry, [(1e-9, size), (2e-9, 2 * size)])
+    assert entry.meter.get_rates() == [(1e-9, size), (2e-9, 2 * size)]
+    assert _colors(sw, 6, 4, 3) == [0, 1, 2]
+
+
+def test_direct_counter_counts_hits_and_survives_other_deletes(make_switch):
+    sw = make_switch()
+    entry = sw.table_add("MyIngress.counted", {"hdr.st.index": 4}, "MyIngress.count_entry", {})
+    other = sw.table_add("MyIngress.counted", {"hdr.st.index": 5}, "MyIngress.count_entry", {})
+    size = len(packet(6, 4))
+    for _ in range(3):
+        sw.process(0, packet(6, 4))
+    sw.process(0, packet(6, 9))      # a miss counts nothing
+    assert sw.direct_counter_read("MyIngress.counted", entry) == (3, 3 * size)
+    sw.table_delete("MyIngress.counted", other)
+    assert sw.direct_counter_read("MyIngress.counted", entry) == (3, 3 * size)
+    entry.counter[:] = [10, 0]
+    sw.process(0, packet(6, 4))
+    assert list(entry.counter) == [11, size]

@@ -15,11 +15,11 @@ from .harness import BOTH_BACKENDS, switch_factory
 from .packets import SWITCH_MAC, assert_outputs, ipv4_udp
 
 tunnel_switch = switch_factory("tut_basic_tunnel", BOTH_BACKENDS)
-calc_switch = switch_factory("tut_calc")
+calc_switch = switch_factory("tut_calc", BOTH_BACKENDS)
 ecn_switch = switch_factory("tut_ecn", BOTH_BACKENDS)
-mri_switch = switch_factory("tut_mri")
+mri_switch = switch_factory("tut_mri", BOTH_BACKENDS)
 lb_switch = switch_factory("tut_load_balance", BOTH_BACKENDS)
-sr_switch = switch_factory("tut_source_routing")
+sr_switch = switch_factory("tut_source_routing", BOTH_BACKENDS)
 mc_switch = switch_factory("tut_multicast", BOTH_BACKENDS)
 qos_switch = switch_factory("tut_qos", BOTH_BACKENDS)
 

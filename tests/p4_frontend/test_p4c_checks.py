@@ -144,3 +144,31 @@ def test_priorities_on_a_table_without_ternary_range_or_optional_keys():
     assert err.loc.line == line_col(src, "table t { key")[0]
     assert err.msg.startswith("key match type does not require priorities, but some are "
                               "specified")
+
+
+def test_an_optional_key_entry_with_a_mask():
+    # p4c: table-entries-optional-2-bmv2.p4
+    locals_ = ("table t { key = { hdr.h.a : optional; hdr.h.b : optional; }\n"
+               "  actions = { NoAction; }\n"
+               "  const entries = { (0x0a, default) : NoAction();\n"
+               "                    (0xaa &&& 0xf0, 0x11) : NoAction(); } }")
+    src = program(locals_=locals_, body="t.apply();")
+    err = refused(src)
+    assert at(err, src, "0xaa &&& 0xf0")
+    assert "invalid key expression" in err.msg
+    # value and default stay valid optional keysets
+    compile_p4_source(program(locals_=locals_.replace("0xaa &&& 0xf0", "0xaa"),
+                              body="t.apply();"), "t.p4")
+
+
+def test_a_shift_by_a_value_of_a_type_declaration():
+    # p4c: issue5094-type-bmv2.p4
+    top = "type bit<8> amount_t;\nheader sh_t { bit<32> v; amount_t n; }"
+    locals_ = "sh_t sh;"
+    src = program(top=top, locals_=locals_, body="sh.v = sh.v << sh.n;")
+    err = refused(src)
+    assert at(err, src, "sh.n;")
+    assert err.msg.startswith("the right operand of '<<' must be bit<S>")
+    # cast to its bit<S> the shift is fine, as in p4c
+    compile_p4_source(program(top=top, locals_=locals_,
+                              body="sh.v = sh.v << (bit<8>)sh.n;"), "t.p4")

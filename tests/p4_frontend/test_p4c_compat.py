@@ -402,3 +402,41 @@ def test_default_v1model_version_keeps_bit32_indices():
     prog = in_ingress(locals_="register<bit<8>>(16) r; counter(4, CounterType.bytes) c;",
                       body="r.write(1, 2); c.count(3);")
     assert [len(e.type_args) for e in prog.externs.values()] == [1, 0]
+
+
+def test_parser_state_without_transition_goes_to_reject():
+    # P4-16 12.5: a state with no transition statement transitions to reject
+    src = SKELETON.format(top="", locals="", body="").replace(
+        "state start { pkt.extract(hdr.h); transition accept; }",
+        "state start { pkt.extract(hdr.h); transition select(hdr.h.a) { 1: accept; "
+        "default: dead_end; } }\n    state dead_end { }")
+    prog = compile_p4_source(src, filename="t.p4")
+    parser = next(b.decl for b in prog.blocks.values() if b.decl.name == "P")
+    dead_end = next(s for s in parser.states if s.name == "dead_end")
+    assert dead_end.select_expression.name == "reject"
+    assert dead_end.select_expression.decl.name == "reject"
+
+
+def test_header_stack_index_of_a_serializable_enum():
+    top = ("header e_t { bit<8> v; }\nenum bit<8> Slot_t { FIRST = 0, SECOND = 1 }\n"
+           "struct hs_t { e_t[2] e; }")
+    prog = in_ingress(top=top, locals_="hs_t hs;",
+                      body="Slot_t i = (Slot_t) hdr.h.a; hs.e[i].v = 3;")
+    assert prog.source_path == "t.p4"
+
+
+def test_a_non_integer_index_is_still_refused():
+    top = "header e_t { bit<8> v; }\nenum Plain_t { A, B }\nstruct hs_t { e_t[2] e; }"
+    with pytest.raises(P4Error, match="array index must be an integer, not Plain_t"):
+        in_ingress(top=top, locals_="hs_t hs;", body="hs.e[Plain_t.A].v = 3;")
+
+
+def test_extern_instantiated_through_a_typedef_name():
+    from netweft.p4.compiler.p4info import build_p4info
+    top = "typedef bit<12> Slot_t;\ntypedef register<Slot_t> Slots_t;"
+    prog = in_ingress(top=top, locals_="Slots_t(64) slots; register<bit<8>>(4) plain;",
+                      body="Slot_t v; slots.read(v, 0); plain.write(0, 1);")
+    assert prog.externs["I.slots"].extern_type == "register"
+    # p4c's P4Info knows an extern instance by the extern's name in its declared type,
+    # so the typedef'd one is left out, the plain one is written
+    assert [r.preamble.name for r in build_p4info(prog).registers] == ["I.plain"]

@@ -69,7 +69,12 @@ uint32_t nw_cc_spec_bytes(const nw_engine_t *e)
 
 int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p)
 {
-    return !p->cc.nscc_on || p->cc.pipe_bytes < p->cc.nscc.cwnd;
+    const nw_cc_t *c = &p->cc;
+    /* the window rounded to whole packets: another leaves while the pipe plus half an
+     * MTU fits (a window of 1.1 MTU sends one packet, not two; one of 1.6 MTU two); an
+     * empty pipe always admits one */
+    return !c->nscc_on || c->pipe_bytes == 0 ||
+           c->pipe_bytes + e->cfg.mtu / 2 <= c->nscc.cwnd;
 }
 
 int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p)
@@ -77,7 +82,9 @@ int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p)
     const nw_cc_t *c = &p->cc;
     if (!c->nscc_on || c->nscc.cwnd <= c->np.min_bytes)
         return 0;
-    return c->pipe_bytes + e->cfg.mtu >= c->nscc.cwnd;
+    /* the last packet the window admits: after it (about an MTU), the pipe plus half
+     * an MTU would not fit */
+    return c->pipe_bytes + e->cfg.mtu + e->cfg.mtu / 2 > c->nscc.cwnd;
 }
 
 int nw_cc_ack_held(const nw_engine_t *e, const nw_pdc_t *p)
@@ -158,11 +165,12 @@ void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rt
     if (c->dcqcn_on && ecn && nw_dcqcn_on_cnp(&c->dcqcn, now))
         e->st.rate_cuts++;
     if (c->nscc_on && c->np_sized && (newly_bytes || ecn)) {
-        /* queueing delay: the RTT above the base, unless the receiver may have
-         * held the ACK (its 20 us wait, above 4 x a few-us target, would quick-adapt) */
-        uint64_t delay = rtt > c->np.base_rtt_ns ? rtt - c->np.base_rtt_ns : 0;
-        int sampled = rtt != 0 && hold_ns == 0;
-        uint32_t ev = nw_nscc_on_ack(&c->nscc, &c->np, newly_bytes, sampled, delay, ecn,
+        /* queueing delay: the RTT above the base RTT and above the receiver's hold of
+         * a floor packet's ACK (its 20 us wait, above 4 x a few-us target, would
+         * quick-adapt every floor window) */
+        uint64_t unloaded = c->np.base_rtt_ns + hold_ns;
+        uint64_t delay = rtt > unloaded ? rtt - unloaded : 0;
+        uint32_t ev = nw_nscc_on_ack(&c->nscc, &c->np, newly_bytes, rtt != 0, delay, ecn,
                                      c->pipe_bytes, now);
         if (ev & NW_NSCC_CUT)
             e->st.cwnd_cuts++;
