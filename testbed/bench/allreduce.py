@@ -193,7 +193,13 @@ def run_jobs_bench(jobs: int, workers: int, size: int, *, rate_gbps: float,
              "correct": r.correct} for r in together]
 
 
-TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB)
+TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB)
+# --testbed's packets and window: 256 lanes (1082-byte frames, a 1500-byte MTU's worth) and
+# 64 slots, whose burst of results fits the switch's default 64-packet port queue. The
+# emulated job is bound by the hosts' per-packet CPU (the kernel's UDP and veth path and
+# the Python driver, ~50 us a packet), so 4x fewer packets than at 64 lanes is 3-5x faster;
+# 512 and more lanes take minutes of C compilation on a switch process's first start.
+TESTBED_LANES, TESTBED_WINDOW = 256, 64
 
 
 def _run_testbed(args: argparse.Namespace) -> int:
@@ -215,14 +221,22 @@ def _run_testbed(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     results = {}
+    rate = None if args.rate_mbit == 0 else args.rate_mbit
+    lanes = args.lanes or TESTBED_LANES
+    window = args.window or TESTBED_WINDOW
+    setting = (f"links {rate:g} Mbit/s" if rate else "links at veth speed") + \
+        f", K={lanes} lanes, window {window}, switch back end " \
+        f"{args.backend or os.environ.get('NETWEFT_SWITCH_BACKEND') or 'default'}"
     for n in sorted(set(args.workers or (4,))):
         rows = run_emulated_allreduce(n, sizes, log=lambda m: print(f"  {m}", flush=True)
-                                      if args.verbose else None, out_dir=out / f"testbed-{n}")
-        print(format_emulated(rows, n))
+                                      if args.verbose else None, out_dir=out / f"testbed-{n}",
+                                      rate_mbit=rate, backend=args.backend, lanes=lanes,
+                                      window=window)
+        print(format_emulated(rows, n, setting))
         results[n] = rows
-    print("times: a Python switch process over veth (its per-packet cost favours the ring's "
-          "9000-byte frames over 314-byte aggregation packets); B/link: the hosts' eth0 "
-          "counters, what hardware would carry")
+    print("times: real clocks on a shared machine (cpu s: the slowest worker's CPU seconds "
+          "and the switch process's, per phase); B/link: the hosts' eth0 counters, what "
+          "hardware would carry")
     (out / "allreduce_testbed.json").write_text(json.dumps(results, indent=1))
     print(f"wrote {out / 'allreduce_testbed.json'}")
     return 0
@@ -245,6 +259,8 @@ def run_allreduce_bench(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     wall0 = time.monotonic()
     methods = tuple(args.method or METHODS)
+    args.lanes = args.lanes or AGG_LANES
+    args.window = args.window or 32
     print(f"netweft bench allreduce: virtual time; links {args.rate_gbps:g} Gbit/s, "
           f"{args.link_delay_us:g} us each; in-network = p4/aggregation.p4 on the embedded "
           f"switch, K={args.lanes} lanes, window {args.window} slots; ring = netweft's "
@@ -331,11 +347,12 @@ def register(benches: argparse._SubParsersAction) -> None:
                    help="every link's rate (default 10)")
     p.add_argument("--link-delay-us", type=float_in(0.0, 10_000.0), default=1.0,
                    help="every link's one-way delay (default 1)")
-    p.add_argument("--window", type=int_in(1, 1024), default=32,
-                   help="aggregation slots per job (default 32)")
-    p.add_argument("--lanes", type=int_in(64, 1024), default=AGG_LANES,
+    p.add_argument("--window", type=int_in(1, 1024),
+                   help="aggregation slots per job (default 32; --testbed 64)")
+    p.add_argument("--lanes", type=int_in(64, 1024),
                    help="32-bit lanes per aggregation packet: the program compiled with "
-                        "-D AGG_LANES=N (a multiple of 32; default 64, Tofino-sized)")
+                        "-D AGG_LANES=N (a multiple of 32; default 64, Tofino-sized; "
+                        "--testbed 256)")
     p.add_argument("--method", choices=METHODS, action="append",
                    help="in-network variants on the leaf-spine: one switch, hierarchical "
                         "(repeatable; default both)")
@@ -348,5 +365,11 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--verbose", action="store_true", help="print progress")
     p.add_argument("--testbed", action="store_true",
                    help="measure on hosts in network namespaces and a switch process instead "
-                        "(root; one switch, default 4 workers, 64k 256k 1m)")
+                        "(root; one switch, default 4 workers, 64k 256k 1m 4m)")
+    p.add_argument("--rate-mbit", type=float_in(0.0, 100_000.0), default=1000.0,
+                   help="--testbed: the host links' rate, emulated by the switch (default "
+                        "1000; 0: veth speed)")
+    p.add_argument("--backend", choices=("auto", "c", "python"),
+                   help="--testbed: the switch process's back end (default "
+                        "$NETWEFT_SWITCH_BACKEND or auto)")
     p.set_defaults(func=run_allreduce_bench)

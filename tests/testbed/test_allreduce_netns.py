@@ -99,9 +99,31 @@ def test_emulated_comparison_in_network_and_ring(tmp_path):
 
     (row,) = run_emulated_allreduce(3, [32 * 1024], out_dir=tmp_path)
     assert row["in-network"]["agree"] and row["ring"]["agree"]
+    for method in ("in-network", "ring"):  # CPU seconds read from the processes
+        assert row[method]["worker_cpu_seconds"] > 0 and row[method]["switch_cpu_seconds"] >= 0
     # every host link carried at least the buffer once each way, in-network (plus headers)
     assert row["in-network"]["tx_bytes"] >= 32 * 1024 and row["in-network"]["rx_bytes"] >= 32 * 1024
     # the ring moves 2 (n - 1) / n of the buffer per host link
     assert row["ring"]["tx_bytes"] >= 4 / 3 * 32 * 1024
     assert row["switch_events"]["result"] >= 32 * 1024 // 4 // 64
     assert "ring/in-net" in format_emulated([row], 3)
+
+
+@pytest.mark.netns
+@pytest.mark.slow
+def test_emulated_comparison_with_wide_packets_on_gigabit_links(tmp_path):
+    """--testbed's settings reach the switch and the workers: a 128-lane program (the
+    wrapper source), a 16-slot window, links at 1000 Mbit/s; the host links carry the
+    wide frames' bytes."""
+    from netweft.testbed.bench.allreduce import frame_bytes, in_network_frames
+    from netweft.testbed.experiments.allreduce_testbed import run_emulated_allreduce
+
+    size = 64 * 1024
+    (row,) = run_emulated_allreduce(3, [size], out_dir=tmp_path, rate_mbit=1000, lanes=128,
+                                    window=16)
+    assert row["in-network"]["agree"] and row["ring"]["agree"]
+    assert row["in-network"]["tx_bytes"] >= in_network_frames(size, 16, 128) * frame_bytes(128)
+    # one result per block of 128 values and per exponent round, for this size and the
+    # 4 KiB warm-up: the switch ran the 128-lane program the workers used
+    assert row["switch_events"]["result"] == (in_network_frames(size, 16, 128)
+                                              + in_network_frames(4096, 16, 128))
