@@ -80,7 +80,9 @@ done
 # Eight priority queues, as the programs' priorities need (fabric.p4 sends trimmed
 # headers at a configured priority; with fewer queues simple_switch drops them).
 echo "run.sh: starting $SWITCH in namespace $NS (log $OUT/switch.log)"
-in_ns "$SWITCH" "${SWITCH_IFS[@]}" "${SWITCH_OPTS[@]}" --no-p4 --device-id 0 \
+# not through in_ns: a function in the background is a subshell, and killing it would
+# leave the switch running
+ip netns exec "$NS" "$SWITCH" "${SWITCH_IFS[@]}" "${SWITCH_OPTS[@]}" --no-p4 --device-id 0 \
     -- --grpc-server-addr "$GRPC" --priority-queues 8 \
     > "$OUT/switch.log" 2>&1 &
 SWITCH_PID=$!
