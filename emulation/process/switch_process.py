@@ -276,7 +276,7 @@ def serve(switch: Any, ports: dict[int, str], stop_after: float | None = None,
     signal.signal(signal.SIGINT, _stop)
     deadline = time.monotonic() + stop_after if stop_after else None
     while True:
-        if _runs_native(switch):  # the C loop moves the packets (process/native_loop.py)
+        if ports and _runs_native(switch):  # the C loop moves the packets (native_loop.py)
             from netweft.emulation.process.native_loop import serve_native
 
             outcome = serve_native(switch, ports, lambda: running, deadline, stats_out,
@@ -305,7 +305,7 @@ def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool
         handover = threading.Event()
 
         def pipeline_changed() -> None:
-            if _runs_native(switch):
+            if ports and _runs_native(switch):
                 handover.wait(NATIVE_HANDOVER_WAIT_S)
 
         switch.pipeline_changed = pipeline_changed
@@ -336,7 +336,7 @@ def _serve_python(switch: Any, ports: dict[int, str], running: Callable[[], bool
             on_ready(io)
         print("ready", flush=True)
         while running() and (deadline is None or time.monotonic() < deadline):
-            if device and _runs_native(switch):
+            if device and ports and _runs_native(switch):
                 return True
             for key, _ in sel.select(timeout=loop.timeout()):
                 if isinstance(key.data, int):
