@@ -274,11 +274,7 @@ class NativeDriver:
         with self.lock:
             rc = lib.nw_ingress(self.pipeline, pkt, now)
         self._take_rings()
-        if rc == ERR_ASSERT:
-            self._assert_failed()
-            return
-        if rc != OK:
-            self._internal_error(rc)
+        if self._failed(rc):
             return
         nxt = job.passes + 1
         flags = int(pkt.flags)
@@ -309,6 +305,14 @@ class NativeDriver:
             return
         work.append(self._queued(pkt, int(pkt.egress_spec), NORMAL, 0, nxt))
 
+    def _failed(self, rc: int) -> bool:
+        """Count a pass that did not finish (a failed assert, an internal error)."""
+        if rc == ERR_ASSERT:
+            self._assert_failed()
+        elif rc != OK:
+            self._internal_error(rc)
+        return rc != OK
+
     def _run_egress(self, q: QueuedPacket, work: deque, outputs: list[tuple[int, bytes]],
                     queue: QueueMetadata | None) -> None:
         ffi = self.ffi
@@ -316,11 +320,7 @@ class NativeDriver:
         pkt.clone_state = self._clone_state
         rc = self._run_c_egress(pkt, queue)
         pkt.clone_state = ffi.NULL
-        if rc == ERR_ASSERT:
-            self._assert_failed()
-            return
-        if rc != OK:
-            self._internal_error(rc)
+        if self._failed(rc):
             return
         nxt = q.passes + 1
         flags = int(pkt.flags)

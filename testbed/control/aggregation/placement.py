@@ -42,10 +42,8 @@ def first_hops(graph: FabricGraph, switch: str) -> dict[str, tuple[int, str]]:
     return first
 
 
-def job_on_fabric(graph: FabricGraph, switch: str, job_id: int, service_address: str,
-                  base: int, size: int, hosts: list[str], udp_port: int,
-                  multicast_group: int | None = None) -> AggregationJob:
-    """The job whose workers are ``hosts`` (in that order), aggregated on ``switch``."""
+def _check_names(graph: FabricGraph, switch: str, hosts: list[str]) -> None:
+    """Refuse a switch or worker the fabric does not have, or a worker named twice."""
     if switch not in graph.ports:
         raise AggregationConfigError(f"no switch named {switch!r} (switches: "
                                      f"{', '.join(graph.switches)})")
@@ -56,6 +54,13 @@ def job_on_fabric(graph: FabricGraph, switch: str, job_id: int, service_address:
     if len(set(hosts)) != len(hosts):
         raise AggregationConfigError(f"a host is named twice among the workers: "
                                      f"{', '.join(hosts)}")
+
+
+def job_on_fabric(graph: FabricGraph, switch: str, job_id: int, service_address: str,
+                  base: int, size: int, hosts: list[str], udp_port: int,
+                  multicast_group: int | None = None) -> AggregationJob:
+    """The job whose workers are ``hosts`` (in that order), aggregated on ``switch``."""
+    _check_names(graph, switch, hosts)
     hops = first_hops(graph, switch)
     workers = []
     for worker_id, name in enumerate(hosts):
@@ -118,16 +123,7 @@ def hierarchy_on_fabric(graph: FabricGraph, root: str, job_id: int, service_addr
     hosts first, in ``hosts`` order, then the switches below it, by name) and sends one
     partial sum up; the root's sum comes back down level by level. Every level uses the
     slots ``base .. base+size-1`` of its own switch."""
-    if root not in graph.ports:
-        raise AggregationConfigError(f"no switch named {root!r} (switches: "
-                                     f"{', '.join(graph.switches)})")
-    unknown = [h for h in hosts if h not in graph.hosts]
-    if unknown:
-        raise AggregationConfigError(f"no host named {', '.join(unknown)} (hosts: "
-                                     f"{', '.join(sorted(graph.hosts))})")
-    if len(set(hosts)) != len(hosts):
-        raise AggregationConfigError(f"a host is named twice among the workers: "
-                                     f"{', '.join(hosts)}")
+    _check_names(graph, root, hosts)
     up = tree_towards(graph, root)
     local: dict[str, list[str]] = {}
     below: dict[str, set[str]] = {}
