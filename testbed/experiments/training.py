@@ -36,7 +36,6 @@ from netweft.testbed.experiments.allreduce_fabric import (
     host_name,
     ring_path_delay_ns,
 )
-from netweft.transport.collectives.aggregation.layer import AGG_LANES
 from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.collectives.ring_allreduce import RingAllreduce, RingGroup
 from netweft.transport.collectives.ring_allreduce import run_ring as drive_ring
@@ -192,10 +191,10 @@ class InNetworkReducer:
 
     def __call__(self, grads: list[np.ndarray]) -> Reduced:
         n = len(grads)
-        net = aggregation_fabric(self.fabric, seed=self.seed)
+        net, ids = aggregation_fabric(self.fabric, seed=self.seed)
         workers = {host_name(w): AggregationWorker(grads[w], AggregationJob(
-            1, w, n, AGG_LANES, self.fabric.window, timeout_ns=self.fabric.timeout_ns))
-            for w in range(n)}
+            1, ids[host_name(w)], n, self.fabric.lanes, self.fabric.window,
+            timeout_ns=self.fabric.timeout_ns)) for w in range(n)}
         times = net.run(workers)
         exact = np.sum([g.astype(np.float64) for g in grads], axis=0)
         results = [wk.result for wk in workers.values()]
