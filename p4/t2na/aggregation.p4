@@ -1,5 +1,5 @@
 /*
- * tna/aggregation.p4 — the in-network aggregation of p4/aggregation.p4 for
+ * t2na/aggregation.p4 — the in-network aggregation of p4/aggregation.p4 for
  * Intel Tofino 2, written to its native architecture (t2na.p4, the TNA of
  * Tofino 2).  NOT COMPILED HERE: netweft's front end knows v1model only, and
  * Intel's compiler (bf-p4c) is not installable on this project's machines.
