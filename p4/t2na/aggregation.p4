@@ -1,10 +1,9 @@
 /*
  * t2na/aggregation.p4 — the in-network aggregation of p4/aggregation.p4 for
- * Intel Tofino 2, written to its native architecture (t2na.p4, the TNA of
- * Tofino 2).  NOT COMPILED HERE: netweft's front end knows v1model only, and
- * Intel's compiler (bf-p4c) is not installable on this project's machines.
- * It is kept beside the v1model program so that the two stay in step;
- * docs/aggregation.md says where they differ.
+ * Intel Tofino 2, written to its native architecture (t2na.p4).
+ * p4/tna/aggregation.p4 is the Tofino 1 variant; docs/tofino.md says how both
+ * are compiled (`bf-p4c --target tofino2 --arch t2na`) and what is checked:
+ * for Tofino 2 the back end's checks up to its assembler, no tofino.bin.
  *
  * Same packet format (include/aggregation_headers.p4, docs/aggregation.md),
  * same tables and names as the v1model program where the architecture allows:
@@ -13,6 +12,7 @@
  *   Egress.agg_workers   (job id, replication id = worker id) ->
  *                        to_worker(mac, addr, udp_port)
  *   Ingress.ipv4_routes  lpm -> forward(dmac, port) | drop
+ * Hierarchical jobs (agg_parents) are the v1model program's only.
  *
  * Stateful ALUs: a stateful ALU reads, changes and writes one register cell
  * per packet, so every register gets its own small control with a table that
@@ -20,9 +20,9 @@
  * choosing).  The 64 lanes live in 32 registers of lane pairs; a pair's
  * RegisterAction adds two lanes and returns both sums (its second output,
  * rv2, is what needs Tofino 2: a Tofino 1 stateful ALU returns one value, so
- * there a pair would need two passes, as SwitchML does).  36 stateful ALUs
- * in all (32 pairs, block, bitmap, count, exponent) fit Tofino 2's 20 stages
- * x 4.
+ * p4/tna/aggregation.p4 reads the other half in a second pass).  36 stateful
+ * ALUs in all (32 pairs, block, bitmap, count, exponent) fit Tofino 2's
+ * 20 stages x 4.
  *
  * Rounds of a pool are recognised by the block number alone (the block
  * register keeps the newest block a pool has seen): a newer block starts a
@@ -31,11 +31,18 @@
  * worker's bit in the other pool, which needs the bitmap read before the
  * decision, i.e. two accesses to one register.  The controller therefore
  * initialises a new job's block cells to 0xffffffff (one before block 0).
+ *
+ * Tofino has no shift by a run-time amount: the worker's bitmap bit comes
+ * from a constant table (worker_bits, worker id -> 1 << id).
  */
 #include <core.p4>
 #include <t2na.p4>
 
 #include "../include/aggregation_headers.p4"
+
+#if AGG_LANES != 64
+#error "t2na/aggregation.p4 sums 64 lanes (32 lane pairs): build it without -D AGG_LANES"
+#endif
 
 #ifndef AGG_SLOTS
 #define AGG_SLOTS 1024
@@ -55,8 +62,17 @@ typedef bit<32> agg_index_t;
     M(24, 48, 49) M(25, 50, 51) M(26, 52, 53) M(27, 54, 55) \
     M(28, 56, 57) M(29, 58, 59) M(30, 60, 61) M(31, 62, 63)
 
+/* worker_bits' entries: worker id w -> set_worker_bit(1 << w), w = 0..31. */
+#define AGG_WORKER_BIT_ENTRY(w) w: set_worker_bit(32w1 << w);
+#define AGG_FOR_EACH_WORKER(M) \
+    M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15) \
+    M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) \
+    M(30) M(31)
+
 const bit<16> AGG_UDP_LENGTH = 8 + 16 + 4 * AGG_LANES;
 const bit<8>  AGG_RESULT_TTL = 64;
+/* Worker ids 0..31: one bit each in a pool's bitmap. */
+const bit<8>  AGG_MAX_WORKER_ID = 32;
 
 /* Which RegisterAction a register's control runs for this packet. */
 const bit<2> OP_NONE  = 0;
@@ -432,6 +448,21 @@ control Ingress(inout agg_headers_t hdr,
         default_action = drop();
     }
 
+    action set_worker_bit(bit<32> worker_bit) {
+        md.worker_bit = worker_bit;
+    }
+
+    /* worker id -> its bit in a pool's bitmap (Tofino shifts by constants only). */
+    table worker_bits {
+        key = { hdr.agg.worker_id: exact; }
+        actions = { set_worker_bit; NoAction; }
+        const entries = {
+            AGG_FOR_EACH_WORKER(AGG_WORKER_BIT_ENTRY)
+        }
+        default_action = NoAction();
+        size = 32;
+    }
+
     action multicast_result() {
         hdr.agg.flags = AGG_FLAG_RESULT;
         hdr.ethernet.srcAddr = hdr.ethernet.dstAddr;
@@ -493,7 +524,7 @@ control Ingress(inout agg_headers_t hdr,
             reject(EV_BAD_SLOT);
             exit;
         }
-        if (hdr.agg.worker_id >= md.workers) {
+        if (hdr.agg.worker_id >= md.workers || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
             reject(EV_BAD_WORKER);
             exit;
         }
@@ -501,14 +532,18 @@ control Ingress(inout agg_headers_t hdr,
         if (hdr.agg.pool == 1) {
             md.cell = md.cell + AGG_SLOTS;
         }
-        md.worker_bit = (bit<32>)1 << hdr.agg.worker_id[4:0];
+        worker_bits.apply();
 
         pool_block.apply(hdr.agg, md);
         if (md.age[31:31] == 1) {
             reject(EV_STALE);           /* an older round of this pool */
             exit;
         }
-        md.op = (md.age == 0) ? OP_ADD : OP_FIRST;
+        if (md.age == 0) {
+            md.op = OP_ADD;
+        } else {
+            md.op = OP_FIRST;
+        }
         pool_bitmap.apply(md);
         if (md.op == OP_ADD && md.seen != 0) {
             md.op = OP_READ;            /* counted before: read back, change nothing */
