@@ -116,6 +116,8 @@ struct agg_ingress_md_t {
     bit<32>     seen;
     bit<8>      count;
     bit<2>      op;
+    int<16>     exponent;  /* the packet's exponent, signed */
+    int<32>     block;     /* the packet's block, for serial-number comparison */
 }
 
 struct agg_egress_md_t { }
@@ -134,7 +136,7 @@ parser IngressParser(packet_in pkt,
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
-        md = {false, 0, 0, 0, 0, 0, 0, 0, 0, 0, OP_NONE};
+        md = {false, 0, 0, 0, 0, 0, 0, 0, 0, 0, OP_NONE, 0, 0};
         transition parse_ethernet;
     }
 
@@ -206,21 +208,23 @@ parser EgressParser(packet_in pkt,
 
 /* ------------------------------------------------------------------ state */
 
-/* The newest block a pool has seen; rv = the one before this packet. */
-control PoolBlock(in agg_t agg, inout agg_ingress_md_t md) {
-    Register<bit<32>, agg_index_t>(AGG_POOL_CELLS, 0xffffffff) blocks;
-    RegisterAction<bit<32>, agg_index_t, bit<32>>(blocks) advance = {
-        void apply(inout bit<32> value, out bit<32> rv) {
+/* The newest block a pool has seen (serial-number order: md.block - value > 0
+ * is the stateful ALU's signed comparison of the difference); rv = the one
+ * before this packet. */
+control PoolBlock(in bit<32> block, inout agg_ingress_md_t md) {
+    Register<int<32>, agg_index_t>(AGG_POOL_CELLS, -1) blocks;
+    RegisterAction<int<32>, agg_index_t, int<32>>(blocks) advance = {
+        void apply(inout int<32> value, out int<32> rv) {
             rv = value;
-            if (agg.block - value < 0x80000000 && agg.block != value) {
-                value = agg.block;
+            if (md.block - value > 0) {
+                value = md.block;
             }
         }
     };
 
     apply {
-        md.pool_block = advance.execute(md.cell);
-        md.age = agg.block - md.pool_block;
+        md.pool_block = (bit<32>)advance.execute(md.cell);
+        md.age = block - md.pool_block;
     }
 }
 
@@ -301,19 +305,17 @@ control PoolCount(inout agg_ingress_md_t md) {
 }
 
 /* The largest exponent of a pool's round (signed). */
-control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
+control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
     Register<int<16>, agg_index_t>(AGG_POOL_CELLS, 0) exponents;
     RegisterAction<int<16>, agg_index_t, int<16>>(exponents) restart = {
         void apply(inout int<16> value, out int<16> rv) {
-            value = (int<16>)agg.exponent;
+            value = md.exponent;
             rv = value;
         }
     };
     RegisterAction<int<16>, agg_index_t, int<16>>(exponents) raise = {
         void apply(inout int<16> value, out int<16> rv) {
-            if ((int<16>)agg.exponent > value) {
-                value = (int<16>)agg.exponent;
-            }
+            value = max(value, md.exponent);
             rv = value;
         }
     };
@@ -323,9 +325,9 @@ control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
         }
     };
 
-    action do_restart() { agg.exponent = (bit<16>)restart.execute(md.cell); }
-    action do_raise() { agg.exponent = (bit<16>)raise.execute(md.cell); }
-    action do_read() { agg.exponent = (bit<16>)read.execute(md.cell); }
+    action do_restart() { exponent = (bit<16>)restart.execute(md.cell); }
+    action do_raise() { exponent = (bit<16>)raise.execute(md.cell); }
+    action do_read() { exponent = (bit<16>)read.execute(md.cell); }
 
     table exponent_op {
         key = { md.op: exact; }
@@ -520,11 +522,15 @@ control Ingress(inout agg_headers_t hdr,
             reject(EV_MALFORMED);
             exit;
         }
-        if ((bit<32>)hdr.agg.slot >= md.size) {
+        /* slot >= size, worker_id >= workers: differences that are not negative
+         * (Tofino's gateways test a field against constants) */
+        bit<32> slot_margin = (bit<32>)hdr.agg.slot - md.size;
+        bit<9> worker_margin = (bit<9>)hdr.agg.worker_id - (bit<9>)md.workers;
+        if (slot_margin[31:31] == 0) {
             reject(EV_BAD_SLOT);
             exit;
         }
-        if (hdr.agg.worker_id >= md.workers || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
+        if (worker_margin[8:8] == 0 || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
             reject(EV_BAD_WORKER);
             exit;
         }
@@ -534,7 +540,9 @@ control Ingress(inout agg_headers_t hdr,
         }
         worker_bits.apply();
 
-        pool_block.apply(hdr.agg, md);
+        md.exponent = (int<16>)hdr.agg.exponent;
+        md.block = (int<32>)hdr.agg.block;
+        pool_block.apply(hdr.agg.block, md);
         if (md.age[31:31] == 1) {
             reject(EV_STALE);           /* an older round of this pool */
             exit;
@@ -553,7 +561,7 @@ control Ingress(inout agg_headers_t hdr,
             reject(EV_DUPLICATE);
             exit;
         }
-        pool_exponent.apply(hdr.agg, md);
+        pool_exponent.apply(hdr.agg.exponent, md);
         AGG_FOR_EACH_PAIR(AGG_PAIR_APPLY)
         if (md.op == OP_READ) {
             unicast_result();

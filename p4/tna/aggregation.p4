@@ -25,8 +25,10 @@
  *     recirculated once, and its second pass reads the low sums.
  *   - 36 stateful ALUs (32 pairs, block, bitmap, count, exponent) are more
  *     than ingress can chain after the bookkeeping in 12 stages, so pairs
- *     0..15 (lanes 0..31) are in ingress and pairs 16..31 (lanes 32..63) in
+ *     16..31 (lanes 32..63) are in ingress and pairs 0..15 (lanes 0..31) in
  *     egress, which runs them with the operation and cell ingress bridges.
+ *     Egress parses the header only up to lane 31 (agg_egress_h): the rest of
+ *     the packet is payload there, which keeps egress's PHV to half the lanes.
  *     Every counted contribution therefore goes through egress, by the
  *     recirculation port's queue: one FIFO, so egress adds the contributions
  *     in the order ingress counted them, and the completing packet sees all
@@ -34,9 +36,9 @@
  *     end of egress; the rest come back for their second pass.  The
  *     aggregation's throughput per pipe is therefore the recirculation
  *     port's (100 Gb/s on Tofino 1).
- *   - Second pass: ingress reads the low sums of pairs 0..15 and multicasts
+ *   - Second pass: ingress reads the low sums of pairs 16..31 and multicasts
  *     the result (or unicasts it back to a retransmitter); egress reads the
- *     low sums of pairs 16..31 into each copy.  No pool is reused before
+ *     low sums of pairs 0..15 into each copy.  No pool is reused before
  *     every worker has its copy (a worker uses the pool again only after
  *     every worker has contributed to the other pool, which each does after
  *     receiving this result), so the copies read a stable cell.
@@ -103,18 +105,18 @@ const bit<1> COPY_NO_WORKER = 1;
     M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) \
     M(30) M(31)
 
-/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 0..31) ... */
+/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 32..63) ... */
 #define AGG_FOR_EACH_INGRESS_PAIR(M) \
-    M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) \
-    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15) \
-    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
-    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31)
-/* ... and for those egress sums (lanes 32..63). */
-#define AGG_FOR_EACH_EGRESS_PAIR(M) \
     M(16, 32, 33) M(17, 34, 35) M(18, 36, 37) M(19, 38, 39) \
     M(20, 40, 41) M(21, 42, 43) M(22, 44, 45) M(23, 46, 47) \
     M(24, 48, 49) M(25, 50, 51) M(26, 52, 53) M(27, 54, 55) \
     M(28, 56, 57) M(29, 58, 59) M(30, 60, 61) M(31, 62, 63)
+/* ... and for those egress sums (lanes 0..31). */
+#define AGG_FOR_EACH_EGRESS_PAIR(M) \
+    M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) \
+    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15) \
+    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
+    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31)
 
 /* Ingress to egress, before Ethernet: what egress does with the packet. */
 header agg_bridge_h {
@@ -135,6 +137,22 @@ header agg_pass_h {
     bit<32>  cell;
 }
 
+/* agg_t as egress parses it: its first 16 bytes and lanes 0..31 (the same
+ * layout as include/aggregation_headers.p4's agg_t); lanes 32..63 stay payload. */
+header agg_egress_h {
+    bit<8>  version;
+    bit<8>  flags;
+    bit<16> job_id;
+    bit<16> slot;
+    bit<1>  pool;
+    bit<7>  reserved;
+    bit<8>  worker_id;
+    bit<32> block;
+    bit<16> exponent;
+    bit<16> lane_count;
+    AGG_LANE_GROUP_0(AGG_LANE_FIELD)   /* bit<32> lane0; .. lane31; */
+}
+
 struct agg_headers_t {
     agg_bridge_h bridge;
     agg_pass_h   pass;
@@ -142,6 +160,15 @@ struct agg_headers_t {
     ipv4_t       ipv4;
     udp_t        udp;
     agg_t        agg;
+}
+
+struct agg_egress_headers_t {
+    agg_bridge_h bridge;
+    agg_pass_h   pass;
+    ethernet_t   ethernet;
+    ipv4_t       ipv4;
+    udp_t        udp;
+    agg_egress_h agg;
 }
 
 struct agg_ingress_md_t {
@@ -223,7 +250,7 @@ parser IngressParser(packet_in pkt,
 
 /* Egress parses past Ethernet only the packets whose lanes it sums or reads. */
 parser EgressParser(packet_in pkt,
-                    out agg_headers_t hdr,
+                    out agg_egress_headers_t hdr,
                     out agg_egress_md_t md,
                     out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
@@ -349,7 +376,7 @@ control PoolCount(inout agg_ingress_md_t md) {
 }
 
 /* The largest exponent of a pool's round (signed); out: into the packet. */
-control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
+control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
     Register<int<16>, bit<32>>(AGG_POOL_CELLS, 0) exponents;
     RegisterAction<int<16>, bit<32>, int<16>>(exponents) restart = {
         void apply(inout int<16> value, out int<16> rv) {
@@ -359,9 +386,7 @@ control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
     };
     RegisterAction<int<16>, bit<32>, int<16>>(exponents) raise = {
         void apply(inout int<16> value, out int<16> rv) {
-            if (md.exponent > value) {
-                value = md.exponent;
-            }
+            value = max(value, md.exponent);
             rv = value;
         }
     };
@@ -371,9 +396,9 @@ control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
         }
     };
 
-    action do_restart() { agg.exponent = (bit<16>)restart.execute(md.cell); }
-    action do_raise() { agg.exponent = (bit<16>)raise.execute(md.cell); }
-    action do_read() { agg.exponent = (bit<16>)read.execute(md.cell); }
+    action do_restart() { exponent = (bit<16>)restart.execute(md.cell); }
+    action do_raise() { exponent = (bit<16>)raise.execute(md.cell); }
+    action do_read() { exponent = (bit<16>)read.execute(md.cell); }
 
     table exponent_op {
         key = { md.op: exact; }
@@ -619,11 +644,15 @@ control Ingress(inout agg_headers_t hdr,
                 reject(EV_MALFORMED);
                 exit;
             }
-            if ((bit<32>)hdr.agg.slot >= md.size) {
+            /* slot >= size, worker_id >= workers: differences that are not negative
+             * (Tofino's gateways test a field against constants) */
+            bit<32> slot_margin = (bit<32>)hdr.agg.slot - md.size;
+            bit<9> worker_margin = (bit<9>)hdr.agg.worker_id - (bit<9>)md.workers;
+            if (slot_margin[31:31] == 0) {
                 reject(EV_BAD_SLOT);
                 exit;
             }
-            if (hdr.agg.worker_id >= md.workers || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
+            if (worker_margin[8:8] == 0 || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
                 reject(EV_BAD_WORKER);
                 exit;
             }
@@ -635,7 +664,7 @@ control Ingress(inout agg_headers_t hdr,
 
             pool_block.apply(md);
             md.age = md.block - md.pool_block;
-            if (md.age < 0) {
+            if (md.age[31:31] == 1) {
                 reject(EV_STALE);           /* an older round of this pool */
                 exit;
             }
@@ -653,7 +682,7 @@ control Ingress(inout agg_headers_t hdr,
                 reject(EV_DUPLICATE);       /* counted before, the slot still incomplete */
                 exit;
             }
-            pool_exponent.apply(hdr.agg, md);
+            pool_exponent.apply(hdr.agg.exponent, md);
         }
 
         AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
@@ -701,7 +730,7 @@ control IngressDeparser(packet_out pkt,
 #define AGG_EGRESS_PAIR_APPLY(p, a, b) \
     pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, hdr.bridge.op, hdr.bridge.cell);
 
-control Egress(inout agg_headers_t hdr,
+control Egress(inout agg_egress_headers_t hdr,
                inout agg_egress_md_t md,
                in egress_intrinsic_metadata_t eg_intr_md,
                in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
@@ -748,7 +777,7 @@ control Egress(inout agg_headers_t hdr,
 }
 
 control EgressDeparser(packet_out pkt,
-                       inout agg_headers_t hdr,
+                       inout agg_egress_headers_t hdr,
                        in agg_egress_md_t md,
                        in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;

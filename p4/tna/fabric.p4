@@ -453,7 +453,8 @@ control FabricIngress(inout tna_headers_t hdr,
                 if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
                     bit<32> slot = ((bit<32>)hdr.mcast.group << 8) | (bit<32>)hdr.mcast.seq[7:0];
                     bit<32> seen = merge_ack.execute(slot);
-                    if ((seen & md.ack_expected) == md.ack_expected) {
+                    bit<32> missing = md.ack_expected & ~seen;
+                    if (missing == 0) {
                         hdr.mcast.receivers = seen;
                         hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
                         md.ack_update_checksum = true;
@@ -550,7 +551,9 @@ control FabricIngress(inout tna_headers_t hdr,
             trim_config.apply();
             if (md.trim_enabled) {
                 md.port_depth = (bit<19>)load_depth_trim.execute(ig_tm_md.ucast_egress_port);
-                if (md.port_depth >= md.trim_threshold) {
+                /* depth >= threshold: the 20-bit difference is not negative */
+                bit<20> margin = (bit<20>)md.port_depth - (bit<20>)md.trim_threshold;
+                if (margin[19:19] == 0) {
                     if (hdr.ipv4.isValid()) {
                         md.mirror_session = md.trim_session_ipv4;
                     } else {
@@ -839,7 +842,9 @@ control FabricEgress(inout tna_headers_t hdr,
         tx_port.count(eg_intr_md.egress_port);
 
         ecn_config.apply();
-        if (md.ecn_enabled && eg_intr_md.enq_qdepth >= md.ecn_threshold) {
+        /* enq_qdepth >= threshold: the 20-bit difference is not negative */
+        bit<20> ecn_margin = (bit<20>)eg_intr_md.enq_qdepth - (bit<20>)md.ecn_threshold;
+        if (md.ecn_enabled && ecn_margin[19:19] == 0) {
             if (hdr.ipv4.isValid() && (hdr.ipv4.ecn == ECN_ECT0 || hdr.ipv4.ecn == ECN_ECT1)) {
                 hdr.ipv4.ecn = ECN_CE;
                 ecn_marked.count(eg_intr_md.egress_port);
