@@ -12,7 +12,9 @@
  *   Egress.agg_workers   (job id, replication id = worker id) ->
  *                        to_worker(mac, addr, udp_port)
  *   Ingress.ipv4_routes  lpm -> forward(dmac, port) | drop
- * Hierarchical jobs (agg_parents) are the v1model program's only.
+ * Hierarchical jobs (agg_parents) are the v1model program's only.  Packets
+ * with IPv4 options are routed, never aggregated (the options are parsed for
+ * the IPv4 checksum, tna/include/ipv4_options.p4).
  *
  * Stateful ALUs: a stateful ALU reads, changes and writes one register cell
  * per packet, so every register gets its own small control with a table that
@@ -39,6 +41,7 @@
 #include <t2na.p4>
 
 #include "../include/aggregation_headers.p4"
+#include "../tna/include/ipv4_options.p4"
 
 #if AGG_LANES != 64
 #error "t2na/aggregation.p4 sums 64 lanes (32 lane pairs): build it without -D AGG_LANES"
@@ -100,6 +103,7 @@ struct agg_headers_t {
     agg_bridge_t bridge;
     ethernet_t   ethernet;
     ipv4_t       ipv4;
+    IPV4_OPTION_WORDS
     udp_t        udp;
     agg_t        agg;
 }
@@ -148,12 +152,21 @@ parser IngressParser(packet_in pkt,
         }
     }
 
+    /* Options are parsed for the IPv4 checksum; such packets are only routed. */
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
             (5, 0, IPPROTO_UDP): parse_udp;
-            default: accept;
+            (5, _, _): accept;
+            (0 .. 4, _, _): accept;
+            default: parse_ipv4_opt0;
         }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition accept;
     }
 
     state parse_udp {
@@ -184,12 +197,21 @@ parser EgressParser(packet_in pkt,
         }
     }
 
+    /* Options are parsed for the IPv4 checksum; such packets are only routed. */
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
             (5, 0, IPPROTO_UDP): parse_udp;
-            default: accept;
+            (5, _, _): accept;
+            (0 .. 4, _, _): accept;
+            default: parse_ipv4_opt0;
         }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition accept;
     }
 
     state parse_udp {
@@ -584,11 +606,7 @@ control IngressDeparser(packet_out pkt,
 
     apply {
         if (hdr.ipv4.isValid()) {
-            hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-                hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-                hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-                hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+            hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         }
         pkt.emit(hdr);
     }
@@ -643,11 +661,7 @@ control EgressDeparser(packet_out pkt,
 
     apply {
         if (hdr.ipv4.isValid()) {
-            hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-                hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-                hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-                hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+            hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         }
         pkt.emit(hdr);
     }

@@ -49,12 +49,14 @@
  *     0xffffffff (one before block 0); the register's initial value is that.
  *   - Tofino shifts by constants only: the worker's bitmap bit comes from a
  *     constant table (worker_bits).
- *   - IPv4 options are not parsed: such packets are routed, never aggregated.
+ *   - Packets with IPv4 options are routed, never aggregated (the options
+ *     are parsed for the IPv4 checksum, include/ipv4_options.p4).
  */
 #include <core.p4>
 #include <tna.p4>
 
 #include "../include/aggregation_headers.p4"
+#include "include/ipv4_options.p4"
 
 #if AGG_LANES != 64
 #error "tna/aggregation.p4 sums 64 lanes (32 lane pairs): build it without -D AGG_LANES"
@@ -158,6 +160,7 @@ struct agg_headers_t {
     agg_pass_h   pass;
     ethernet_t   ethernet;
     ipv4_t       ipv4;
+    IPV4_OPTION_WORDS
     udp_t        udp;
     agg_t        agg;
 }
@@ -167,6 +170,7 @@ struct agg_egress_headers_t {
     agg_pass_h   pass;
     ethernet_t   ethernet;
     ipv4_t       ipv4;
+    IPV4_OPTION_WORDS
     udp_t        udp;
     agg_egress_h agg;
 }
@@ -226,12 +230,21 @@ parser IngressParser(packet_in pkt,
         }
     }
 
+    /* Options are parsed for the IPv4 checksum; such packets are only routed. */
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
             (5, 0, IPPROTO_UDP): parse_udp;
-            default: accept;
+            (5, _, _): accept;
+            (0 .. 4, _, _): accept;
+            default: parse_ipv4_opt0;
         }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition accept;
     }
 
     state parse_udp {
@@ -715,11 +728,7 @@ control IngressDeparser(packet_out pkt,
 
     apply {
         if (hdr.ipv4.isValid()) {
-            hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-                hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-                hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-                hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+            hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         }
         pkt.emit(hdr);
     }
@@ -784,11 +793,7 @@ control EgressDeparser(packet_out pkt,
 
     apply {
         if (hdr.ipv4.isValid()) {
-            hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-                hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-                hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-                hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+            hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         }
         pkt.emit(hdr);
     }

@@ -45,6 +45,7 @@
 
 #include "../include/headers.p4"
 #include "../include/fabric_headers.p4"
+#include "include/ipv4_options.p4"
 
 /* Pipe 0's recirculation port on Tofino 1 (the depth reports' way back). */
 const PortId_t RECIRC_PORT = 68;
@@ -111,6 +112,7 @@ struct tna_headers_t {
     ethernet_t      ethernet;
     vlan_t          vlan;
     ipv4_t          ipv4;
+    IPV4_OPTION_WORDS
     ipv6_t          ipv6;
     udp_t           udp;
     tcp_t           tcp;
@@ -211,12 +213,22 @@ parser FabricIngressParser(packet_in pkt,
         }
     }
 
-    /* IPv4 options are not parsed: such packets are routed, not sprayed by port. */
+    /* ihl below 5 is malformed: routed as IP without its ports */
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
-            (5, 0, IPPROTO_UDP): parse_udp;
-            (5, 0, IPPROTO_TCP): parse_tcp;
+        transition select(hdr.ipv4.ihl) {
+            0 .. 4: accept;
+            5: parse_ipv4_payload;
+            default: parse_ipv4_opt0;
+        }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition select(hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
+            (0, IPPROTO_UDP): parse_udp;
+            (0, IPPROTO_TCP): parse_tcp;
             default: accept;
         }
     }
@@ -544,7 +556,7 @@ control FabricIngress(inout tna_headers_t hdr,
 
         /* Trimming: mirror a truncated copy at high priority, drop the original. */
         if (md.drop_reason == DROP_NONE && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)
-                && hdr.keep.isValid()
+                && hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
                 && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
                     || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
                     || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
@@ -595,11 +607,7 @@ control FabricIngressDeparser(packet_out pkt,
         if (ig_dprsr_md.mirror_type == MIRROR_TRIM) {
             trim_mirror.emit<trim_mirror_h>(md.mirror_session, { md.mirror_kind, 2w0, md.trim_dscp });
         }
-        hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-            hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-            hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-            hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+        hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         if (md.ack_update_checksum && hdr.ipv4.isValid()) {
             hdr.udp.checksum = ack_checksum.update({
                 hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, 8w0, hdr.ipv4.protocol, hdr.udp.length,
@@ -611,6 +619,7 @@ control FabricIngressDeparser(packet_out pkt,
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan);
         pkt.emit(hdr.ipv4);
+        EMIT_IPV4_OPTIONS
         pkt.emit(hdr.ipv6);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.tcp);
@@ -674,8 +683,18 @@ parser FabricEgressParser(packet_in pkt,
 
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
-            (5, 0, IPPROTO_UDP): parse_udp;
+        transition select(hdr.ipv4.ihl) {
+            0 .. 4: accept;
+            5: parse_ipv4_payload;
+            default: parse_ipv4_opt0;
+        }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition select(hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
+            (0, IPPROTO_UDP): parse_udp;
             default: accept;
         }
     }
@@ -874,11 +893,7 @@ control FabricEgressDeparser(packet_out pkt,
                                                { md.report_kind, 7w0, md.report_port, 5w0,
                                                  md.report_depth });
         }
-        hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-            hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-            hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-            hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+        hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         if (md.trimmed && hdr.ipv4.isValid()) {
             hdr.udp.checksum = udp_checksum_v4.update({
                 hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, 8w0, hdr.ipv4.protocol, hdr.udp.length,
@@ -895,6 +910,7 @@ control FabricEgressDeparser(packet_out pkt,
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan);
         pkt.emit(hdr.ipv4);
+        EMIT_IPV4_OPTIONS
         pkt.emit(hdr.ipv6);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.tcp);
