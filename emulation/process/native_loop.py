@@ -244,8 +244,12 @@ class NativeSwitchLoop:
             out[f"kernel_drops_port{number}"] = c.get(f"rx_kernel_drops_port{number}", 0)
         wire_in, wire_out = self.wires.stats(WireTable.IN), self.wires.stats(WireTable.OUT)
         lost = sum(s["lost"] + s["burst_lost"] for s in (wire_in, wire_out))
+        # frames a port refused after egress (the Python path's failed send()s)
+        refused = c.get("drop_tx_ring_full", 0) + c.get("drop_tx_too_long", 0)
+        no_port = c.get("drop_no_port", 0)
         out.update({
-            "received": c.get("rx", 0), "sent": c.get("tx", 0),
+            "received": c.get("rx", 0), "sent": c.get("tx", 0) + refused + no_port,
+            "tx_errors": refused, "dropped_no_such_port": no_port,
             "drop_program": c.get("drop_program", 0),
             "drop_parser_error": c.get("drop_malformed", 0),
             "drop_queue_full": c.get("drop_queue_full", 0),
