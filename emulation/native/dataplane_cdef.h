@@ -201,6 +201,8 @@ typedef struct nw_dp_gen_config {
     uint32_t stamp_offset;
     uint32_t run_id;
     uint32_t batch;
+    uint32_t templates;
+    uint32_t seq32_offset;
 } nw_dp_gen_config_t;
 typedef struct nw_dp_gen_result {
     uint64_t sent;
