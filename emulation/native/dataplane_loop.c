@@ -18,6 +18,7 @@
 #define HEADROOM 256u              /* room for headers a deparser pushes */
 #define STATS_EVERY_NS 100000000ull /* ring statistics read every 100 ms */
 #define NO_INDEX 0xffffu
+#define ETH_HEADER_LEN 14u          /* shorter frames are counted and dropped, as BMv2 */
 #define TX_RETRY_NS 50000ull        /* how soon frames a device refused are offered again */
 
 typedef struct delivery {
@@ -300,6 +301,10 @@ static void tx_refused(nw_dp_loop_t *loop, dp_port_t *port, int32_t rc)
 
 static void transmit(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_packet_t *p)
 {
+    if (p->len < ETH_HEADER_LEN) { /* a truncate() below the header: AF_PACKET refuses it */
+        loop->c.drop_tx_runt++;
+        return;
+    }
     int32_t rc = nw_dp_ring_tx_copy(port->ring, p->data, p->len);
     if (rc < 0) {
         tx_refused(loop, port, rc);

@@ -57,6 +57,7 @@ typedef struct nw_dp_counters {
     uint64_t drop_pass_limit;       /* a chain of clones longer than NW_DP_MAX_PASSES */
     uint64_t drop_wire_in;          /* the ingress link lost it (or its waiting room was full) */
     uint64_t resubmitted, recirculated; /* passes the program asked for */
+    uint64_t drop_tx_runt;          /* cut below an Ethernet header (14 bytes): no port sends it */
 } nw_dp_counters_t;
 
 typedef struct nw_dp_port_counters {
