@@ -521,15 +521,16 @@ def run_programs(benches: Sequence[ProgramBench] | None = None,
                  backends: Sequence[str] = ("c", "python"), rates: Sequence[int] = DEFAULT_RATES,
                  seconds: float = 1.0, log: Callable[[str], None] = print) -> BenchResult:
     """fabric.p4 and aggregation.p4 (by default) on the switch process, each back end in
-    turn, offered loads upwards to saturation; the best of each, C beside Python."""
+    turn after the minimal forwarder with the same frames, offered loads upwards to
+    saturation; the best of each, as a share of the forwarder's and beside Python."""
     benches = list(benches) if benches is not None else [fabric_bench(), aggregation_bench()]
+    forwarder = forwarder_switch()
     result = BenchResult()
     run_id = 1 << 12
     log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with veth_links() as links:
         for bench in benches:
-            for backend in backends:
-                switch = program_switch(bench, backend)
+            for switch in [forwarder, *(program_switch(bench, b) for b in backends)]:
                 try:
                     with running(switch, links) as proc:
                         for offer in bench.offers.values():
@@ -540,12 +541,25 @@ def run_programs(benches: Sequence[ProgramBench] | None = None,
     log("")
     for bench in benches:
         for size in bench.offers:
-            best = {b: result.best(program_switch(bench, b).name, size) for b in backends}
-            parts = [f"{bench.program:<16} {size:>5} B"]
-            parts += [f"{b}: {p.delivered_pps / 1e3:,.0f}k pps" for b, p in best.items() if p]
-            c, py = best.get("c"), best.get("python")
-            if c and py and py.delivered_pps:
-                parts.append(f"{c.delivered_pps / py.delivered_pps:.1f}x Python")
-            log("  ".join(parts))
+            base = result.best(forwarder.name, size)
+            base_cpu = _best_per_cpu(result, forwarder.name, size)
+            python = result.best(program_switch(bench, "python").name, size)
+            for backend in backends:
+                name = program_switch(bench, backend).name
+                best = result.best(name, size)
+                if best is None:
+                    continue
+                parts = [f"{name:<44} {size:>5} B  best {best.delivered_pps / 1e3:>7,.0f}k pps"]
+                if base and base.delivered_pps:
+                    parts.append(f"{100 * best.delivered_pps / base.delivered_pps:5.1f}% of "
+                                 "forwarder")
+                if python and python.delivered_pps and backend != "python":
+                    parts.append(f"{best.delivered_pps / python.delivered_pps:5.1f}x Python")
+                cpu = _best_per_cpu(result, name, size)
+                if cpu is not None:
+                    parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")
+                    if base_cpu:
+                        parts.append(f"{100 * cpu / base_cpu:5.1f}% of forwarder")
+                log("  ".join(parts))
     log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return result
