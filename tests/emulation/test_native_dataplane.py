@@ -274,8 +274,14 @@ def _hold_between_passes(dp: Dataplane) -> tuple[threading.Lock, tuple]:
 
     ffi = cffi.FFI()
     gate = threading.Lock()
-    lock = ffi.callback("void(void *)", lambda _: gate.acquire())
-    unlock = ffi.callback("void(void *)", lambda _: gate.release())
+
+    def take(_: object) -> None:
+        gate.acquire()
+
+    def give(_: object) -> None:
+        gate.release()
+
+    lock, unlock = ffi.callback("void(void *)", take), ffi.callback("void(void *)", give)
     dp.set_guard(0, int(ffi.cast("uintptr_t", lock)), int(ffi.cast("uintptr_t", unlock)))
     return gate, (lock, unlock)
 
