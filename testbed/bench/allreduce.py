@@ -61,7 +61,7 @@ def frame_bytes(lanes: int = AGG_LANES) -> int:
 def in_network_frames(nbytes: int, window: int, lanes: int = AGG_LANES) -> int:
     """Frames each host sends (and receives) for one clean in-network all-reduce."""
     blocks = -(-max(1, nbytes // 4) // lanes)
-    return blocks + min(window, blocks)
+    return blocks + window  # every slot of the window sends its exponent-only round
 
 
 def _measure(spec, sizes: list[int], switch_max: int, seed: int, verbose: bool
@@ -231,7 +231,7 @@ def _run_testbed(args: argparse.Namespace) -> int:
         rows = run_emulated_allreduce(n, sizes, log=lambda m: print(f"  {m}", flush=True)
                                       if args.verbose else None, out_dir=out / f"testbed-{n}",
                                       rate_mbit=rate, backend=args.backend, lanes=lanes,
-                                      window=window)
+                                      window=window, python_worker=args.python_worker)
         print(format_emulated(rows, n, setting))
         results[n] = rows
     print("times: real clocks on a shared machine (cpu s: the slowest worker's CPU seconds "
@@ -369,6 +369,9 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--rate-mbit", type=float_in(0.0, 100_000.0), default=1000.0,
                    help="--testbed: the host links' rate, emulated by the switch (default "
                         "1000; 0: veth speed)")
+    p.add_argument("--python-worker", action="store_true",
+                   help="--testbed: also run the in-network all-reduce on the Python worker "
+                        "(the reference; the default worker is the C one), beside the others")
     p.add_argument("--backend", choices=("auto", "c", "python"),
                    help="--testbed: the switch process's back end (default "
                         "$NETWEFT_SWITCH_BACKEND or auto)")

@@ -220,7 +220,7 @@ int32_t nw_agg_worker_new(const nw_agg_job_t *job, const float *data, const int1
     w->sums = sums;
     w->exponents = exponents;
     w->chunks = chunks;
-    w->nslots = job->window < (chunks ? chunks : 1u) ? job->window : (chunks ? chunks : 1u);
+    w->nslots = chunks ? job->window : 1u; /* every slot, every call (worker.py) */
     w->packet_len = NW_AGG_HEADER_LEN + 4u * job->lanes;
     w->tx_cap = 2u * w->nslots;
     w->rto_ns = job->timeout_ns;

@@ -67,7 +67,7 @@ class NativeAggregationWorker:
         self._local_exp = np.ascontiguousarray(self.quantizer.local_exponents(array))
         self.exponents = np.full(self.chunks, EXPONENT_MIN, dtype=np.int16)
         self.sums = np.zeros((self.chunks, job.values_per_packet), dtype=np.int32)
-        self.end_block = job.first_block + job.window + self.chunks
+        self.end_block = job.first_block + (job.window + self.chunks if self.chunks else 0)
         self._result: np.ndarray | None = None
         if job.job_id > 0xFFFF or job.worker_id > 0xFF or job.window > lib.NW_AGG_MAX_WINDOW \
                 or job.values_per_packet > lib.NW_AGG_MAX_LANES:
