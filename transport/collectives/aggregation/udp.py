@@ -92,6 +92,8 @@ class SwitchGroup:
         self.sock.setblocking(False)
         self.stats = {"malformed": 0, "sent": 0, "received": 0, "retransmits": 0,
                       "ring": 0, "fallbacks": 0}
+        self.io_stats: dict[str, int] = {}
+        """The C socket loop's counters of the last all-reduce (system calls, waits)."""
 
     @property
     def address(self) -> tuple[str, int]:
@@ -165,6 +167,7 @@ class SwitchGroup:
             self.stats["malformed"] += core["malformed"]
         self.stats["sent"] += io["sent"]
         self.stats["received"] += io["received"]
+        self.io_stats = io
         return None if worker.stalled else worker.result
 
     def _drain(self, worker: AggregationWorker, clock) -> None:
