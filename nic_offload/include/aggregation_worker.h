@@ -15,9 +15,9 @@
  *   sums       chunks * lanes int32, written: each block's sum from the switch
  *   exponents  chunks int16, written: each block's shared exponent (the caller
  *              fills it with NW_AGG_EXPONENT_MIN first)
- * Quantization (rint(x * 2**(bits - e)) on the shared exponent) happens here,
- * one block per packet, as the reference's _quantize_chunk does; local
- * exponents and the final dequantization are whole-array numpy work in Python.
+ * Quantization (aggregation_quantization.h) of a block on its shared exponent
+ * happens when the slot sends it, as the reference's _quantize_chunk does; the
+ * driver computes the local exponents before and dequantizes after.
  *
  * Events return the number of packets they queued (>= 0) or a negative NW_E*
  * code; the queued packets are read with nw_agg_tx_packet and dropped with
@@ -31,11 +31,12 @@
 
 #include <stdint.h>
 
+#include "aggregation_quantization.h"
+
 #define NW_AGG_VERSION 1u
 #define NW_AGG_HEADER_LEN 16u
 #define NW_AGG_FLAG_RESULT 0x01u
 #define NW_AGG_FLAG_RETRANSMIT 0x02u
-#define NW_AGG_EXPONENT_MIN (-126)
 #define NW_AGG_MAX_LANES 1024u
 #define NW_AGG_MAX_WINDOW 65535u /* the header's slot field */
 

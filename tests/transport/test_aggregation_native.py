@@ -205,3 +205,50 @@ def test_an_empty_array_is_done_at_start():
     job = AggregationJob(3, 0, 2, 64, 4)
     c = NativeAggregationWorker(np.zeros((0, 3), np.float32), job)
     assert c.start(0) == [] and c.done and c.result.shape == (0, 3)
+
+
+def test_c_quantization_is_bit_for_bit_the_reference():
+    """local exponents, quantization on shared exponents and dequantization against
+    quantization.py on values of every magnitude (zeros, subnormals, float32's largest),
+    and exponents outside the clamped range, as a broken switch might send."""
+    from netweft.nic_offload import ffi, lib
+    from netweft.transport.collectives.aggregation.quantization import BlockQuantizer
+
+    rng = np.random.default_rng(9)
+    lanes, workers = 64, 5
+    q = BlockQuantizer(lanes, workers)
+    scales = 2.0 ** rng.integers(-140, 120, 40)
+    blocks = (rng.normal(0, 1, (40, lanes)) * scales[:, None]).astype(np.float32)
+    blocks[0] = 0.0
+    blocks[1, :3] = [1e-45, -3e-39, 3.4028235e38]
+    blocks[2, ::2] = -0.0
+    local = np.empty(40, np.int16)
+    assert lib.nw_agg_local_exponents(ffi.from_buffer("float[]", blocks), 40, lanes,
+                                      ffi.from_buffer("int16_t[]", local)) == 0
+    assert np.array_equal(local, q.local_exponents(blocks))
+    shared = np.minimum(local + rng.integers(0, 3, 40), 128).astype(np.int16)
+    expected = q.quantize(blocks, shared)
+    for c in range(40):
+        out = ffi.new("uint8_t[]", 4 * lanes)
+        assert lib.nw_agg_quantize_block(ffi.from_buffer("float[]", blocks[c]), lanes,
+                                         int(shared[c]), q.bits, out) == 0
+        assert np.array_equal(np.frombuffer(ffi.buffer(out), ">i4"), expected[c])
+    below = int(local[5]) - 1  # the data does not fit: ValueError in the reference
+    assert lib.nw_agg_quantize_block(ffi.from_buffer("float[]", blocks[5]), lanes, below,
+                                     q.bits, ffi.new("uint8_t[]", 4 * lanes)) == lib.NW_ERANGE
+    sums = rng.integers(-(2**31), 2**31, (40, lanes), dtype=np.int64).astype(np.int32)
+    exps = rng.integers(-126, 129, 40).astype(np.int16)
+    exps[:4] = [-32768, 32767, -1200, 1100]
+    length = 40 * lanes - 17
+    out = np.empty(length, np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        reference = q.dequantize(sums, exps, length)
+    lib.nw_agg_dequantize(ffi.from_buffer("int32_t[]", sums), ffi.from_buffer("int16_t[]", exps),
+                          40, lanes, q.bits, length, ffi.from_buffer("float[]", out))
+    assert np.array_equal(out, reference, equal_nan=True)
+    for bad in (np.nan, np.inf, -np.inf):
+        blocks[7, 3] = bad
+        assert lib.nw_agg_local_exponents(ffi.from_buffer("float[]", blocks), 40, lanes,
+                                          ffi.from_buffer("int16_t[]", local)) == lib.NW_ERANGE
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        NativeAggregationWorker(blocks.reshape(-1), AggregationJob(1, 0, workers, lanes, 4))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregation_quantization.h"
 #include "engine.h"
 
 typedef struct {
@@ -69,49 +70,6 @@ static int64_t abs64(int64_t v)
     return v < 0 ? -v : v;
 }
 
-/* ---- quantization ---- */
-
-/* 2**k as math.ldexp(1.0, k) gives it: subnormal below -1022, 0 below -1074;
- * returns 0 (and sets *overflow) above 1023, where Python raises OverflowError. */
-static double pow2(int64_t k, int32_t *overflow)
-{
-    uint64_t bits;
-    double v;
-    *overflow = k > 1023;
-    if (k > 1023 || k < -1074)
-        return 0.0;
-    bits = k >= -1022 ? (uint64_t)(k + 1023) << 52 : (uint64_t)1 << (k + 1074);
-    memcpy(&v, &bits, sizeof v);
-    return v;
-}
-
-/* Block c on its shared exponent, written as big-endian int32 lanes at out: numpy's
- * rint(x * 2**(bits - e)) with the reference's check (|q| <= 2**bits, else NW_ERANGE).
- * The product is exact (a power-of-two scale); adding 1.5 * 2**52 leaves no fraction
- * bits for |v| <= 2**51, so that addition rounds to an integer in the default mode (to
- * nearest, ties to even: the constant is even), as rint does, without libm and without
- * a branch on the sign (a branch per lane on random signs cost 2.6x the time). */
-static int32_t quantize_block(const nw_agg_worker_t *w, uint32_t c, uint8_t *out)
-{
-    const float *x = w->data + (uint64_t)c * w->job.lanes;
-    const double limit = (double)((uint64_t)1 << w->job.value_bits) + 0.5;
-    const double magic = 6755399441055744.0; /* 1.5 * 2**52 */
-    uint32_t bad = 0;
-    int32_t overflow;
-    double scale = pow2((int64_t)w->job.value_bits - w->exponents[c], &overflow);
-    if (overflow)
-        return NW_ERANGE;
-    for (uint32_t i = 0; i < w->job.lanes; i++) {
-        double v = (double)x[i] * scale;
-        uint32_t in_range = __builtin_fabs(v) <= limit; /* false for NaN */
-        double r = ((in_range ? v : 0.0) + magic) - magic;
-        uint32_t be = __builtin_bswap32((uint32_t)(int32_t)r);
-        bad |= in_range ^ 1u;
-        memcpy(out + 4u * i, &be, sizeof be);
-    }
-    return bad ? NW_ERANGE : NW_OK;
-}
-
 /* ---- retransmission timeout (RFC 6298) ---- */
 static int64_t clamp_timeout(const nw_agg_worker_t *w, int64_t t)
 {
@@ -153,7 +111,7 @@ static int16_t next_exponent(const nw_agg_worker_t *w, const nw_agg_slot_t *s)
 static int32_t build_packet(nw_agg_worker_t *w, nw_agg_slot_t *s)
 {
     uint8_t *p = packet_of(w, s);
-    uint64_t block = w->job.first_block + chunk_of(w, s, s->round + 1);
+    uint64_t block = w->job.first_block + chunk_of(w, s, s->round + 1), chunk;
     s->block = block;
     s->pool = (uint8_t)((block / w->job.window) & 1u);
     s->retransmit = 0;
@@ -170,7 +128,9 @@ static int32_t build_packet(nw_agg_worker_t *w, nw_agg_slot_t *s)
         memset(p + NW_AGG_HEADER_LEN, 0, 4u * w->job.lanes);
         return NW_OK;
     }
-    return quantize_block(w, (uint32_t)chunk_of(w, s, s->round), p + NW_AGG_HEADER_LEN);
+    chunk = chunk_of(w, s, s->round);
+    return nw_agg_quantize_block(w->data + chunk * w->job.lanes, w->job.lanes,
+                                 w->exponents[chunk], w->job.value_bits, p + NW_AGG_HEADER_LEN);
 }
 
 static int32_t queue(nw_agg_worker_t *w, const nw_agg_slot_t *s)
