@@ -53,6 +53,7 @@ int32_t nw_agg_on_payload(nw_agg_worker_t *w, const uint8_t *payload, uint32_t l
 int32_t nw_agg_on_time(nw_agg_worker_t *w, int64_t now_ns);
 int64_t nw_agg_next_deadline(const nw_agg_worker_t *w);
 int32_t nw_agg_state(const nw_agg_worker_t *w);
+int32_t nw_agg_started(const nw_agg_worker_t *w);
 uint32_t nw_agg_packet_len(const nw_agg_worker_t *w);
 uint32_t nw_agg_tx_count(const nw_agg_worker_t *w);
 const uint8_t *nw_agg_tx_packet(const nw_agg_worker_t *w, uint32_t i);
@@ -66,5 +67,7 @@ typedef struct {
     uint64_t send_retries;
 } nw_agg_io_stats_t;
 
+#define NW_AGG_INTERRUPTED ...
+int64_t nw_agg_monotonic_ns(void);
 int32_t nw_agg_run_socket(nw_agg_worker_t *w, int32_t fd, uint32_t dst_ip, uint16_t dst_port,
-                          int64_t deadline_ns, nw_agg_io_stats_t *stats);
+                          int64_t t0_ns, int64_t deadline_ns, nw_agg_io_stats_t *stats);

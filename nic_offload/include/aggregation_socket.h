@@ -27,10 +27,18 @@ typedef struct {
     uint64_t send_retries;     /* a full socket buffer: waited for room, sent again */
 } nw_agg_io_stats_t;
 
-/* Runs w (not started yet) to its end: NW_AGG_DONE, NW_AGG_STALLED, NW_ETIMEDOUT when
- * deadline_ns (from the call, 0: none) passes first, NW_ERANGE from the core (an
- * exponent the data does not fit), NW_ESYS (errno set) if a system call failed. */
+#define NW_AGG_INTERRUPTED 3 /* a signal arrived: call again to go on */
+
+/* CLOCK_MONOTONIC in nanoseconds (Python's time.monotonic_ns on Linux). */
+int64_t nw_agg_monotonic_ns(void);
+
+/* Runs w (started here if it was not) until it ends: NW_AGG_DONE, NW_AGG_STALLED;
+ * NW_AGG_INTERRUPTED when a signal cut a wait short (the caller handles it, then calls
+ * again: nothing is lost); NW_ETIMEDOUT once CLOCK_MONOTONIC passes deadline_ns (0:
+ * none); NW_ERANGE from the core (an exponent the data does not fit); NW_ESYS (errno
+ * set) if a system call failed. The core's clock is CLOCK_MONOTONIC - t0_ns (keep t0_ns
+ * across the calls of one all-reduce); stats add up across calls. */
 int32_t nw_agg_run_socket(nw_agg_worker_t *w, int32_t fd, uint32_t dst_ip, uint16_t dst_port,
-                          int64_t deadline_ns, nw_agg_io_stats_t *stats);
+                          int64_t t0_ns, int64_t deadline_ns, nw_agg_io_stats_t *stats);
 
 #endif

@@ -86,6 +86,8 @@ int32_t nw_agg_on_time(nw_agg_worker_t *w, int64_t now_ns);
 /* When nw_agg_on_time must run next, or -1 (none). */
 int64_t nw_agg_next_deadline(const nw_agg_worker_t *w);
 int32_t nw_agg_state(const nw_agg_worker_t *w);
+/* 1 once nw_agg_start ran. */
+int32_t nw_agg_started(const nw_agg_worker_t *w);
 
 uint32_t nw_agg_packet_len(const nw_agg_worker_t *w);
 uint32_t nw_agg_tx_count(const nw_agg_worker_t *w);

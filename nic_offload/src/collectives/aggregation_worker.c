@@ -239,6 +239,11 @@ int32_t nw_agg_state(const nw_agg_worker_t *w)
     return w->stalled ? NW_AGG_STALLED : NW_AGG_RUNNING;
 }
 
+int32_t nw_agg_started(const nw_agg_worker_t *w)
+{
+    return w->started;
+}
+
 int64_t nw_agg_next_deadline(const nw_agg_worker_t *w)
 {
     int64_t due = -1;

@@ -30,7 +30,7 @@ typedef struct {
     nw_agg_io_stats_t *stats;
 } agg_loop_t;
 
-static int64_t monotonic_ns(void)
+int64_t nw_agg_monotonic_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -39,19 +39,20 @@ static int64_t monotonic_ns(void)
 
 static int64_t loop_now(const agg_loop_t *l)
 {
-    return monotonic_ns() - l->t0;
+    return nw_agg_monotonic_ns() - l->t0;
 }
 
-/* ppoll on the socket for `events`, at most wait_ns; > 0 when ready, 0 on timeout. */
+/* ppoll on the socket for `events`, at most wait_ns: NW_OK (ready, or the time passed),
+ * NW_AGG_INTERRUPTED (a signal), NW_ESYS. */
 static int32_t wait_socket(agg_loop_t *l, int16_t events, int64_t wait_ns)
 {
     struct pollfd pf = {.fd = l->fd, .events = events};
     struct timespec ts = {.tv_sec = wait_ns / 1000000000LL, .tv_nsec = wait_ns % 1000000000LL};
     int r = ppoll(&pf, 1, &ts, NULL);
     l->stats->waits++;
-    if (r < 0 && errno != EINTR)
-        return NW_ESYS;
-    return r > 0 ? 1 : 0;
+    if (r < 0)
+        return errno == EINTR ? NW_AGG_INTERRUPTED : NW_ESYS;
+    return NW_OK;
 }
 
 /* Sends queued[0..n) in one sendmmsg (several when the socket takes fewer). */
@@ -76,7 +77,7 @@ static int32_t send_batch(agg_loop_t *l, uint32_t first, uint32_t n)
         } else if (errno == EAGAIN || errno == ENOBUFS) {
             l->stats->send_retries++;
             if (wait_socket(l, POLLOUT, SEND_WAIT_MS * 1000000LL) < 0)
-                return NW_ESYS;
+                return NW_ESYS; /* a signal here: send the rest first */
         } else if (errno != EINTR) {
             return NW_ESYS;
         }
@@ -129,7 +130,8 @@ static int32_t receive_batch(agg_loop_t *l)
     return n;
 }
 
-/* One turn: results waiting, else timers due, else wait for either. */
+/* One turn: results waiting, else timers due, else wait for either (NW_AGG_INTERRUPTED
+ * when a signal cut the wait short). */
 static int32_t step(agg_loop_t *l)
 {
     int32_t got = receive_batch(l);
@@ -142,26 +144,29 @@ static int32_t step(agg_loop_t *l)
         int32_t rc = nw_agg_on_time(l->w, now);
         return rc < 0 ? rc : flush(l);
     }
-    if (due < 0 || due - now > WAIT_MAX_NS)
-        return wait_socket(l, POLLIN, WAIT_MAX_NS) < 0 ? NW_ESYS : NW_OK;
-    return wait_socket(l, POLLIN, due - now) < 0 ? NW_ESYS : NW_OK;
+    return wait_socket(l, POLLIN, due < 0 || due - now > WAIT_MAX_NS ? WAIT_MAX_NS : due - now);
 }
 
 static int32_t run(agg_loop_t *l, int64_t deadline_ns)
 {
-    int32_t rc = nw_agg_start(l->w, loop_now(l));
-    if (rc >= 0)
-        rc = flush(l);
-    while (rc >= 0 && nw_agg_state(l->w) == NW_AGG_RUNNING) {
-        if (deadline_ns > 0 && loop_now(l) > deadline_ns)
+    int32_t rc = NW_OK;
+    if (!nw_agg_started(l->w)) {
+        rc = nw_agg_start(l->w, loop_now(l));
+        if (rc >= 0)
+            rc = flush(l);
+    }
+    while (rc >= 0 && rc != NW_AGG_INTERRUPTED && nw_agg_state(l->w) == NW_AGG_RUNNING) {
+        if (deadline_ns > 0 && nw_agg_monotonic_ns() > deadline_ns)
             return NW_ETIMEDOUT;
         rc = step(l);
     }
+    if (rc == NW_AGG_INTERRUPTED && nw_agg_state(l->w) == NW_AGG_RUNNING)
+        return rc;
     return rc < 0 ? rc : nw_agg_state(l->w);
 }
 
 int32_t nw_agg_run_socket(nw_agg_worker_t *w, int32_t fd, uint32_t dst_ip, uint16_t dst_port,
-                          int64_t deadline_ns, nw_agg_io_stats_t *stats)
+                          int64_t t0_ns, int64_t deadline_ns, nw_agg_io_stats_t *stats)
 {
     agg_loop_t *l;
     int32_t rc;
@@ -185,7 +190,7 @@ int32_t nw_agg_run_socket(nw_agg_worker_t *w, int32_t fd, uint32_t dst_ip, uint1
     l->dst.sin_addr.s_addr = htonl(dst_ip);
     l->dst.sin_port = htons(dst_port);
     arm_receives(l);
-    l->t0 = monotonic_ns();
+    l->t0 = t0_ns;
     rc = run(l, deadline_ns);
     free(l->rx_buf);
     free(l);

@@ -36,7 +36,9 @@ except ImportError:  # pragma: no cover - the engine is built by the install
     ffi = lib = None
     _HAVE_NATIVE = False
 
-__all__ = ["NativeAggregationWorker", "native_available"]
+__all__ = ["NativeAggregationWorker", "native_available", "IO_COUNTERS"]
+IO_COUNTERS = ("send_calls", "recv_calls", "waits", "sent", "received", "send_retries")
+"""The socket loop's counters: system calls, waits in ppoll, datagrams."""
 
 
 def native_available() -> bool:
@@ -76,6 +78,7 @@ class NativeAggregationWorker:
         self.sums = np.zeros((self.chunks, job.values_per_packet), dtype=np.int32)
         self.end_block = job.first_block + (job.window + self.chunks if self.chunks else 0)
         self._result: np.ndarray | None = None
+        self.io_stats: dict[str, int] = dict.fromkeys(IO_COUNTERS, 0)
         if job.job_id > 0xFFFF or job.worker_id > 0xFF or job.window > lib.NW_AGG_MAX_WINDOW \
                 or job.values_per_packet > lib.NW_AGG_MAX_LANES:
             raise InvalidArgumentError(f"a job the aggregation header cannot carry: {job}")
@@ -177,14 +180,21 @@ class NativeAggregationWorker:
     def run_socket(self, sock: socket.socket, service: tuple[str, int],
                    deadline: float | None) -> dict[str, int]:
         """The whole all-reduce over ``sock`` (bound where the switch sends this worker's
-        results) to the job's ``service`` address, in one C call; returns the loop's
-        counters. Check :attr:`done` or :attr:`stalled` after it; raises
+        results) to the job's ``service`` address, in one C call (one more after each
+        signal Python handles); returns the loop's counters (also :attr:`io_stats`, kept
+        when it raises). Check :attr:`done` or :attr:`stalled` after it; raises
         :class:`CompletionTimeout` after ``deadline`` seconds, ``OSError`` when a system
         call fails, ``ValueError`` for exponents the data does not fit."""
         stats = ffi.new("nw_agg_io_stats_t *")
-        deadline_ns = 0 if deadline is None else max(1, int(deadline * 1e9))
-        rc = lib.nw_agg_run_socket(self._worker, sock.fileno(), _ipv4(service[0]), service[1],
-                                   deadline_ns, stats)
+        t0 = lib.nw_agg_monotonic_ns()
+        deadline_ns = 0 if deadline is None else t0 + max(1, int(deadline * 1e9))
+        rc = lib.NW_AGG_INTERRUPTED
+        try:
+            while rc == lib.NW_AGG_INTERRUPTED:  # Python runs signal handlers between calls
+                rc = lib.nw_agg_run_socket(self._worker, sock.fileno(), _ipv4(service[0]),
+                                           service[1], t0, deadline_ns, stats)
+        finally:
+            self.io_stats = {name: getattr(stats, name) for name in IO_COUNTERS}
         if rc == lib.NW_ETIMEDOUT:
             raise CompletionTimeout(f"in-network all-reduce (job {self.job.job_id}, worker "
                                     f"{self.job.worker_id}) not done after {deadline} s: is "
@@ -194,5 +204,4 @@ class NativeAggregationWorker:
             raise OSError(ffi.errno, f"the aggregation worker's socket loop: "
                                      f"{os.strerror(ffi.errno)}")
         self._check(rc)
-        return {name: getattr(stats, name) for name in
-                ("send_calls", "recv_calls", "waits", "sent", "received", "send_retries")}
+        return self.io_stats

@@ -160,14 +160,14 @@ class SwitchGroup:
         worker = NativeAggregationWorker(array, job)
         self._next_block = worker.end_block
         try:
-            io = worker.run_socket(self.sock, self.service, deadline)
+            worker.run_socket(self.sock, self.service, deadline)
         finally:
-            core = worker.stats
-            self.stats["retransmits"] += core["retransmits"]
-            self.stats["malformed"] += core["malformed"]
-        self.stats["sent"] += io["sent"]
-        self.stats["received"] += io["received"]
-        self.io_stats = io
+            core, self.io_stats = worker.stats, worker.io_stats
+            for name, value in (("retransmits", core["retransmits"]),
+                                ("malformed", core["malformed"]),
+                                ("sent", self.io_stats["sent"]),
+                                ("received", self.io_stats["received"])):
+                self.stats[name] += value
         return None if worker.stalled else worker.result
 
     def _drain(self, worker: AggregationWorker, clock) -> None:
