@@ -186,7 +186,8 @@ def _line(proc: subprocess.Popen) -> str:
     line = proc.stdout.readline()
     if not line:
         err = proc.stderr.read() if proc.poll() is not None else ""
-        raise RuntimeError(f"an all-reduce worker stopped: {err.strip()[-400:]}")
+        raise RuntimeError(f"an all-reduce worker stopped (exit status {proc.returncode}): "
+                           f"{err.strip()[-400:]}")
     return line.strip()
 
 
