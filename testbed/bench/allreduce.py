@@ -196,9 +196,9 @@ def run_jobs_bench(jobs: int, workers: int, size: int, *, rate_gbps: float,
 TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB)
 # --testbed's packets and window: 256 lanes (1082-byte frames, a 1500-byte MTU's worth) and
 # 64 slots, whose burst of results fits the switch's default 64-packet port queue. The
-# emulated job is bound by the hosts' per-packet CPU (the kernel's UDP and veth path and
-# the Python driver, ~50 us a packet), so 4x fewer packets than at 64 lanes is 3-5x faster;
-# 512 and more lanes take minutes of C compilation on a switch process's first start.
+# emulated job is bound by CPU, now mostly the switch process's per packet and per lane
+# (docs/collectives.md): 1024 lanes (jumbo frames) draw level with the ring, at about 75 s
+# of C compilation on a switch process's first start (cached afterwards).
 TESTBED_LANES, TESTBED_WINDOW = 256, 64
 
 

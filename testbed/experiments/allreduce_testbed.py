@@ -185,6 +185,10 @@ def _cpu_seconds(proc: subprocess.Popen | None) -> float:
 def _line(proc: subprocess.Popen) -> str:
     line = proc.stdout.readline()
     if not line:
+        try:  # stdout closed: the worker ended, or is ending
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
         err = proc.stderr.read() if proc.poll() is not None else ""
         raise RuntimeError(f"an all-reduce worker stopped (exit status {proc.returncode}): "
                            f"{err.strip()[-400:]}")
