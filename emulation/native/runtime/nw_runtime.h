@@ -21,10 +21,6 @@ typedef unsigned __int128 nw_u128;
 /* w (1..64) bits at bit offset `bitoff` of p */
 static inline uint64_t nw_rd64(const uint8_t *p, uint32_t bitoff, uint32_t w) {
     const uint8_t *q = p + (bitoff >> 3);
-    if ((bitoff & 7u) == 0 && w == 32) /* a byte-aligned 32-bit field (a lane, an address):
-                                          one load, where the loop below cost
-                                          aggregation.p4 a third of its CPU */
-        return ((uint32_t)q[0] << 24) | ((uint32_t)q[1] << 16) | ((uint32_t)q[2] << 8) | q[3];
     uint32_t nbits = (bitoff & 7u) + w;
     uint32_t nb = (nbits + 7u) >> 3;
     nw_u128 acc = 0;
@@ -44,11 +40,6 @@ static inline void nw_wr64(uint8_t *p, uint32_t bitoff, uint32_t w, uint64_t v) 
     uint8_t *q = p + (bitoff >> 3);
     uint32_t nbits = (bitoff & 7u) + w;
     uint32_t nb = (nbits + 7u) >> 3;
-    if ((bitoff & 7u) == 0 && w == 32) { /* a byte-aligned 32-bit field, as nw_rd64 */
-        q[0] |= (uint8_t)(v >> 24); q[1] |= (uint8_t)(v >> 16);
-        q[2] |= (uint8_t)(v >> 8); q[3] |= (uint8_t)v;
-        return;
-    }
     if (w < 64)
         v &= (1ULL << w) - 1;
     nw_u128 acc = ((nw_u128)v) << (nb * 8u - nbits);
