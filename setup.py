@@ -30,6 +30,7 @@ PACKAGE_DATA = {
     "netweft.emulation.native.runtime": ["*.h"],
     "netweft.nic_offload.src": ["*.c", "*.h"],
     "netweft.nic_offload.src.cc": ["*.c"],
+    "netweft.nic_offload.src.collectives": ["*.c"],
     "netweft.nic_offload.src.ec": ["*.c"],
     "netweft.nic_offload.src.io": ["*.c"],
     "netweft.nic_offload.src.link": ["*.c"],

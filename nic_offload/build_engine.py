@@ -2,8 +2,10 @@
 
 Every ``.c`` file under ``src/`` is compiled into one extension module,
 ``netweft.nic_offload._engine``: the engine at the top of ``src/``, its
-congestion control in ``cc/``, erasure coding in ``ec/``, and the I/O driver
-(the only code that touches sockets and rings) in ``io/``, the wire model in ``link/``. The Python-visible API is the set of
+congestion control in ``cc/``, erasure coding in ``ec/``, the in-network
+aggregation worker's core in ``collectives/``, and the I/O driver and the aggregation
+worker's socket loop (the only code that touches sockets and rings) in ``io/``, the
+wire model in ``link/``. The Python-visible API is the set of
 declarations in ``cdef/*.h`` (plain C declarations, no preprocessor lines, in
 the subset cffi's ``cdef`` parses); the full headers for C code live in
 ``include/``, one folder for all of ``src/``'s subfolders: the engine's modules

@@ -11,6 +11,9 @@
 #include "io_driver.h"
 #include "ec_bench.h"
 #include "wire_model.h"
+#include "aggregation_quantization.h"
+#include "aggregation_worker.h"
+#include "aggregation_socket.h"
 /* ISA-L itself, for `netweft bench ec`'s raw figures (cdef/isal.h) */
 #include <isa-l/erasure_code.h>
 

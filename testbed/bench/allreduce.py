@@ -61,7 +61,7 @@ def frame_bytes(lanes: int = AGG_LANES) -> int:
 def in_network_frames(nbytes: int, window: int, lanes: int = AGG_LANES) -> int:
     """Frames each host sends (and receives) for one clean in-network all-reduce."""
     blocks = -(-max(1, nbytes // 4) // lanes)
-    return blocks + min(window, blocks)
+    return blocks + window  # every slot of the window sends its exponent-only round
 
 
 def _measure(spec, sizes: list[int], switch_max: int, seed: int, verbose: bool
@@ -196,10 +196,41 @@ def run_jobs_bench(jobs: int, workers: int, size: int, *, rate_gbps: float,
 TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB)
 # --testbed's packets and window: 256 lanes (1082-byte frames, a 1500-byte MTU's worth) and
 # 64 slots, whose burst of results fits the switch's default 64-packet port queue. The
-# emulated job is bound by the hosts' per-packet CPU (the kernel's UDP and veth path and
-# the Python driver, ~50 us a packet), so 4x fewer packets than at 64 lanes is 3-5x faster;
-# 512 and more lanes take minutes of C compilation on a switch process's first start.
+# emulated job is bound by CPU, now mostly the switch process's per packet and per lane
+# (docs/collectives.md): 1024 lanes (jumbo frames) draw level with the ring, at about 75 s
+# of C compilation on a switch process's first start (cached afterwards).
 TESTBED_LANES, TESTBED_WINDOW = 256, 64
+
+
+EMULATED_METHODS = ("in-network", "in-network-python", "ring")
+_MEDIANS = ("seconds", "worker_cpu_seconds", "switch_cpu_seconds", "retransmits", "tx_bytes",
+            "rx_bytes")
+
+
+def median_rows(runs: list[dict]) -> list[dict]:
+    """One row per size from the emulated runs (several per size with ``--repeat``): per
+    method the median of each figure and every run's seconds; ``agree`` only if every
+    run's workers agreed. A shared machine's load comes and goes between runs; the
+    median of runs that alternate the methods compares them under the same load."""
+    by_size: dict[int, list[dict]] = {}
+    for run in runs:
+        by_size.setdefault(run["size"], []).append(run)
+    rows = []
+    for size, same in by_size.items():
+        row: dict = {"size": size, "runs": len(same)}
+        for method in EMULATED_METHODS:
+            if method not in same[0]:
+                continue
+            per = [r[method] for r in same]
+            row[method] = {k: float(np.median([p[k] for p in per])) for k in _MEDIANS}
+            row[method].update(agree=all(p["agree"] for p in per), worker=per[0].get("worker"),
+                               runs_seconds=[p["seconds"] for p in per])
+        row["speedup"] = row["ring"]["seconds"] / row["in-network"]["seconds"]
+        row["bytes_ratio"] = row["ring"]["tx_bytes"] / row["in-network"]["tx_bytes"]
+        if "in-network-python" in row:
+            row["python_speedup"] = row["ring"]["seconds"] / row["in-network-python"]["seconds"]
+        rows.append(row)
+    return rows
 
 
 def _run_testbed(args: argparse.Namespace) -> int:
@@ -227,13 +258,22 @@ def _run_testbed(args: argparse.Namespace) -> int:
     setting = (f"links {rate:g} Mbit/s" if rate else "links at veth speed") + \
         f", K={lanes} lanes, window {window}, switch back end " \
         f"{args.backend or os.environ.get('NETWEFT_SWITCH_BACKEND') or 'default'}"
+    if args.repeat > 1:
+        setting += f", median of {args.repeat} runs"
     for n in sorted(set(args.workers or (4,))):
-        rows = run_emulated_allreduce(n, sizes, log=lambda m: print(f"  {m}", flush=True)
+        runs = run_emulated_allreduce(n, [s for s in sizes for _ in range(args.repeat)],
+                                      log=lambda m: print(f"  {m}", flush=True)
                                       if args.verbose else None, out_dir=out / f"testbed-{n}",
                                       rate_mbit=rate, backend=args.backend, lanes=lanes,
-                                      window=window)
+                                      window=window, python_worker=args.python_worker)
+        rows = median_rows(runs)
         print(format_emulated(rows, n, setting))
-        results[n] = rows
+        if args.repeat > 1:
+            for r in rows:
+                print(f"  {size_name(r['size'])}: seconds per run " + "; ".join(
+                    f"{m} {' '.join(f'{t:.3f}' for t in r[m]['runs_seconds'])}"
+                    for m in EMULATED_METHODS if m in r))
+        results[n] = {"rows": rows, "runs": runs}
     print("times: real clocks on a shared machine (cpu s: the slowest worker's CPU seconds "
           "and the switch process's, per phase); B/link: the hosts' eth0 counters, what "
           "hardware would carry")
@@ -369,6 +409,12 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--rate-mbit", type=float_in(0.0, 100_000.0), default=1000.0,
                    help="--testbed: the host links' rate, emulated by the switch (default "
                         "1000; 0: veth speed)")
+    p.add_argument("--repeat", type=int_in(1, 100), default=1,
+                   help="--testbed: run every size this many times (the methods alternate) "
+                        "and report medians (default 1)")
+    p.add_argument("--python-worker", action="store_true",
+                   help="--testbed: also run the in-network all-reduce on the Python worker "
+                        "(the reference; the default worker is the C one), beside the others")
     p.add_argument("--backend", choices=("auto", "c", "python"),
                    help="--testbed: the switch process's back end (default "
                         "$NETWEFT_SWITCH_BACKEND or auto)")

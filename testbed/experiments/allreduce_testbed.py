@@ -6,9 +6,11 @@ the aggregation job, :func:`~netweft.testbed.control.aggregation.plan.
 plan_aggregation`) through the aggregation controller's session. Every host runs
 one worker process that does, for each buffer size, an in-network all-reduce
 (:class:`~netweft.transport.collectives.aggregation.udp.SwitchGroup`, the kernel's
-UDP) and then a ring all-reduce (:class:`~netweft.transport.collectives.
-ring_allreduce.RingGroup` over netweft's transport on UDP, through the same switch,
-which forwards it by IPv4). The parent starts every
+UDP, its worker in C where the engine has it) and then a ring all-reduce
+(:class:`~netweft.transport.collectives.ring_allreduce.RingGroup` over netweft's
+transport on UDP, through the same switch, which forwards it by IPv4); with
+``python_worker`` also an in-network all-reduce on the Python worker (the reference,
+``SwitchGroup(worker="python")``) between the two, method ``in-network-python``. The parent starts every
 phase on all hosts at once (a line on each worker's stdin) and each worker
 reports its time and the bytes its ``eth0`` sent and received during the phase
 (the kernel's interface counters: everything on the host link). Real sockets,
@@ -56,13 +58,16 @@ w, n, sizes = int(sys.argv[1]), int(sys.argv[2]), [int(s) for s in sys.argv[3].s
 ips = sys.argv[4].split(",")
 group = SwitchGroup("{service}", 1, w, n, bind=(ips[w], {agg_port}), window={window},
                     timeout=0.2, lanes={lanes})
+default_worker = group.worker
 ep = udp_endpoint((ips[w], {ring_port}), mtu=8972)
 ring = RingGroup(ep, w, [(ip, {ring_port}) for ip in ips])
 print("ready", flush=True)
 for size in [4096] + sizes:  # the first size warms the switch process and the hosts up
     array = np.random.default_rng(w + size).normal(0, 1, max(1, size // 4)).astype(np.float32)
     row = {{"size": size}}
-    for method, grp in (("in-network", group), ("ring", ring)):
+    for method in {methods}:
+        grp = ring if method == "ring" else group
+        group.worker = "python" if method == "in-network-python" else default_worker
         sys.stdin.readline()  # the parent starts the phase on every host at once
         before = link_bytes()
         resent = group.stats["retransmits"]
@@ -72,7 +77,8 @@ for size in [4096] + sizes:  # the first size warms the switch process and the h
                         "retransmits": group.stats["retransmits"] - resent,
                         "tx_bytes": link_bytes()[0] - before[0],
                         "rx_bytes": link_bytes()[1] - before[1],
-                        "checksum": float(np.float64(result.astype(np.float64).sum()))}}
+                        "checksum": float(np.float64(result.astype(np.float64).sum())),
+                        "worker": group.worker if grp is group else "ring"}}
         print("done", flush=True)
     print(json.dumps(row), flush=True)
 group.close()
@@ -83,7 +89,7 @@ ep.close()
 def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                            out_dir: Path | None = None, *, rate_mbit: float | None = None,
                            backend: str | None = None, lanes: int = AGG_LANES,
-                           window: int = WINDOW) -> list[dict]:
+                           window: int = WINDOW, python_worker: bool = False) -> list[dict]:
     """One row per size: for each method the slowest worker's seconds, the mean bytes per
     host link each way, whether every worker got the same sum, and CPU seconds (the
     slowest worker's, the switch process's)."""
@@ -117,8 +123,9 @@ def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                       "nud", "permanent")
             with AggregationController.connect("s1", grpc) as ctl:
                 install_writes(ctl.session, plan.writes["s1"], ctl.encoder)  # routes, the job
+                methods = _methods(python_worker)
                 script = WORKER.format(service=SERVICE, agg_port=AGG_PORT, ring_port=RING_PORT,
-                                       window=window, lanes=lanes)
+                                       window=window, lanes=lanes, methods=methods)
                 ips = ",".join(h.ip_address for h in hosts)
                 procs = [h.popen(sys.executable, "-c", script, str(w), str(workers),
                                  ",".join(map(str, sizes)), ips, stdin=subprocess.PIPE,
@@ -129,7 +136,7 @@ def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                 rows = []
                 for size in [4096, *sizes]:
                     switch_cpu = {}
-                    for method in ("in-network", "ring"):
+                    for method in methods:
                         log(f"all-reduce: {method}, {workers} workers, {size} bytes each")
                         cpu0 = _cpu_seconds(s1.process)
                         for p in procs:
@@ -139,7 +146,7 @@ def run_emulated_allreduce(workers: int, sizes: list[int], log=lambda msg: None,
                             _expect(p, "done")
                         switch_cpu[method] = _cpu_seconds(s1.process) - cpu0
                     reports = [json.loads(_line(p)) for p in procs]
-                    rows.append(_summarise(size, reports, switch_cpu))
+                    rows.append(_summarise(size, reports, switch_cpu, methods))
                 rows = rows[1:]  # the warm-up
                 events = ctl.events()
             for p in procs:
@@ -178,8 +185,13 @@ def _cpu_seconds(proc: subprocess.Popen | None) -> float:
 def _line(proc: subprocess.Popen) -> str:
     line = proc.stdout.readline()
     if not line:
+        try:  # stdout closed: the worker ended, or is ending
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
         err = proc.stderr.read() if proc.poll() is not None else ""
-        raise RuntimeError(f"an all-reduce worker stopped: {err.strip()[-400:]}")
+        raise RuntimeError(f"an all-reduce worker stopped (exit status {proc.returncode}): "
+                           f"{err.strip()[-400:]}")
     return line.strip()
 
 
@@ -189,9 +201,15 @@ def _expect(proc: subprocess.Popen, word: str) -> None:
         raise RuntimeError(f"an all-reduce worker said {got!r}, expected {word!r}")
 
 
-def _summarise(size: int, reports: list[dict], switch_cpu: dict[str, float]) -> dict:
+def _methods(python_worker: bool) -> tuple[str, ...]:
+    return ("in-network", "in-network-python", "ring") if python_worker else \
+        ("in-network", "ring")
+
+
+def _summarise(size: int, reports: list[dict], switch_cpu: dict[str, float],
+               methods: tuple[str, ...] = ("in-network", "ring")) -> dict:
     row: dict = {"size": size}
-    for method in ("in-network", "ring"):
+    for method in methods:
         per = [r[method] for r in reports]
         sums = {round(p["checksum"], 3) for p in per}
         row[method] = {"seconds": max(p["seconds"] for p in per),
@@ -200,26 +218,34 @@ def _summarise(size: int, reports: list[dict], switch_cpu: dict[str, float]) -> 
                        "retransmits": sum(p["retransmits"] for p in per),
                        "tx_bytes": sum(p["tx_bytes"] for p in per) / len(per),
                        "rx_bytes": sum(p["rx_bytes"] for p in per) / len(per),
-                       "agree": len(sums) == 1}
+                       "agree": len(sums) == 1, "worker": per[0].get("worker")}
     row["speedup"] = row["ring"]["seconds"] / row["in-network"]["seconds"]
     row["bytes_ratio"] = row["ring"]["tx_bytes"] / row["in-network"]["tx_bytes"]
+    if "in-network-python" in row:
+        row["python_speedup"] = row["ring"]["seconds"] / row["in-network-python"]["seconds"]
     return row
 
 
 def format_emulated(rows: list[dict], workers: int, setting: str = "") -> str:
     """The table: times, the CPU seconds behind them (the slowest worker's, the switch
-    process's), bytes per host link, and whether the workers agree."""
+    process's), bytes per host link, and whether the workers agree; one line per
+    in-network worker (C, and the Python reference when it ran) against the same ring."""
     lines = [f"emulated all-reduce, {workers} hosts on one switch process (aggregation.p4)"
              f"{', ' + setting if setting else ''}, real sockets and clocks:",
-             f"{'size':>8} | {'in-net s':>9} {'ring s':>8} {'ring/in-net':>11} | "
+             f"{'size':>8} {'worker':>6} | {'in-net s':>9} {'ring s':>8} {'ring/in-net':>11} | "
              f"{'cpu s: in-net wkr/sw':>20} {'ring wkr/sw':>11} | "
              f"{'in-net B/link':>13} {'ring B/link':>12} {'ring/in-net':>11} | agree"]
     for r in rows:
-        a, b = r["in-network"], r["ring"]
-        lines.append(f"{r['size']:>8} | {a['seconds']:>9.3f} {b['seconds']:>8.3f} "
-                     f"{r['speedup']:>10.2f}x | "
-                     f"{a['worker_cpu_seconds']:>12.2f}/{a['switch_cpu_seconds']:<7.2f} "
-                     f"{b['worker_cpu_seconds']:>5.2f}/{b['switch_cpu_seconds']:<5.2f} | "
-                     f"{a['tx_bytes']:>13.0f} {b['tx_bytes']:>12.0f} "
-                     f"{r['bytes_ratio']:>10.2f}x | {a['agree'] and b['agree']}")
+        b = r["ring"]
+        for method in ("in-network", "in-network-python"):
+            if method not in r:
+                continue
+            a = r[method]
+            lines.append(
+                f"{r['size']:>8} {a.get('worker') or '':>6} | {a['seconds']:>9.3f} "
+                f"{b['seconds']:>8.3f} {b['seconds'] / a['seconds']:>10.2f}x | "
+                f"{a['worker_cpu_seconds']:>12.2f}/{a['switch_cpu_seconds']:<7.2f} "
+                f"{b['worker_cpu_seconds']:>5.2f}/{b['switch_cpu_seconds']:<5.2f} | "
+                f"{a['tx_bytes']:>13.0f} {b['tx_bytes']:>12.0f} "
+                f"{b['tx_bytes'] / a['tx_bytes']:>10.2f}x | {a['agree'] and b['agree']}")
     return "\n".join(lines)

@@ -16,10 +16,13 @@ ALL = sorted(str(p.relative_to(NIC / "src")) for p in (NIC / "src").rglob("*.c")
 @pytest.mark.parametrize(
     "check,sources,args",
     [("sack_window_check.c", ["sack.c"], []),
+     ("aggregation_worker_check.c", ["collectives/aggregation_worker.c",
+                                     "collectives/aggregation_quantization.c"], []),
      ("rto_stall_check.c", ALL, []),
      ("io_driver_check.c", ALL, ["socket"]),
      ("io_driver_check.c", ALL, ["ports"])],
-    ids=["sack_window", "rto_stall", "io_driver_socket", "io_driver_ports"],
+    ids=["sack_window", "aggregation_worker", "rto_stall", "io_driver_socket",
+         "io_driver_ports"],
 )
 @pytest.mark.host_tools("gcc")
 def test_c_check(tmp_path, check, sources, args):

@@ -59,3 +59,22 @@ def test_bad_options_are_refused(capsys):
         assert "error: argument" in capsys.readouterr().err
     assert main(["bench", "allreduce", "--size", "1m", "--switch-max", "64k"]) != 0
     assert "--switch-max" in capsys.readouterr().err
+
+
+def test_repeated_emulated_runs_are_summarised_by_their_medians():
+    from netweft.testbed.bench.allreduce import median_rows
+
+    def phase(seconds: float, agree: bool = True) -> dict:
+        return {"seconds": seconds, "worker_cpu_seconds": seconds / 2,
+                "switch_cpu_seconds": seconds / 4, "retransmits": 0, "tx_bytes": 1000.0,
+                "rx_bytes": 1000.0, "agree": agree, "worker": "c"}
+
+    runs = [{"size": 4096, "in-network": phase(t), "ring": phase(r)}
+            for t, r in ((0.3, 0.1), (0.1, 0.5), (0.2, 0.2))]
+    runs.append({"size": 8192, "in-network": phase(1.0, agree=False), "ring": phase(2.0)})
+    small, large = median_rows(runs)
+    assert small["runs"] == 3 and small["in-network"]["seconds"] == 0.2
+    assert small["ring"]["seconds"] == 0.2 and small["speedup"] == 1.0
+    assert small["in-network"]["runs_seconds"] == [0.3, 0.1, 0.2]
+    assert large["speedup"] == 2.0 and not large["in-network"]["agree"]
+    assert "in-network-python" not in small

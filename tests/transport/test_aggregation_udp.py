@@ -143,3 +143,41 @@ def test_a_refused_job_sums_by_ring_without_touching_the_switch():
     assert group.stats["ring"] == 1 and group.stats["sent"] == 0
     with pytest.raises(InvalidArgumentError, match="needs a fallback"):
         SwitchGroup("127.0.0.1", 6, 0, 1, bind=("127.0.0.1", 0), admitted=False)
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def test_a_signal_interrupts_the_c_workers_call():
+    """The C socket loop hands a signal back to Python (SIGALRM's handler raises here),
+    instead of holding the call until its deadline against a switch that never answers."""
+    import signal
+
+    silent = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    silent.bind(("127.0.0.1", 0))
+    group = SwitchGroup("127.0.0.1", 5, 0, 2, bind=("127.0.0.1", 0), window=4,
+                        service_port=silent.getsockname()[1], worker="c")
+
+    def handler(signum, frame):
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGALRM, handler)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(_Interrupted):
+            group.allreduce(np.ones(1000, np.float32), deadline=120)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        group.close()
+        silent.close()
+    # the interrupted call's counters were kept: its first round went out
+    assert group.stats["sent"] == group.io_stats["sent"] >= 4 and group.io_stats["waits"] > 0
+
+
+def test_worker_choice():
+    with pytest.raises(InvalidArgumentError, match="auto, c or python"):
+        SwitchGroup("127.0.0.1", 1, 0, 1, bind=("127.0.0.1", 0), worker="rust")
+    with SwitchGroup("127.0.0.1", 1, 0, 1, bind=("127.0.0.1", 0), worker="python") as group:
+        assert group.worker == "python"

@@ -142,3 +142,38 @@ def test_a_slow_switch_does_not_cause_a_retransmission_per_round():
     assert worker.srtt_ns is not None and worker.rto_ns > delay
     # the first rounds back off before any sample (Karn); later rounds never time out
     assert worker.stats["retransmits"] <= 8 * job.window
+
+
+@pytest.mark.parametrize("kind", ["python", "c"])
+def test_calls_shorter_than_the_window_keep_every_slots_pools_alternating(kind):
+    """Two all-reduces of fewer chunks than the window, then a longer one, on one job:
+    each call sends on every slot, so no switch slot meets a pool it left complete two
+    laps before (before: the third call stalled against the model switch, and the P4
+    switch answered with that pool's old result under the new block)."""
+    from netweft.transport.collectives.aggregation.native_worker import (
+        NativeAggregationWorker,
+        native_available,
+    )
+
+    if kind == "c" and not native_available():
+        pytest.skip("C engine without the aggregation worker")
+    cls = AggregationWorker if kind == "python" else NativeAggregationWorker
+    n, window = 2, 64
+    net = AggregationNetwork(seed=5)
+    net.add_switch("s1", ModelSwitch({1: n}))
+    for w in range(n):
+        net.add_host(f"h{w}", FrameTemplate("02:00:00:00:00:01", "02:00:00:00:00:fe",
+                                            f"10.0.0.{w + 1}", "10.0.0.254"))
+        net.link(f"h{w}", 0, "s1", w + 1, Link(rate_bps=10e9, delay_ns=5_000))
+    first = 0
+    for length in (16 * 64, 16 * 64, 64 * 64):
+        arrays = [np.random.default_rng(w + length).normal(0, 1, length).astype(np.float32)
+                  for w in range(n)]
+        workers = {f"h{w}": cls(arrays[w], AggregationJob(1, w, n, 64, window,
+                                                          first_block=first))
+                   for w in range(n)}
+        net.run(workers, limit_ns=1_000_000_000)
+        check(arrays, workers)
+        assert all(wk.stats["sent"] == length // 64 + window for wk in workers.values())
+        first = workers["h0"].end_block
+        assert first == workers["h1"].end_block

@@ -5,10 +5,18 @@ switch: a UDP socket bound to the address the switch sends this worker's
 results to, the job's service address (where contributions go, UDP port
 61440), and the job's shape (workers, window, lanes per packet: the switch
 program's ``AGG_LANES``, which the job's setup gives). :meth:`SwitchGroup.allreduce`
-runs an :class:`~netweft.transport.collectives.aggregation.worker.AggregationWorker` over
-the socket: it sends what the core returns, reads results with a timeout set
-to the core's next deadline, and hands timeouts to the core. Datagrams that
-are not well-formed aggregation packets are counted and dropped.
+runs one all-reduce over the socket with one of two workers (``worker=``):
+
+- ``"c"``: :class:`~netweft.transport.collectives.aggregation.native_worker.
+  NativeAggregationWorker`, the worker core and its socket loop in C (``sendmmsg`` and
+  ``recvmmsg`` batches, one C call per all-reduce, no Python per packet);
+- ``"python"``: :class:`~netweft.transport.collectives.aggregation.worker.AggregationWorker`,
+  the reference, driven by this module's loop: it sends what the core returns, reads
+  results with a timeout set to the core's next deadline, and hands timeouts to the core.
+
+``"auto"`` (the default) takes C when the engine has it. Both send the same packets
+(tests/transport/test_aggregation_native.py). Datagrams that are not well-formed
+aggregation packets are counted and dropped.
 
 With a ``fallback`` :class:`~netweft.transport.collectives.ring_allreduce.RingGroup`
 (the same workers over netweft's transport), a job the controller refused
@@ -33,6 +41,10 @@ from netweft.transport.collectives.aggregation.codec import (
     encode_payload,
 )
 from netweft.transport.collectives.aggregation.layer import AGG_LANES, check_lanes
+from netweft.transport.collectives.aggregation.native_worker import (
+    NativeAggregationWorker,
+    native_available,
+)
 from netweft.transport.collectives.aggregation.worker import AggregationJob, AggregationWorker
 from netweft.transport.collectives.ring_allreduce import RingGroup, ring_allreduce
 from netweft.transport.errors import CompletionTimeout, InvalidArgumentError
@@ -44,13 +56,20 @@ class SwitchGroup:
     ``service`` is the job's service address (the IPv4 address the aggregating switch
     claims for the job); ``bind`` the (ip, port) this worker's results are sent to, as
     configured on the switch. The group keeps the job's block counter, so consecutive
-    all-reduces on one group are safe."""
+    all-reduces on one group are safe. ``worker`` picks the worker (``"auto"``, ``"c"``,
+    ``"python"``; see the module's docstring); :attr:`worker` says which one runs."""
 
     def __init__(self, service: str, job_id: int, worker_id: int, workers: int, *,
                  bind: tuple[str, int], window: int = 32, timeout: float = 0.02,
                  service_port: int = AGG_UDP_PORT, lanes: int = AGG_LANES,
                  fallback: RingGroup | None = None, admitted: bool = True,
-                 stall_timeout: float = 2.0) -> None:
+                 stall_timeout: float = 2.0, worker: str = "auto") -> None:
+        if worker not in ("auto", "c", "python"):
+            raise InvalidArgumentError(f"worker must be auto, c or python, got {worker!r}")
+        if worker == "c" and not native_available():
+            raise InvalidArgumentError("worker='c': this build of the C engine has no "
+                                       "aggregation worker")
+        self.worker = "python" if worker == "python" or not native_available() else "c"
         self.service = (service, service_port)
         self.lanes = check_lanes(lanes)
         if not admitted and fallback is None:
@@ -73,6 +92,8 @@ class SwitchGroup:
         self.sock.setblocking(False)
         self.stats = {"malformed": 0, "sent": 0, "received": 0, "retransmits": 0,
                       "ring": 0, "fallbacks": 0}
+        self.io_stats: dict[str, int] = {}
+        """The C socket loop's counters of the last all-reduce (system calls, waits)."""
 
     @property
     def address(self) -> tuple[str, int]:
@@ -106,6 +127,8 @@ class SwitchGroup:
     def _in_network(self, array: np.ndarray, deadline: float | None) -> np.ndarray | None:
         """The switch's sum, or None if the worker stalled (only with a fallback)."""
         job = AggregationJob(**{**self._template.__dict__, "first_block": self._next_block})
+        if self.worker == "c":
+            return self._in_network_native(array, job, deadline)
         worker = AggregationWorker(array, job)
         self._next_block = worker.end_block
         start = time.monotonic()
@@ -131,6 +154,21 @@ class SwitchGroup:
                 self._send(sent)
         assert worker.result is not None
         return worker.result
+
+    def _in_network_native(self, array: np.ndarray, job: AggregationJob,
+                           deadline: float | None) -> np.ndarray | None:
+        worker = NativeAggregationWorker(array, job)
+        self._next_block = worker.end_block
+        try:
+            worker.run_socket(self.sock, self.service, deadline)
+        finally:
+            core, self.io_stats = worker.stats, worker.io_stats
+            for name, value in (("retransmits", core["retransmits"]),
+                                ("malformed", core["malformed"]),
+                                ("sent", self.io_stats["sent"]),
+                                ("received", self.io_stats["received"])):
+                self.stats[name] += value
+        return None if worker.stalled else worker.result
 
     def _drain(self, worker: AggregationWorker, clock) -> None:
         while True:

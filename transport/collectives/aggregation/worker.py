@@ -28,6 +28,14 @@ its clock:
   maximum over the workers, which is the shared exponent of round ``k + 1``.
   A first round per slot carries zeros and only the exponent of its first
   chunk (one extra round trip per all-reduce, ``window`` packets).
+- **Every slot, every call.** All ``window`` slots send their first round even
+  when the array has fewer chunks than that (a slot without a chunk is done
+  after it): a call then uses every block of its range, so each switch slot
+  sees consecutive blocks and its pools alternate from one call to the next.
+  A slot skipped in a call would next meet a pool it left complete two laps
+  before, with every worker's bit still set, and the switch would answer the
+  new round's contribution with that old result (under the new block number).
+  An empty array uses no blocks at all.
 - **Loss.** Each outstanding slot has a deadline; when it passes, the same
   packet goes out again (same pool bit), and the deadline doubles up to
   ``max_timeout_ns``. A slot's first deadline is the retransmission timeout of
@@ -132,8 +140,8 @@ class AggregationWorker:
     Block numbers follow docs/aggregation.md (block ``b`` uses slot ``b mod window``,
     pool ``(b div window) mod 2``), counted from ``job.first_block``: the exponent-only
     round of slot ``j`` is block ``first_block + j``, chunk ``c`` of the array is block
-    ``first_block + window + c``. They only grow within a job, so the next all-reduce of
-    the job starts at :attr:`end_block` (or later)."""
+    ``first_block + window + c``. They only grow within a job: the next all-reduce of
+    the job starts at :attr:`end_block` (no gap: see "Every slot, every call")."""
 
     def __init__(self, array: np.ndarray, job: AggregationJob) -> None:
         array = np.asarray(array)
@@ -153,8 +161,8 @@ class AggregationWorker:
         self.result: np.ndarray | None = None
         self.stats = {"sent": 0, "retransmits": 0, "results": 0, "ignored": 0}
         self._window = job.window
-        self._slots = [_Slot(j) for j in range(min(job.window, max(self.chunks, 1)))]
-        self.end_block = job.first_block + job.window + self.chunks
+        self._slots = [_Slot(j) for j in range(job.window if self.chunks else 1)]
+        self.end_block = job.first_block + (job.window + self.chunks if self.chunks else 0)
         self._open = 0  # slots not done
         self._zeros = np.zeros(job.values_per_packet, dtype=np.int32)
         self.srtt_ns: int | None = None  # RFC 6298 estimator over result round trips
