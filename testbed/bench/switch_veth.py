@@ -10,7 +10,9 @@ into every frame, the sink takes the kernel's receive time of each one.  For
 each switch (the minimal forwarder, the native loop with the stand-in
 pipeline, the native loop with ``basic_forward.p4`` compiled to C by the native
 back end, the switch process running ``basic_forward.p4`` on the C loop and on
-Python) and each frame size, the offered load is swept upwards until the switch saturates, then once more unpaced.  Every
+Python, and BMv2's ``simple_switch_grpc`` running p4c's compilation of the same
+program where p4c-bm2-ss and simple_switch_grpc are on PATH, :mod:`.bmv2_switch`)
+and each frame size, the offered load is swept upwards until the switch saturates, then once more unpaced.  Every
 switch runs as its own process, so its CPU time is read from ``/proc``.
 
 Tests never assert these figures: they depend on the machine and its load.
@@ -114,10 +116,13 @@ def udp_frame(size: int, dst: str = "10.0.2.2") -> bytes:
 
 @dataclass
 class SwitchUnderTest:
-    """How to start one switch on the bench's two ports."""
+    """How to start one switch on the bench's two ports: its command line, and how to
+    tell that it forwards (by default it prints ``ready``; ``ready(proc, tmp, timeout)``
+    instead returns once the started process forwards, raising if it cannot)."""
 
     name: str
     argv: Callable[[BenchLinks, Path], list[str]]
+    ready: Callable[[subprocess.Popen, Path, float], None] | None = None
 
 
 def forwarder_switch() -> SwitchUnderTest:
@@ -183,19 +188,31 @@ def running(switch: SwitchUnderTest, links: BenchLinks, timeout: float = 120.0
             ) -> Iterator[subprocess.Popen]:
     """The switch as a process, ready to forward; stopped (SIGTERM) on exit."""
     with tempfile.TemporaryDirectory(prefix="netweft-veth-bench-") as tmp:
-        proc = subprocess.Popen(switch.argv(links, Path(tmp)), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + timeout
-            line = ""
-            while time.monotonic() < deadline and proc.poll() is None:
-                line = proc.stdout.readline().strip()   # type: ignore[union-attr]
-                if line == "ready":
-                    break
-            if line != "ready":
+            proc = subprocess.Popen(switch.argv(links, Path(tmp)), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+        except OSError as err:
+            raise RuntimeError(f"{switch.name} did not start: {err}") from None
+        try:
+            problem = ""
+            if switch.ready is None:
+                deadline = time.monotonic() + timeout
+                line = ""
+                while time.monotonic() < deadline and proc.poll() is None:
+                    line = proc.stdout.readline().strip()   # type: ignore[union-attr]
+                    if line == "ready":
+                        break
+                problem = "" if line == "ready" else "no ready line"
+            else:
+                try:
+                    switch.ready(proc, Path(tmp), timeout)
+                except Exception as err:  # noqa: BLE001 - any failure to start is reported
+                    problem = str(err)
+            if problem:
                 proc.kill()
-                err = proc.communicate()[1][-2000:]
-                raise RuntimeError(f"{switch.name} did not start: {err or 'no output'}")
+                err = proc.communicate()[1][-2000:].strip()
+                detail = "\n".join(part for part in (problem, err) if part)
+                raise RuntimeError(f"{switch.name} did not start: {detail}")
             yield proc
         finally:
             if proc.poll() is None:
@@ -359,9 +376,11 @@ def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
     lines = []
     forwarder = switches[0].name
     python = next((s.name for s in switches if s.name.startswith("Python")), None)
+    bmv2 = next((s.name for s in switches if s.name.startswith("BMv2")), None)
     for size in sizes:
         base = result.best(forwarder, size)
         py = result.best(python, size) if python else None
+        bm = result.best(bmv2, size) if bmv2 else None
         for s in switches:
             b = result.best(s.name, size)
             if b is None:
@@ -371,14 +390,18 @@ def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
                 parts.append(f"{100 * b.delivered_pps / base.delivered_pps:5.1f}% of forwarder")
             if py and py.delivered_pps:
                 parts.append(f"{b.delivered_pps / py.delivered_pps:5.1f}x Python")
-            cpu, cpu_base, cpu_py = (_best_per_cpu(result, name, size)
-                                     for name in (s.name, forwarder, python))
+            if bm and bm.delivered_pps:
+                parts.append(f"{b.delivered_pps / bm.delivered_pps:5.1f}x BMv2")
+            cpu, cpu_base, cpu_py, cpu_bm = (_best_per_cpu(result, name, size)
+                                             for name in (s.name, forwarder, python, bmv2))
             if cpu is not None:
                 parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")
                 if cpu_base:
                     parts.append(f"{100 * cpu / cpu_base:5.1f}% of forwarder")
                 if cpu_py:
                     parts.append(f"{cpu / cpu_py:5.1f}x Python")
+                if cpu_bm:
+                    parts.append(f"{cpu / cpu_bm:5.1f}x BMv2")
             lines.append("  ".join(parts))
     return lines
 
@@ -391,16 +414,27 @@ def _best_per_cpu(result: BenchResult, switch: str | None, size: int) -> float |
 
 def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
         seconds: float = 1.0, json_out: Path | None = None, include_python: bool = True,
-        extra: Sequence[SwitchUnderTest] = (), log: Callable[[str], None] = print) -> BenchResult:
-    """The whole bench: print every point and the summary, write the raw JSON."""
+        include_bmv2: bool = True, extra: Sequence[SwitchUnderTest] = (),
+        log: Callable[[str], None] = print) -> BenchResult:
+    """The whole bench: print every point and the summary, write the raw JSON. BMv2 is
+    among the switches when its tools are on PATH; otherwise a line says it is skipped."""
+    from netweft.testbed.bench.bmv2_switch import bmv2_switches
+
     switches = [forwarder_switch(), standin_switch(), generated_switch(), process_switch("c"),
                 *extra]
+    if include_bmv2:
+        found, skipped = bmv2_switches()
+        switches.extend(found)
+        if skipped:
+            log(skipped)
     if include_python:
         switches.append(python_switch())
+    log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     result = sweep(switches, sizes, rates, seconds, log)
     log("")
     for line in summary(result, switches, sizes):
         log(line)
+    log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if json_out is not None:
         json_out.write_text(json.dumps({
             "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},

@@ -1,0 +1,123 @@
+"""BMv2 beside netweft's switches in ``netweft bench switch --veth``.
+
+The switch under test is BMv2's ``simple_switch_grpc`` (``simple_switch`` with a
+P4Runtime server) on the bench's two ports, running the JSON that p4c's
+``p4c-bm2-ss`` compiles from the same ``p4/basic_forward.p4`` the other switches
+run. The route (10.0.0.0/8 to port 2) goes in over P4Runtime through netweft's
+controller session, as on any P4Runtime switch; BMv2's Thrift CLI is not used
+(its Python client needs the ``thrift`` module, which netweft does not depend on).
+Runtime logging stays off (no ``--log-console``/``--log-file``), so a build with
+logging macros measures their checks only.
+
+The bench includes it when ``p4c-bm2-ss`` and ``simple_switch_grpc`` are on PATH
+and names the missing tools when it is left out (:func:`bmv2_switches`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from netweft.testbed.bench.switch_veth import NEXT_HOP_MAC, BenchLinks, SwitchUnderTest
+
+BMV2_TOOLS = ("p4c-bm2-ss", "simple_switch_grpc")
+BMV2_NAME = "BMv2 simple_switch_grpc, basic_forward.p4"
+
+
+def missing_tools(which: Callable[[str], str | None] = shutil.which) -> list[str]:
+    """The BMv2 tools the bench needs that are not on PATH."""
+    return [tool for tool in BMV2_TOOLS if which(tool) is None]
+
+
+def bmv2_switches(which: Callable[[str], str | None] = shutil.which
+                  ) -> tuple[list[SwitchUnderTest], str | None]:
+    """BMv2 as a switch under test when its tools are on PATH, else no switch and the
+    line that says why it is skipped."""
+    missing = missing_tools(which)
+    if missing:
+        return [], f"{BMV2_NAME}: skipped ({', '.join(missing)} not on PATH)"
+    return [bmv2_switch()], None
+
+
+def _free_tcp_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Bmv2Launch:
+    """One start of simple_switch_grpc: its command line (with ports of its own for
+    P4Runtime and Thrift, so that it runs beside other BMv2 instances), then the
+    program compiled, pushed and given its route."""
+
+    def __init__(self, program: Path | None = None) -> None:
+        if program is None:
+            from netweft.p4.programs import source_dir
+
+            program = source_dir() / "basic_forward.p4"
+        self.program = program
+        self.grpc_port = _free_tcp_port()
+        self.thrift_port = _free_tcp_port()
+
+    @property
+    def grpc_address(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def argv(self, links: BenchLinks, tmp: Path) -> list[str]:
+        return ["simple_switch_grpc", "-i", f"1@{links.port1}", "-i", f"2@{links.port2}",
+                "--no-p4", "--device-id", "0", "--thrift-port", str(self.thrift_port),
+                "--notifications-addr", f"ipc://{tmp}/bmv2-notifications.ipc",
+                "--", "--grpc-server-addr", self.grpc_address]
+
+    def compile(self, tmp: Path) -> tuple[Path, Path]:
+        """``p4c-bm2-ss`` on the program: its P4Info (text) and BMv2 JSON."""
+        p4info, config = tmp / "bmv2.p4info.txtpb", tmp / "bmv2.json"
+        done = subprocess.run(["p4c-bm2-ss", "--p4v", "16", "-I", str(self.program.parent),
+                               "--p4runtime-files", str(p4info), "-o", str(config),
+                               str(self.program)], capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"p4c-bm2-ss refused {self.program.name}: "
+                               f"{done.stderr.strip()[-1000:]}")
+        return p4info, config
+
+    def ready(self, proc: subprocess.Popen, tmp: Path, timeout: float) -> None:
+        """Returns once the switch serves P4Runtime, runs the program and holds the route."""
+        from google.protobuf import text_format
+        from p4.config.v1 import p4info_pb2
+
+        from netweft.testbed.control.entries import Lpm, TableWrite
+        from netweft.testbed.control.p4runtime_installer import install_writes
+        from netweft.testbed.control.p4runtime_session import SwitchSession
+
+        p4info_path, config = self.compile(tmp)
+        deadline = time.monotonic() + timeout
+        while not _accepts(self.grpc_port):
+            if proc.poll() is not None:
+                raise RuntimeError(f"simple_switch_grpc exited with {proc.returncode}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"simple_switch_grpc serves no P4Runtime on "
+                                   f"{self.grpc_address} after {timeout:g} s")
+            time.sleep(0.1)
+        p4info = text_format.Parse(p4info_path.read_text(), p4info_pb2.P4Info())
+        with SwitchSession("bmv2", self.grpc_address, timeout=timeout) as session:
+            session.set_pipeline(p4info, config.read_bytes())
+            install_writes(session, [TableWrite(
+                "MyIngress.ipv4_lpm", (("hdr.ipv4.dstAddr", Lpm("10.0.0.0", 8)),),
+                "MyIngress.ipv4_forward", (("dstAddr", NEXT_HOP_MAC), ("port", 2)))])
+
+
+def _accepts(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def bmv2_switch(program: Path | None = None) -> SwitchUnderTest:
+    """simple_switch_grpc running ``program`` (default ``p4/basic_forward.p4``), which
+    must have basic_forward's ``MyIngress.ipv4_lpm`` table."""
+    launch = Bmv2Launch(program)
+    return SwitchUnderTest(BMV2_NAME, launch.argv, ready=launch.ready)
