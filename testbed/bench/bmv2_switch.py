@@ -3,8 +3,9 @@
 The switch under test is BMv2's ``simple_switch_grpc`` (``simple_switch`` with a
 P4Runtime server) on the bench's two ports, running the JSON that p4c's
 ``p4c-bm2-ss`` compiles from the same ``p4/basic_forward.p4`` the other switches
-run. The route (10.0.0.0/8 to port 2) goes in over P4Runtime through netweft's
-controller session, as on any P4Runtime switch; BMv2's Thrift CLI is not used
+run. The route (10.0.0.0/8 to port 2), or any runtime file's exact and lpm
+entries and multicast groups (:func:`runtime_writes`), goes in over P4Runtime
+through netweft's controller session, as on any P4Runtime switch; BMv2's Thrift CLI is not used
 (its Python client needs the ``thrift`` module, which netweft does not depend on).
 Runtime logging stays off (no ``--log-console``/``--log-file``), so a build with
 logging macros measures their checks only.
@@ -22,7 +23,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from netweft.testbed.bench.switch_veth import NEXT_HOP_MAC, BenchLinks, SwitchUnderTest
+from netweft.testbed.bench.switch_veth import BenchLinks, SwitchUnderTest, basic_forward_runtime
+from netweft.testbed.control.entries import Lpm, MulticastWrite, TableWrite, Write
 
 BMV2_TOOLS = ("p4c-bm2-ss", "simple_switch_grpc")
 BMV2_NAME = "BMv2 simple_switch_grpc, basic_forward.p4"
@@ -43,6 +45,32 @@ def bmv2_switches(which: Callable[[str], str | None] = shutil.which
     return [bmv2_switch()], None
 
 
+def runtime_writes(runtime: dict) -> list[Write]:
+    """A runtime file's (the tutorials' format, as the switch process's ``--runtime``
+    takes it) table entries and multicast groups as P4Runtime writes: a key given as
+    ``[value, prefix_len]`` is lpm, any other exact; no default actions, clone
+    sessions or ternary/range keys (the bench's programs need none)."""
+    writes: list[Write] = []
+    for entry in runtime.get("table_entries", []):
+        if entry.get("default_action"):
+            raise ValueError(f"{entry['table']}: default actions are not supported here")
+        match = tuple((name, _key(value)) for name, value in entry.get("match", {}).items())
+        writes.append(TableWrite(entry["table"], match, entry["action_name"],
+                                 tuple(entry.get("action_params", {}).items()),
+                                 int(entry.get("priority", 0))))
+    for group in runtime.get("multicast_group_entries", []):
+        writes.append(MulticastWrite(group["multicast_group_id"], tuple(
+            (r["egress_port"], r["instance"]) for r in group["replicas"])))
+    return writes
+
+
+def _key(value: object) -> object:
+    """A runtime file's key value: ``[value, prefix_len]`` is lpm, ``[value]`` exact."""
+    if isinstance(value, list):
+        return Lpm(value[0], value[1]) if len(value) == 2 else value[0]
+    return value
+
+
 def _free_tcp_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -54,12 +82,13 @@ class Bmv2Launch:
     P4Runtime and Thrift, so that it runs beside other BMv2 instances), then the
     program compiled, pushed and given its route."""
 
-    def __init__(self, program: Path | None = None) -> None:
+    def __init__(self, program: Path | None = None, runtime: dict | None = None) -> None:
         if program is None:
             from netweft.p4.programs import source_dir
 
             program = source_dir() / "basic_forward.p4"
         self.program = program
+        self.writes = runtime_writes(basic_forward_runtime() if runtime is None else runtime)
         self.grpc_port = _free_tcp_port()
         self.thrift_port = _free_tcp_port()
 
@@ -89,7 +118,6 @@ class Bmv2Launch:
         from google.protobuf import text_format
         from p4.config.v1 import p4info_pb2
 
-        from netweft.testbed.control.entries import Lpm, TableWrite
         from netweft.testbed.control.p4runtime_installer import install_writes
         from netweft.testbed.control.p4runtime_session import SwitchSession
 
@@ -105,9 +133,7 @@ class Bmv2Launch:
         p4info = text_format.Parse(p4info_path.read_text(), p4info_pb2.P4Info())
         with SwitchSession("bmv2", self.grpc_address, timeout=timeout) as session:
             session.set_pipeline(p4info, config.read_bytes())
-            install_writes(session, [TableWrite(
-                "MyIngress.ipv4_lpm", (("hdr.ipv4.dstAddr", Lpm("10.0.0.0", 8)),),
-                "MyIngress.ipv4_forward", (("dstAddr", NEXT_HOP_MAC), ("port", 2)))])
+            install_writes(session, self.writes)
 
 
 def _accepts(port: int) -> bool:
@@ -116,8 +142,9 @@ def _accepts(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def bmv2_switch(program: Path | None = None) -> SwitchUnderTest:
-    """simple_switch_grpc running ``program`` (default ``p4/basic_forward.p4``), which
-    must have basic_forward's ``MyIngress.ipv4_lpm`` table."""
-    launch = Bmv2Launch(program)
-    return SwitchUnderTest(BMV2_NAME, launch.argv, ready=launch.ready)
+def bmv2_switch(program: Path | None = None, runtime: dict | None = None,
+                name: str = BMV2_NAME) -> SwitchUnderTest:
+    """simple_switch_grpc running ``program`` with ``runtime``'s entries (default
+    ``p4/basic_forward.p4`` and its route)."""
+    launch = Bmv2Launch(program, runtime)
+    return SwitchUnderTest(name, launch.argv, ready=launch.ready)

@@ -138,13 +138,18 @@ def standin_switch() -> SwitchUnderTest:
         "--route", f"10.0.0.0/8=2,{NEXT_HOP_MAC}"])
 
 
-def runtime_file(tmp: Path) -> Path:
-    """basic_forward.p4's one route, 10.0.0.0/8 -> port 2, as a runtime file."""
-    path = tmp / "basic_forward-runtime.json"
-    path.write_text(json.dumps({"table_entries": [{
+def basic_forward_runtime() -> dict:
+    """basic_forward.p4's one route, 10.0.0.0/8 -> port 2, in the runtime-file format."""
+    return {"table_entries": [{
         "table": "MyIngress.ipv4_lpm", "match": {"hdr.ipv4.dstAddr": ["10.0.0.0", 8]},
         "action_name": "MyIngress.ipv4_forward",
-        "action_params": {"dstAddr": NEXT_HOP_MAC, "port": 2}}]}))
+        "action_params": {"dstAddr": NEXT_HOP_MAC, "port": 2}}]}
+
+
+def runtime_file(tmp: Path) -> Path:
+    """basic_forward.p4's one route as a runtime file."""
+    path = tmp / "basic_forward-runtime.json"
+    path.write_text(json.dumps(basic_forward_runtime()))
     return path
 
 

@@ -93,3 +93,23 @@ def test_the_summary_gives_ratios_to_bmv2_when_it_ran():
     assert "  1.0x BMv2" in lines[2]
     no_bmv2 = summary(BenchResult([_point("fwd", 200e3, 0.4)]), switches[:1], [64])
     assert "BMv2" not in no_bmv2[0]
+
+
+def test_runtime_files_become_p4runtime_writes():
+    from netweft.testbed.bench.bmv2_switch import runtime_writes
+    from netweft.testbed.bench.switch_veth import NEXT_HOP_MAC, basic_forward_runtime
+    from netweft.testbed.control.entries import Lpm, MulticastWrite, TableWrite
+
+    [route] = runtime_writes(basic_forward_runtime())
+    assert route == TableWrite("MyIngress.ipv4_lpm", (("hdr.ipv4.dstAddr", Lpm("10.0.0.0", 8)),),
+                               "MyIngress.ipv4_forward", (("dstAddr", NEXT_HOP_MAC), ("port", 2)))
+    job, group = runtime_writes({
+        "table_entries": [{"table": "agg_jobs", "match": {"addr": "10.0.9.1", "job": [1]},
+                           "action_name": "set_job", "action_params": {"size": 4}}],
+        "multicast_group_entries": [{"multicast_group_id": 1, "replicas": [
+            {"egress_port": 2, "instance": 0}, {"egress_port": 3, "instance": 1}]}]})
+    assert job.match == (("addr", "10.0.9.1"), ("job", 1)) and job.params == (("size", 4),)
+    assert group == MulticastWrite(1, ((2, 0), (3, 1)))
+    with pytest.raises(ValueError, match="default actions"):
+        runtime_writes({"table_entries": [{"table": "t", "default_action": True,
+                                           "action_name": "drop"}]})
