@@ -22,6 +22,8 @@ PACKAGE_DATA = {
     "netweft.p4": ["*.p4"],
     "netweft.p4.include": ["*.p4"],
     "netweft.p4.tna": ["*.p4"],
+    "netweft.p4.tna.include": ["*.p4"],
+    "netweft.p4.t2na": ["*.p4"],
     "netweft.p4.compiler.arch": ["*.p4"],
     "netweft.nic_offload.include": ["*.h"],
     "netweft.emulation.native": ["*.h", "*.c"],   # the dataplane is built at load time

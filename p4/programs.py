@@ -1,7 +1,8 @@
 """Where netweft's P4-16 switch programs are: they ship as package data.
 
 ``source_dir()`` is the folder holding the ``.p4`` files, ``include/`` with
-the shared headers and parsers, and ``tna/`` with the Tofino variants.
+the shared headers and parsers, ``tna/`` with the Tofino 1 variants and
+``t2na/`` with the Tofino 2 one.
 """
 
 from pathlib import Path

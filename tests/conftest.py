@@ -1,6 +1,9 @@
 """Shared pytest configuration.
 
-- Tests marked ``netns`` need root (skipped otherwise; CI runs as root).
+- Tests marked ``netns`` need root (skipped otherwise; CI runs as root). Under
+  pytest-xdist (``scripts/test`` runs ``-n 2 --dist loadgroup``) they all run on one
+  worker, one after another as without xdist: they start switch processes,
+  namespaces and ``netweft clean``, which must not meet each other.
 - ``@pytest.mark.host_tools("tshark", ...)`` and ``@pytest.mark.clang_fuzzer``
   name the host tools a test runs. A missing one fails the test with the Debian
   package to install: ``./scripts/setup`` installs them all, so on a machine set
@@ -15,12 +18,14 @@ from netweft.testbed.host_tools import MissingToolError, require, require_clang_
 
 
 def pytest_collection_modifyitems(config, items):
-    if os.geteuid() == 0:
-        return
-    skip = pytest.mark.skip(reason="needs root for network namespaces")
+    serial = pytest.mark.xdist_group("netns")
+    skip = None if os.geteuid() == 0 else pytest.mark.skip(
+        reason="needs root for network namespaces")
     for item in items:
         if "netns" in item.keywords:
-            item.add_marker(skip)
+            item.add_marker(serial)
+            if skip is not None:
+                item.add_marker(skip)
 
 
 def pytest_runtest_setup(item):

@@ -140,7 +140,7 @@ def cache_dir() -> Path:
 
 
 _LOADED: dict[Path, Library] = {}
-CACHE_KEEP = 256   # compiled pipelines kept; the least recently used go first
+CACHE_KEEP = 1024  # compiled pipelines kept, least recently used go first (256 thrashed in test runs)
 
 
 def prune(out_dir: Path, keep: int = CACHE_KEEP) -> None:

@@ -111,6 +111,7 @@ typedef struct nw_dp_counters {
     uint64_t drop_pass_limit;
     uint64_t drop_wire_in;
     uint64_t resubmitted, recirculated;
+    uint64_t drop_tx_runt;
 } nw_dp_counters_t;
 typedef struct nw_dp_port_counters {
     uint64_t rx, tx, rx_kernel_drops, tx_ring_full;
@@ -201,6 +202,8 @@ typedef struct nw_dp_gen_config {
     uint32_t stamp_offset;
     uint32_t run_id;
     uint32_t batch;
+    uint32_t templates;
+    uint32_t seq32_offset;
 } nw_dp_gen_config_t;
 typedef struct nw_dp_gen_result {
     uint64_t sent;

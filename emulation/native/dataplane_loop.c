@@ -18,6 +18,8 @@
 #define HEADROOM 256u              /* room for headers a deparser pushes */
 #define STATS_EVERY_NS 100000000ull /* ring statistics read every 100 ms */
 #define NO_INDEX 0xffffu
+#define ETH_HEADER_LEN 14u          /* shorter frames are counted and dropped, as BMv2 */
+#define TX_RETRY_NS 50000ull        /* how soon frames a device refused are offered again */
 
 typedef struct delivery {
     uint64_t time_ns;
@@ -299,6 +301,10 @@ static void tx_refused(nw_dp_loop_t *loop, dp_port_t *port, int32_t rc)
 
 static void transmit(nw_dp_loop_t *loop, dp_port_t *port, const nw_dp_packet_t *p)
 {
+    if (p->len < ETH_HEADER_LEN) { /* a truncate() below the header: AF_PACKET refuses it */
+        loop->c.drop_tx_runt++;
+        return;
+    }
     int32_t rc = nw_dp_ring_tx_copy(port->ring, p->data, p->len);
     if (rc < 0) {
         tx_refused(loop, port, rc);
@@ -688,30 +694,70 @@ static uint32_t receive(nw_dp_loop_t *loop, dp_port_t *port, uint64_t now)
 
 /* ------------------------------------------------------------------ timers */
 
-static void run_timers(nw_dp_loop_t *loop, uint64_t now)
+/* The port whose FIFO (held or arriving) has the earliest head, and that time; NULL if
+ * every FIFO is empty. */
+static dp_port_t *earliest_head(nw_dp_loop_t *loop, int arriving, uint64_t *when)
+{
+    dp_port_t *best = NULL;
+    for (uint32_t i = 0; i < loop->n_ports; i++) {
+        dp_port_t *port = &loop->ports[i];
+        uint32_t count = arriving ? port->arriving_count : port->held_count;
+        if (!count)
+            continue;
+        uint64_t t = arriving ? port->arriving[port->arriving_head].time_ns
+                              : port->held[port->held_head].time_ns;
+        if (!best || t < *when) {
+            best = port;
+            *when = t;
+        }
+    }
+    return best;
+}
+
+enum due_kind { DUE_NONE, DUE_DELIVERY, DUE_ARRIVAL, DUE_DEPARTURE };
+
+/* Everything due before `before`, in time order as SoftSwitch.advance runs it (at one
+ * time: a frame leaving a wire, then a frame reaching ingress, then a departure), so a
+ * queue has let out what was due before a later frame joins it. */
+static void run_due(nw_dp_loop_t *loop, uint64_t before)
 {
     if (!loop->tm)
         return;
-    for (uint32_t i = 0; i < loop->n_ports; i++) {
-        dp_port_t *port = &loop->ports[i];
-        while (port->arriving_count && port->arriving[port->arriving_head].time_ns <= now) {
-            delivery_t a = port->arriving[port->arriving_head];
-            port->arriving_head = (port->arriving_head + 1) % loop->pool_n;
-            port->arriving_count--;
-            ingress_run(loop, a.slot, a.time_ns);
+    for (;;) {
+        enum due_kind kind = DUE_NONE;
+        uint64_t t = 0, th = 0, ta = 0, td = 0;
+        dp_port_t *held = earliest_head(loop, 0, &th);
+        dp_port_t *arriving = earliest_head(loop, 1, &ta);
+        if (held) {
+            kind = DUE_DELIVERY;
+            t = th;
         }
-    }
-    nw_tm_departure_t d;
-    while (nw_tm_dequeue(loop->tm, now, &d))
-        depart(loop, (uint32_t)d.handle, &d.meta, d.time_ns);
-    for (uint32_t i = 0; i < loop->n_ports; i++) {
-        dp_port_t *port = &loop->ports[i];
-        while (port->held_count && port->held[port->held_head].time_ns <= now) {
-            uint32_t s = port->held[port->held_head].slot;
-            port->held_head = (port->held_head + 1) % loop->pool_n;
-            port->held_count--;
-            transmit(loop, port, &loop->pkts[s]);
+        if (arriving && (kind == DUE_NONE || ta < t)) {
+            kind = DUE_ARRIVAL;
+            t = ta;
+        }
+        if (nw_tm_next_departure(loop->tm, &td) && (kind == DUE_NONE || td < t)) {
+            kind = DUE_DEPARTURE;
+            t = td;
+        }
+        if (kind == DUE_NONE || t >= before)
+            return;
+        if (kind == DUE_DELIVERY) {
+            uint32_t s = held->held[held->held_head].slot;
+            held->held_head = (held->held_head + 1) % loop->pool_n;
+            held->held_count--;
+            transmit(loop, held, &loop->pkts[s]);
             slot_give(loop, s);
+        } else if (kind == DUE_ARRIVAL) {
+            uint32_t s = arriving->arriving[arriving->arriving_head].slot;
+            arriving->arriving_head = (arriving->arriving_head + 1) % loop->pool_n;
+            arriving->arriving_count--;
+            ingress_run(loop, s, t);
+        } else {
+            nw_tm_departure_t d;
+            if (!nw_tm_dequeue(loop->tm, t, &d))
+                return; /* cannot happen: the departure was due */
+            depart(loop, (uint32_t)d.handle, &d.meta, d.time_ns);
         }
     }
 }
@@ -822,19 +868,26 @@ int32_t nw_dp_loop_run(nw_dp_loop_t *loop)
         guard_enter(loop); /* control-plane updates happen between passes */
         uint64_t now = nw_dp_loop_now(loop);
         uint32_t got = 0;
+        if (!direct)
+            run_due(loop, now); /* what was due before this pass's frames came leaves first */
         for (uint32_t i = 0; i < loop->n_ports; i++)
             got += receive(loop, &loop->ports[i], now);
         if (loop->host && !direct)
             got += receive_injected(loop, now);
         if (!direct)
-            run_timers(loop, nw_dp_loop_now(loop));
-        for (uint32_t i = 0; i < loop->n_ports; i++)
+            run_due(loop, nw_dp_loop_now(loop) + 1);
+        uint32_t tx_waiting = 0;
+        for (uint32_t i = 0; i < loop->n_ports; i++) {
             nw_dp_ring_tx_flush(loop->ports[i].ring);
+            tx_waiting += nw_dp_ring_tx_pending(loop->ports[i].ring);
+        }
         if (loop->host)
             nw_dp_host_notify(loop->host);
         loop->c.passes++;
         publish(loop, now, 0);
         uint64_t wait = got ? 0 : sleep_time(loop, nw_dp_loop_now(loop));
+        if (tx_waiting && wait > TX_RETRY_NS)
+            wait = TX_RETRY_NS; /* a device refused frames for now: offer them again soon */
         guard_leave(loop);
         sleep_until_work(loop, fds, wait);
     }

@@ -5,8 +5,11 @@
  * replication engine, the traffic manager, egress) and fills the egress ports'
  * TX rings, flushed once per pass; frames the traffic manager holds leave when
  * their departure time comes (the loop sleeps in ppoll until the earliest
- * deadline, or until a frame or a stop request wakes it).  Time is CLOCK_MONOTONIC
- * nanoseconds since the loop was made.
+ * deadline, or until a frame or a stop request wakes it).  Events run in time
+ * order, as SoftSwitch.advance runs them: a pass first lets out what was due
+ * before it began (departures, frames leaving a wire or an ingress link), then
+ * takes the frames received, so a late wake-up does not find queues fuller
+ * than they were.  Time is CLOCK_MONOTONIC nanoseconds since the loop was made.
  *
  * The link model (delay, jitter, loss) is not here: nw_dp_wire_t is the hook
  * through which the one C wire model (nic_offload/src/link/) plugs in.  With no
@@ -54,6 +57,7 @@ typedef struct nw_dp_counters {
     uint64_t drop_pass_limit;       /* a chain of clones longer than NW_DP_MAX_PASSES */
     uint64_t drop_wire_in;          /* the ingress link lost it (or its waiting room was full) */
     uint64_t resubmitted, recirculated; /* passes the program asked for */
+    uint64_t drop_tx_runt;          /* cut below an Ethernet header (14 bytes): no port sends it */
 } nw_dp_counters_t;
 
 typedef struct nw_dp_port_counters {

@@ -261,8 +261,13 @@ uint32_t nw_dp_ring_tx_flush(nw_dp_ring_t *r)
     if (!n)
         return 0;
     r->tx_pending = 0;
-    if (send(r->fd, NULL, 0, MSG_DONTWAIT) < 0 && errno != EAGAIN && errno != ENOBUFS)
-        r->st.tx_errors++;
+    if (send(r->fd, NULL, 0, MSG_DONTWAIT) < 0) {
+        if (errno == EAGAIN || errno == ENOBUFS)
+            r->tx_pending = n; /* the device refused a frame for now: the kernel keeps it
+                                  (and those behind it) in the ring; send again later */
+        else
+            r->st.tx_errors++;
+    }
     return n;
 }
 

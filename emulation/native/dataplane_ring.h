@@ -50,7 +50,9 @@ uint8_t *nw_dp_ring_tx_slot(nw_dp_ring_t *r);
 void nw_dp_ring_tx_commit(nw_dp_ring_t *r, uint32_t len);
 /* Copy one frame into the ring: 0 ok, -1 the ring is full, -2 too long (both counted). */
 int32_t nw_dp_ring_tx_copy(nw_dp_ring_t *r, const uint8_t *frame, uint32_t len);
-/* Hand committed frames to the kernel; returns how many were pending. */
+/* Hand committed frames to the kernel; returns how many were pending.  When the device
+ * refuses a frame for now (ENOBUFS: its backlog is full), the frame stays in the ring and
+ * the ring stays pending, to be flushed again. */
 uint32_t nw_dp_ring_tx_flush(nw_dp_ring_t *r);
 /* Frames committed and not yet flushed. */
 uint32_t nw_dp_ring_tx_pending(const nw_dp_ring_t *r);

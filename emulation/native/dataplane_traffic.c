@@ -54,7 +54,7 @@ int32_t nw_dp_gen_run(const char *ifname, const uint8_t *frame, uint32_t len,
 {
     memset(out, 0, sizeof(*out));
     if (!frame || c->stamp_offset > len || len - c->stamp_offset < NW_DP_STAMP_LEN ||
-        c->rate_pps < 0)
+        c->rate_pps < 0 || (c->seq32_offset && (c->seq32_offset > len || len - c->seq32_offset < 4)))
         return -EINVAL;
     nw_dp_ring_config_t rc = {.rx_frames = 0, .tx_frames = 2048, .max_frame = len};
     int32_t err = 0;
@@ -63,6 +63,7 @@ int32_t nw_dp_gen_run(const char *ifname, const uint8_t *frame, uint32_t len,
         return err;
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     uint32_t batch = c->batch ? c->batch : 32;
+    uint64_t templates = c->templates ? c->templates : 1;
     double ns_per_frame = c->rate_pps > 0 ? 1e9 / c->rate_pps : 0;
     uint64_t start = realtime_ns(), seq = 0;
     out->start_ns = start;
@@ -85,12 +86,14 @@ int32_t nw_dp_gen_run(const char *ifname, const uint8_t *frame, uint32_t len,
                 out->ring_full++;
                 break;
             }
-            memcpy(slot, frame, len);
+            memcpy(slot, frame + (size_t)(seq % templates) * len, len);
             uint8_t *st = slot + c->stamp_offset;
             put_be(st, NW_DP_STAMP_MAGIC, 2);
             put_be(st + 2, c->run_id & 0xffffu, 2);
             put_be(st + 4, seq, 8);
             put_be(st + 12, realtime_ns(), 8);
+            if (c->seq32_offset)
+                put_be(slot + c->seq32_offset, seq & 0xffffffffu, 4);
             nw_dp_ring_tx_commit(ring, len);
             seq++;
             filled++;

@@ -21,6 +21,10 @@ typedef struct nw_dp_gen_config {
     uint32_t stamp_offset;   /* where the stamp goes in the frame */
     uint32_t run_id;         /* (16 bits) in every stamp; the sink counts only its run */
     uint32_t batch;          /* frames per flush (0: 32) */
+    uint32_t templates;      /* frames of `len` bytes back to back in `frame`, sent in
+                                turn (0: 1), e.g. blocks cycling through a job's slots */
+    uint32_t seq32_offset;   /* > 0: the sequence number (low 32 bits, big-endian) also
+                                goes there, e.g. an aggregation packet's block number */
 } nw_dp_gen_config_t;
 
 typedef struct nw_dp_gen_result {
@@ -41,7 +45,8 @@ typedef struct nw_dp_sink_result {
     uint64_t kernel_drops;   /* the sink's own RX ring overflowed */
 } nw_dp_sink_result_t;
 
-/* Send from interface `ifname`; 0 or -errno.  Stops early when *stop becomes non-zero. */
+/* Send from interface `ifname` (`frame`: config->templates frames of `len` bytes each);
+ * 0 or -errno.  Stops early when *stop becomes non-zero. */
 int32_t nw_dp_gen_run(const char *ifname, const uint8_t *frame, uint32_t len,
                       const nw_dp_gen_config_t *config, const int32_t *stop,
                       nw_dp_gen_result_t *out);

@@ -309,7 +309,9 @@ class Device:
         """The switch's packet trace, if any."""
         return getattr(self.switch, "trace", None)
 
-    def _deliver(self, outputs: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+    def collect_digests(self) -> None:
+        """Hand the switch's pending digests to the P4Runtime digest stream (clears them);
+        the native loop calls it (under :attr:`lock`) once it has drained its rings."""
         entities = self._entities
         assert entities is not None and self.pipeline is not None
         switch = self.pipeline.switch
@@ -317,6 +319,11 @@ class Device:
             raw = list(switch.digests)
             switch.digests.clear()
             entities.digests.collect(raw)
+
+    def _deliver(self, outputs: list[tuple[int, bytes]]) -> list[tuple[int, bytes]]:
+        self.collect_digests()
+        entities = self._entities
+        assert entities is not None
         if self.cpu_port is None:
             return outputs
         forward = []

@@ -49,6 +49,7 @@ from netweft.emulation.native.dataplane import (
     PortPcaps,
     WireTable,
 )
+from netweft.emulation.v1model.context import LOG
 from netweft.nic_offload.wire_model import seed64
 
 IDLE_WAKEUP_S = 0.2
@@ -56,6 +57,7 @@ SWAP_WAIT_S = 30.0    # longest a SetForwardingPipelineConfig waits for the loop
 _PER_PORT = re.compile(r"_port\d+$")
 _NOT_PACKETS = ("passes", "sleeps")   # the loop's own activity: they change while idle
 RING_FRAMES = 1024
+MAX_PASSES = 64       # the C loop's NW_DP_MAX_PASSES, the Python driver's max_passes
 
 
 def native_switch(target: Any) -> Any:
@@ -102,6 +104,7 @@ class NativeSwitchLoop:
         self._groups: dict[int, list[tuple[int, int]]] = {}
         self._sessions: dict[int, Any] = {}
         self.flow_counts = {"digests": 0, "digests_discarded": 0, "log_msgs": 0}
+        self._pass_limit_seen = 0
         self.sync()
         self._mirror_replication()
 
@@ -195,6 +198,7 @@ class NativeSwitchLoop:
         else they are counted as discarded.  Returns the digests taken.
         """
         switch = self.switch
+        self._warn_pass_limit()
         with self.locked():
             switch.driver.take_rings()
         logs, digests = switch.logs, switch.digests
@@ -205,13 +209,22 @@ class NativeSwitchLoop:
         if not taken:
             return taken
         self.flow_counts["digests"] += len(taken)
-        if device is not None and hasattr(device, "_deliver"):
+        if device is not None and hasattr(device, "collect_digests"):
             with device.lock:
-                device._deliver([])   # the device's own digest hand-over (clears the list)
+                device.collect_digests()      # to the P4Runtime digest stream (clears the list)
         else:
             self.flow_counts["digests_discarded"] += len(taken)
         digests.clear()
         return taken
+
+    def _warn_pass_limit(self) -> None:
+        """One warning line for the packets the pass limit dropped since the last call
+        (the Python path logs one per packet)."""
+        dropped = self.dataplane.counters().get("drop_pass_limit", 0)
+        if dropped > self._pass_limit_seen:
+            LOG.warning("%d packet(s) exceeded %d pipeline passes; dropped",
+                        dropped - self._pass_limit_seen, MAX_PASSES)
+            self._pass_limit_seen = dropped
 
     # ------------------------------------------------------------------ running
 
@@ -244,8 +257,13 @@ class NativeSwitchLoop:
             out[f"kernel_drops_port{number}"] = c.get(f"rx_kernel_drops_port{number}", 0)
         wire_in, wire_out = self.wires.stats(WireTable.IN), self.wires.stats(WireTable.OUT)
         lost = sum(s["lost"] + s["burst_lost"] for s in (wire_in, wire_out))
+        # frames a port refused after egress (the Python path's failed send()s)
+        refused = (c.get("drop_tx_ring_full", 0) + c.get("drop_tx_too_long", 0)
+                   + c.get("drop_tx_runt", 0))
+        no_port = c.get("drop_no_port", 0)
         out.update({
-            "received": c.get("rx", 0), "sent": c.get("tx", 0),
+            "received": c.get("rx", 0), "sent": c.get("tx", 0) + refused + no_port,
+            "tx_errors": refused, "dropped_no_such_port": no_port,
             "drop_program": c.get("drop_program", 0),
             "drop_parser_error": c.get("drop_malformed", 0),
             "drop_queue_full": c.get("drop_queue_full", 0),

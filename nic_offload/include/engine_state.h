@@ -76,8 +76,6 @@ typedef struct {
                             duplicate report (NW_PDS_F_DUP) from the receiver proves one
                             spurious; cleared when the slot is reused */
     uint16_t retx;
-    uint8_t ack_held;    /* sent at the NSCC floor without AR: the receiver holds its
-                            ACK for ack_delay_ns (nw_cc_ack_held) */
     uint8_t ec_kind;     /* NW_EC_SLOT_*: data in a coded block, or parity */
     uint8_t ec_k, ec_m, ec_index; /* parity: its block's shape and its index */
     uint32_t ec_base;    /* first data PSN of its block */
@@ -251,27 +249,21 @@ uint32_t nw_cc_spec_bytes(const nw_engine_t *e);
  * empty, or the pipe plus half an MTU fits in the window (the window rounded to
  * whole packets: 1.1 MTU sends one packet at a time, not two). */
 int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p);
-/* 1 if the new data packet about to leave is the last the NSCC window, which is
- * above its floor, admits: the packet asks for an ACK at once (AR), as htsim's
- * sender does, so that a window of fewer packets than ack_every_pkts is not held
- * for ack_delay_ns by the receiver. At the floor the ACK is left to the receiver's
- * coalescing, which spaces a one-packet window's packets (docs/congestion.md). */
+/* 1 if the new data packet about to leave is the last the NSCC window admits
+ * (at the one-packet floor: every packet): the packet asks for an ACK at once
+ * (AR), as htsim's sender does, so that a window of fewer packets than
+ * ack_every_pkts is acknowledged within an RTT, not after the receiver's
+ * ack_delay_ns (docs/congestion.md, "Feedback every RTT"). */
 int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p);
-/* 1 if the NSCC window is at its floor: a new data packet (not a message's
- * last) leaves alone and without AR, so the receiver holds its ACK for
- * ack_delay_ns, which nw_cc_on_ack's hold_ns takes off its RTT. */
-int nw_cc_ack_held(const nw_engine_t *e, const nw_pdc_t *p);
 /* 1 if credit (RCCC) and rate (DCQCN) admit a data packet now (e->now). */
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_cc_on_enqueue(nw_engine_t *e, nw_pdc_t *p, uint64_t wire_bytes);
 void nw_cc_on_sent(nw_engine_t *e, nw_pdc_t *p, uint32_t len, uint64_t now);
 void nw_cc_on_loss(nw_engine_t *e, nw_pdc_t *p, const nw_tx_slot_t *s);
-/* An ACK: `rtt` from its trigger packet (0: none), `hold_ns` the wait the
- * receiver added before acknowledging it (a floor packet's: ack_delay_ns).
- * NSCC's delay sample is the RTT less the base RTT and less hold_ns; the RTT
- * itself still sizes the base RTT and the RTO. */
-void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt,
-                  uint64_t hold_ns, int ecn, uint64_t now);
+/* An ACK: `rtt` from its trigger packet (0: none); NSCC's delay sample is the
+ * RTT less the base RTT. */
+void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt, int ecn,
+                  uint64_t now);
 uint64_t nw_cc_deadline(const nw_engine_t *e, const nw_pdc_t *p);
 void nw_cc_on_time(nw_engine_t *e, nw_pdc_t *p, uint64_t now);
 
@@ -362,6 +354,9 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
  * resent by the RTO, that resend was spurious; undo the RTO's backoff. */
 void nw_tx_on_dup_report(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now);
 void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn);
+/* A trim NACK for `psn`: marked lost (resent with the next output, no timeout) and
+ * the PDC's retransmission timer restarted from `now`. */
+void nw_tx_on_trim_nack(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now);
 void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn);
 /* ROD: the receiver misses from_psn (OOO NACK); resends it unless it was sent
  * less than an RTT ago, in which case it is checked again then. */

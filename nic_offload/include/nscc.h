@@ -17,12 +17,11 @@
  * becomes the bytes actually delivered in the last base RTT + target; each
  * packet declared lost also takes its bytes off the window at once.
  * The window counts whole packets, rounded: another leaves while the pipe plus
- * half an MTU fits (nw_cc_window_open). Feedback: the last packet a window above the floor
- * admits asks for an ACK at once (nw_cc_ack_wanted, congestion.c), so that a
- * window of fewer packets than the receiver's ACK coalescing is acknowledged
- * within an RTT. At the floor the ACK is left to the receiver's timer, and the
- * delay sample of such an ACK is its RTT less the base RTT and less the
- * receiver's hold (nw_cc_ack_held). */
+ * half an MTU fits (nw_cc_window_open). Feedback: the last packet a window admits
+ * (at the one-packet floor, every packet) asks for an ACK at once
+ * (nw_cc_ack_wanted, congestion.c), as in htsim, so that a window of fewer
+ * packets than the receiver's ACK coalescing is acknowledged within an RTT and
+ * every sender, at the floor or above it, has the same ACK clock. */
 #ifndef NETWEFT_NSCC_H
 #define NETWEFT_NSCC_H
 

@@ -526,7 +526,7 @@ static int32_t input_nack(nw_engine_t *e, const nw_wire_pkt_t *pk, uint32_t src_
     case NW_NACK_TRIMMED_ACK:
         e->st.trim_nacks_in++;
         NW_TRACE(e, NW_TR_TRIM_NACK, nw_pdc_index(e, p), h->nack_psn, 0, 0);
-        nw_tx_mark_lost(e, p, h->nack_psn); /* resent now, no timeout */
+        nw_tx_on_trim_nack(e, p, h->nack_psn, now); /* resent now, no timeout */
         break;
     case NW_NACK_ROD_OOO:
         nw_tx_on_rod_nack(e, p, h->nack_payload, now);

@@ -277,12 +277,11 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (d > (int32_t)nw_tx_in_flight(p))
         return NW_ERANGE;
     uint32_t newly = 0;
-    uint64_t rtt = 0, hold = 0;
+    uint64_t rtt = 0;
     if (in_flight_psn(p, trigger)) {
         nw_tx_slot_t *t = nw_tx_slot(e, p, trigger);
         int fresh = t->psn == trigger && t->state == NW_TX_INFLIGHT && t->retx == 0;
         uint64_t sent = t->sent_ns;
-        hold = t->ack_held ? e->cfg.ack_delay_ns : 0;
         if (ack_slot(e, p, trigger, &bytes, now)) {
             newly++;
             if (fresh && now > sent) {
@@ -310,7 +309,7 @@ int32_t nw_tx_on_ack(nw_engine_t *e, nw_pdc_t *p, uint32_t cack, uint32_t trigge
     if (bytes)
         NW_TRACE(e, NW_TR_ACKED, nw_pdc_index(e, p), p->una - 1, bytes, 0);
     nw_tx_detect_losses(e, p, now);
-    nw_cc_on_ack(e, p, bytes, rtt, hold, ecn, now);
+    nw_cc_on_ack(e, p, bytes, rtt, ecn, now);
     if (newly) {
         if (p->rto_episode)
             p->rto_gap_ns = now - p->progress_ns;
@@ -396,6 +395,23 @@ void nw_tx_mark_lost(nw_engine_t *e, nw_pdc_t *p, uint32_t psn)
     p->lost[(p->lost_head + p->lost_count) % cap] = psn;
     p->lost_count++;
     nw_pdc_activate(e, p);
+}
+
+void nw_tx_on_trim_nack(nw_engine_t *e, nw_pdc_t *p, uint32_t psn, uint64_t now)
+{
+    nw_tx_slot_t *s = nw_tx_slot(e, p, psn);
+    if (!in_flight_psn(p, psn) || s->psn != psn || s->state != NW_TX_INFLIGHT)
+        return; /* acknowledged or already queued for resending */
+    int oldest = p->list_head == (uint32_t)(s - p->slots);
+    nw_tx_mark_lost(e, p, psn);
+    /* The oldest transmission, the one the timer guards, was answered and its resend
+     * leaves now: the timeout runs from now, as that packet's own timer restarts in
+     * htsim's model. Left running from the first send, a packet trimmed again and
+     * again timed out while its latest copy was still queued (spuriously: 177 of the
+     * 222 timeouts of the 64 -> 1 incast with an ACK asked for at the floor). A NACK
+     * of a later packet leaves the timer alone: the oldest may still be lost. */
+    if (oldest && p->rto_deadline)
+        p->rto_deadline = now + p->rto_cur;
 }
 
 void nw_tx_go_back_n(nw_engine_t *e, nw_pdc_t *p, uint32_t from_psn)

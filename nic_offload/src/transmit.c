@@ -262,7 +262,6 @@ static int32_t output_new(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     if (nw_ec_tx_close_before(e, p, body))
         return nw_ec_tx_output_parity(e, p, buf, cap, now);
     uint32_t psn = p->nxt;
-    uint8_t held = (uint64_t)off + len < payload_len && nw_cc_ack_held(e, p);
     int32_t n = build_data(e, p, w, psn, off, len, 0, buf, cap);
     if (n < 0)
         return n;
@@ -285,7 +284,6 @@ static int32_t output_new(nw_engine_t *e, nw_pdc_t *p, uint8_t *buf, uint32_t ca
     s->wr = widx;
     s->msg_off = off;
     s->len = len;
-    s->ack_held = held;
     s->prev = s->next = NW_NIL;
     p->nxt++;
     nw_tx_sent(e, p, s, (uint32_t)n, now);

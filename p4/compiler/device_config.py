@@ -22,6 +22,7 @@ from the protobuf wire format.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 
 from netweft.p4.compiler.compiler import compile_preprocessed
@@ -181,6 +182,16 @@ def _preprocessed(config: dict) -> PreprocessedSource:
 def load_device_config(data: bytes) -> Program:
     """The program in a device config (the file's bytes, or them wrapped in
     ``p4.tmp.P4DeviceConfig``). DeviceConfigError for a wrong format or version,
-    P4Error (``file:line:col``) if the program no longer compiles."""
-    config = _parse(bytes(data))
+    P4Error (``file:line:col``) if the program no longer compiles.
+
+    The last few configs loaded are remembered: a controller that sets the same
+    pipeline again (a PTF suite does before every test) gets the compiled program
+    back at once instead of waiting seconds for the front end. A :class:`Program`
+    is never changed after compilation, so switches built from it share it."""
+    return _load(bytes(data))
+
+
+@lru_cache(maxsize=4)
+def _load(data: bytes) -> Program:
+    config = _parse(data)
     return compile_preprocessed(_preprocessed(config), config["program"])

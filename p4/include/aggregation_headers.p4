@@ -24,7 +24,7 @@ const bit<8> AGG_VERSION = 1;
 
 /* K: the 32-bit lanes per packet (one quantization block), a compile-time
  * parameter: 64 by default (SwitchML's Tofino-sized packet, the wire format
- * of p4/tna/aggregation.p4), any multiple of 32 from 64 to 1024 with
+ * of the Tofino variants p4/tna/aggregation.p4 and p4/t2na/aggregation.p4), any multiple of 32 from 64 to 1024 with
  * `netweft compile -D AGG_LANES=256` (compile_p4(..., defines={"AGG_LANES":
  * "256"})) for targets without a stateful-ALU limit (docs/aggregation.md). */
 #ifndef AGG_LANES

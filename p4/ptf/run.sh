@@ -98,7 +98,7 @@ for spec in "${PROGRAMS[@]}"; do
     echo "run.sh: suite $spec"
     in_ns ptf --test-dir "$HERE" "${PTF_IFS[@]}" \
         --test-params="p4info='$OUT/$prog.p4info.txtpb';config='$OUT/$prog.json';grpcaddr='$GRPC'" \
-        --default-negative-timeout 0.5 --default-timeout 5 \
+        --default-negative-timeout 0.2 --default-timeout 5 \
         --log-file "$OUT/ptf-$spec.log" "$spec" 2>&1 | tee "$OUT/ptf-$spec.out" \
         || STATUS=1
 done

@@ -1,68 +1,90 @@
 /*
  * tna/aggregation.p4 — the in-network aggregation of p4/aggregation.p4 for
- * Intel Tofino 2, written to its native architecture (t2na.p4, the TNA of
- * Tofino 2).  NOT COMPILED HERE: netweft's front end knows v1model only, and
- * Intel's compiler (bf-p4c) is not installable on this project's machines.
- * It is kept beside the v1model program so that the two stay in step;
- * docs/aggregation.md says where they differ.
+ * Intel Tofino 1, written to its native architecture (tna.p4).  Compile with
+ * `bf-p4c --target tofino --arch tna p4/tna/aggregation.p4`; docs/tofino.md
+ * says what was compiled and the resources.  p4/t2na/aggregation.p4 is the
+ * Tofino 2 variant (one pass: its stateful ALUs return two values).
  *
- * Same packet format (include/aggregation_headers.p4, docs/aggregation.md),
- * same tables and names as the v1model program where the architecture allows:
+ * Same packet format (include/aggregation_headers.p4, 64 lanes), same tables
+ * and names as the v1model program where the architecture allows:
  *   Ingress.agg_jobs     (service address, job id) -> set_job(base, size,
  *                        workers, mcast_grp)
  *   Egress.agg_workers   (job id, replication id = worker id) ->
  *                        to_worker(mac, addr, udp_port)
  *   Ingress.ipv4_routes  lpm -> forward(dmac, port) | drop
+ * Counters: Ingress.events (by AGG_EV_* of include/aggregation.p4),
+ * Egress.copies (by AGG_COPY_*).  Hierarchical jobs (agg_parents) are the
+ * v1model program's only.
  *
- * Stateful ALUs: a stateful ALU reads, changes and writes one register cell
- * per packet, so every register gets its own small control with a table that
- * picks one RegisterAction (bf-p4c places each in a stage of its own
- * choosing).  The 64 lanes live in 32 registers of lane pairs; a pair's
- * RegisterAction adds two lanes and returns both sums (its second output,
- * rv2, is what needs Tofino 2: a Tofino 1 stateful ALU returns one value, so
- * there a pair would need two passes, as SwitchML does).  36 stateful ALUs
- * in all (32 pairs, block, bitmap, count, exponent) fit Tofino 2's 20 stages
- * x 4.
- *
- * Rounds of a pool are recognised by the block number alone (the block
- * register keeps the newest block a pool has seen): a newer block starts a
- * new round (bitmap, count, sums and exponent replaced), an older one is
- * stale and dropped.  This replaces the v1model program's clearing of the
- * worker's bit in the other pool, which needs the bitmap read before the
- * decision, i.e. two accesses to one register.  The controller therefore
- * initialises a new job's block cells to 0xffffffff (one before block 0).
+ * Tofino 1 (SwitchML's way):
+ *   - A stateful ALU accesses one register cell per packet and returns one
+ *     32-bit value.  The 64 lanes live in 32 registers of lane pairs (lane
+ *     2p in the pair's low word, 2p+1 in its high word); a pair's
+ *     RegisterAction adds both lanes and returns the high sum.  The packet
+ *     that completes a slot (or a retransmission into a complete slot) is
+ *     recirculated once, and its second pass reads the low sums.
+ *   - 36 stateful ALUs (32 pairs, block, bitmap, count, exponent) are more
+ *     than ingress can chain after the bookkeeping in 12 stages, so pairs
+ *     16..31 (lanes 32..63) are in ingress and pairs 0..15 (lanes 0..31) in
+ *     egress, which runs them with the operation and cell ingress bridges.
+ *     Egress parses the header only up to lane 31 (agg_egress_h): the rest of
+ *     the packet is payload there, which keeps egress's PHV to half the lanes.
+ *     Every counted contribution therefore goes through egress, by the
+ *     recirculation port's queue: one FIFO, so egress adds the contributions
+ *     in the order ingress counted them, and the completing packet sees all
+ *     of them.  Contributions that do not complete the slot are dropped at the
+ *     end of egress; the rest come back for their second pass.  The
+ *     aggregation's throughput per pipe is therefore the recirculation
+ *     port's (100 Gb/s on Tofino 1).
+ *   - Second pass: ingress reads the low sums of pairs 16..31 and multicasts
+ *     the result (or unicasts it back to a retransmitter); egress reads the
+ *     low sums of pairs 0..15 into each copy.  No pool is reused before
+ *     every worker has its copy (a worker uses the pool again only after
+ *     every worker has contributed to the other pool, which each does after
+ *     receiving this result), so the copies read a stable cell.
+ *   - Rounds of a pool are told apart by the block number alone, as in the
+ *     Tofino 2 variant: the block register keeps the newest block a pool has
+ *     seen (serial-number order); a newer block starts a new round, an older
+ *     one is stale.  The controller initialises a job's block cells to
+ *     0xffffffff (one before block 0); the register's initial value is that.
+ *   - Tofino shifts by constants only: the worker's bitmap bit comes from a
+ *     constant table (worker_bits).
+ *   - Packets with IPv4 options are routed, never aggregated (the options
+ *     are parsed for the IPv4 checksum, include/ipv4_options.p4).
  */
 #include <core.p4>
-#include <t2na.p4>
+#include <tna.p4>
 
 #include "../include/aggregation_headers.p4"
+#include "include/ipv4_options.p4"
 
-#ifndef AGG_SLOTS
-#define AGG_SLOTS 1024
+#if AGG_LANES != 64
+#error "tna/aggregation.p4 sums 64 lanes (32 lane pairs): build it without -D AGG_LANES"
 #endif
+
+/* Slots per pool: the cell of (slot, pool) is base + slot + pool * AGG_SLOTS. */
+#define AGG_SLOT_BITS 10
+#define AGG_SLOTS 1024
 #define AGG_POOL_CELLS (2 * AGG_SLOTS)
 
-typedef bit<32> agg_index_t;
-
-/* Applies M(pair, first lane, second lane) to the 32 lane pairs. */
-#define AGG_FOR_EACH_PAIR(M) \
-    M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) \
-    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15) \
-    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
-    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31) \
-    M(16, 32, 33) M(17, 34, 35) M(18, 36, 37) M(19, 38, 39) \
-    M(20, 40, 41) M(21, 42, 43) M(22, 44, 45) M(23, 46, 47) \
-    M(24, 48, 49) M(25, 50, 51) M(26, 52, 53) M(27, 54, 55) \
-    M(28, 56, 57) M(29, 58, 59) M(30, 60, 61) M(31, 62, 63)
+/* Pipe 0's recirculation port on Tofino 1: the second pass's way back. */
+const PortId_t RECIRC_PORT = 68;
 
 const bit<16> AGG_UDP_LENGTH = 8 + 16 + 4 * AGG_LANES;
 const bit<8>  AGG_RESULT_TTL = 64;
+/* Worker ids 0..31: one bit each in a pool's bitmap. */
+const bit<8>  AGG_MAX_WORKER_ID = 32;
 
 /* Which RegisterAction a register's control runs for this packet. */
-const bit<2> OP_NONE  = 0;
-const bit<2> OP_FIRST = 1;  /* a new round: replace */
-const bit<2> OP_ADD   = 2;  /* the round goes on: accumulate */
-const bit<2> OP_READ  = 3;  /* a retransmission into a complete pool: read back */
+const bit<8> OP_NONE    = 0;
+const bit<8> OP_FIRST   = 1;  /* a new round: replace */
+const bit<8> OP_ADD     = 2;  /* the round goes on: accumulate */
+const bit<8> OP_READ_HI = 3;  /* first pass of a result: read (pairs: the high sums) */
+const bit<8> OP_READ_LO = 4;  /* second pass of a result: the pairs' low sums */
+
+/* How the second pass sends the result. */
+const bit<8> PASS_MULTICAST = 1;  /* the slot completed: to every worker */
+const bit<8> PASS_UNICAST   = 2;  /* a retransmission: back to its sender */
 
 /* Index of Ingress.events, as AGG_EV_* of include/aggregation.p4. */
 const bit<8> EV_CONTRIBUTION = 0;
@@ -74,32 +96,101 @@ const bit<8> EV_BAD_SLOT     = 5;
 const bit<8> EV_BAD_WORKER   = 6;
 const bit<8> EV_STALE        = 7;
 
-/* Ingress to egress: is this a multicast copy of a result. */
-header agg_bridge_t {
-    bit<7> pad;
-    bit<1> result_copy;
+/* Index of Egress.copies, as AGG_COPY_*. */
+const bit<1> COPY_SENT      = 0;
+const bit<1> COPY_NO_WORKER = 1;
+
+/* worker_bits' entries: worker id w -> set_worker_bit(1 << w), w = 0..31. */
+#define AGG_WORKER_BIT_ENTRY(w) w: set_worker_bit(32w1 << w);
+#define AGG_FOR_EACH_WORKER(M) \
+    M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15) \
+    M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) \
+    M(30) M(31)
+
+/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 32..63) ... */
+#define AGG_FOR_EACH_INGRESS_PAIR(M) \
+    M(16, 32, 33) M(17, 34, 35) M(18, 36, 37) M(19, 38, 39) \
+    M(20, 40, 41) M(21, 42, 43) M(22, 44, 45) M(23, 46, 47) \
+    M(24, 48, 49) M(25, 50, 51) M(26, 52, 53) M(27, 54, 55) \
+    M(28, 56, 57) M(29, 58, 59) M(30, 60, 61) M(31, 62, 63)
+/* ... and for those egress sums (lanes 0..31). */
+#define AGG_FOR_EACH_EGRESS_PAIR(M) \
+    M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) \
+    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15) \
+    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
+    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31)
+
+/* Ingress to egress, before Ethernet: what egress does with the packet. */
+header agg_bridge_h {
+    bit<8>  op;           /* OP_*: the egress pairs' operation */
+    bit<1>  has_pass;     /* an agg_pass_h follows (the packet is recirculated) */
+    bit<1>  result_copy;  /* a multicast copy of a result: agg_workers rewrites it */
+    bit<1>  drop_after;   /* a contribution that did not complete: dropped after egress */
+    bit<5>  pad;
+    bit<32> cell;         /* the register cell of (slot, pool) */
+}
+
+/* First pass to second, before Ethernet, through the recirculation port. */
+header agg_pass_h {
+    bit<8>   mode;        /* PASS_* */
+    bit<7>   pad;
+    PortId_t port;        /* the first pass's ingress port (PASS_UNICAST) */
+    bit<16>  mcast_grp;   /* the job's multicast group (PASS_MULTICAST) */
+    bit<32>  cell;
+}
+
+/* agg_t as egress parses it: its first 16 bytes and lanes 0..31 (the same
+ * layout as include/aggregation_headers.p4's agg_t); lanes 32..63 stay payload. */
+header agg_egress_h {
+    bit<8>  version;
+    bit<8>  flags;
+    bit<16> job_id;
+    bit<16> slot;
+    bit<1>  pool;
+    bit<7>  reserved;
+    bit<8>  worker_id;
+    bit<32> block;
+    bit<16> exponent;
+    bit<16> lane_count;
+    AGG_LANE_GROUP_0(AGG_LANE_FIELD)   /* bit<32> lane0; .. lane31; */
 }
 
 struct agg_headers_t {
-    agg_bridge_t bridge;
+    agg_bridge_h bridge;
+    agg_pass_h   pass;
     ethernet_t   ethernet;
     ipv4_t       ipv4;
+    IPV4_OPTION_WORDS
     udp_t        udp;
     agg_t        agg;
 }
 
+struct agg_egress_headers_t {
+    agg_bridge_h bridge;
+    agg_pass_h   pass;
+    ethernet_t   ethernet;
+    ipv4_t       ipv4;
+    IPV4_OPTION_WORDS
+    udp_t        udp;
+    agg_egress_h agg;
+}
+
 struct agg_ingress_md_t {
-    bool        job_found;
-    bit<32>     base;
-    bit<32>     size;
-    bit<8>      workers;
-    agg_index_t cell;      /* (slot, pool) register cell */
-    bit<32>     worker_bit;
-    bit<32>     pool_block;
-    bit<32>     age;
-    bit<32>     seen;
-    bit<8>      count;
-    bit<2>      op;
+    bool    job_found;
+    bit<32> base;
+    bit<32> size;
+    bit<8>  workers;
+    bit<16> mcast_grp;
+    bit<32> pool_slot;    /* slot + pool * AGG_SLOTS */
+    bit<32> cell;         /* base + pool_slot */
+    bit<32> worker_bit;
+    int<32> block;        /* the packet's block, for serial-number comparison */
+    int<32> pool_block;   /* the pool's newest block before this packet */
+    int<32> age;          /* block - pool_block */
+    int<16> exponent;
+    bit<32> seen;         /* the worker's bit in the pool's bitmap before this packet */
+    bit<8>  count;
+    bit<8>  op;
 }
 
 struct agg_egress_md_t { }
@@ -118,7 +209,16 @@ parser IngressParser(packet_in pkt,
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
-        md = {false, 0, 0, 0, 0, 0, 0, 0, 0, 0, OP_NONE};
+        md.job_found = false;
+        md.op = OP_NONE;
+        transition select(ig_intr_md.ingress_port) {
+            RECIRC_PORT: parse_pass;
+            default: parse_ethernet;
+        }
+    }
+
+    state parse_pass {
+        pkt.extract(hdr.pass);
         transition parse_ethernet;
     }
 
@@ -130,12 +230,21 @@ parser IngressParser(packet_in pkt,
         }
     }
 
+    /* Options are parsed for the IPv4 checksum; such packets are only routed. */
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
             (5, 0, IPPROTO_UDP): parse_udp;
-            default: accept;
+            (5, _, _): accept;
+            (0 .. 4, _, _): accept;
+            default: parse_ipv4_opt0;
         }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition accept;
     }
 
     state parse_udp {
@@ -152,37 +261,36 @@ parser IngressParser(packet_in pkt,
     }
 }
 
+/* Egress parses past Ethernet only the packets whose lanes it sums or reads. */
 parser EgressParser(packet_in pkt,
-                    out agg_headers_t hdr,
+                    out agg_egress_headers_t hdr,
                     out agg_egress_md_t md,
                     out egress_intrinsic_metadata_t eg_intr_md) {
     state start {
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
+        transition select(hdr.bridge.has_pass) {
+            1: parse_pass;
+            default: parse_ethernet;
+        }
+    }
+
+    state parse_pass {
+        pkt.extract(hdr.pass);
+        transition parse_ethernet;
+    }
+
+    state parse_ethernet {
         pkt.extract(hdr.ethernet);
-        transition select(hdr.ethernet.etherType) {
-            ETHERTYPE_IPV4: parse_ipv4;
-            default: accept;
+        transition select(hdr.bridge.op) {
+            OP_NONE: accept;
+            default: parse_ipv4;
         }
     }
 
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
-            (5, 0, IPPROTO_UDP): parse_udp;
-            default: accept;
-        }
-    }
-
-    state parse_udp {
         pkt.extract(hdr.udp);
-        transition select(hdr.bridge.result_copy) {
-            1: parse_agg;
-            default: accept;
-        }
-    }
-
-    state parse_agg {
         pkt.extract(hdr.agg);
         transition accept;
     }
@@ -190,36 +298,35 @@ parser EgressParser(packet_in pkt,
 
 /* ------------------------------------------------------------------ state */
 
-/* The newest block a pool has seen; rv = the one before this packet. */
-control PoolBlock(in agg_t agg, inout agg_ingress_md_t md) {
-    Register<bit<32>, agg_index_t>(AGG_POOL_CELLS, 0xffffffff) blocks;
-    RegisterAction<bit<32>, agg_index_t, bit<32>>(blocks) advance = {
-        void apply(inout bit<32> value, out bit<32> rv) {
+/* The newest block a pool has seen (serial-number order); out: the one before. */
+control PoolBlock(inout agg_ingress_md_t md) {
+    Register<int<32>, bit<32>>(AGG_POOL_CELLS, -1) blocks;
+    RegisterAction<int<32>, bit<32>, int<32>>(blocks) advance = {
+        void apply(inout int<32> value, out int<32> rv) {
             rv = value;
-            if (agg.block - value < 0x80000000 && agg.block != value) {
-                value = agg.block;
+            if (md.block - value > 0) {
+                value = md.block;
             }
         }
     };
 
     apply {
         md.pool_block = advance.execute(md.cell);
-        md.age = agg.block - md.pool_block;
     }
 }
 
-/* The workers seen in a pool's round; rv = the bitmap before this packet. */
+/* The workers seen in a pool's round; out: this worker's bit before this packet. */
 control PoolBitmap(inout agg_ingress_md_t md) {
-    Register<bit<32>, agg_index_t>(AGG_POOL_CELLS, 0) bitmaps;
-    RegisterAction<bit<32>, agg_index_t, bit<32>>(bitmaps) restart = {
+    Register<bit<32>, bit<32>>(AGG_POOL_CELLS, 0) bitmaps;
+    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmaps) restart = {
         void apply(inout bit<32> value, out bit<32> rv) {
             rv = 0;
             value = md.worker_bit;
         }
     };
-    RegisterAction<bit<32>, agg_index_t, bit<32>>(bitmaps) join = {
+    RegisterAction<bit<32>, bit<32>, bit<32>>(bitmaps) join = {
         void apply(inout bit<32> value, out bit<32> rv) {
-            rv = value;
+            rv = value & md.worker_bit;
             value = value | md.worker_bit;
         }
     };
@@ -238,28 +345,25 @@ control PoolBitmap(inout agg_ingress_md_t md) {
         size = 4;
     }
 
-    apply {
-        bitmap_op.apply();
-        md.seen = md.seen & md.worker_bit;
-    }
+    apply { bitmap_op.apply(); }
 }
 
-/* Contributions counted in a pool's round; rv = the count after this packet. */
+/* Contributions counted in a pool's round; out: the count after this packet. */
 control PoolCount(inout agg_ingress_md_t md) {
-    Register<bit<8>, agg_index_t>(AGG_POOL_CELLS, 0) counts;
-    RegisterAction<bit<8>, agg_index_t, bit<8>>(counts) restart = {
+    Register<bit<8>, bit<32>>(AGG_POOL_CELLS, 0) counts;
+    RegisterAction<bit<8>, bit<32>, bit<8>>(counts) restart = {
         void apply(inout bit<8> value, out bit<8> rv) {
             value = 1;
             rv = 1;
         }
     };
-    RegisterAction<bit<8>, agg_index_t, bit<8>>(counts) add = {
+    RegisterAction<bit<8>, bit<32>, bit<8>>(counts) add = {
         void apply(inout bit<8> value, out bit<8> rv) {
             value = value + 1;
             rv = value;
         }
     };
-    RegisterAction<bit<8>, agg_index_t, bit<8>>(counts) read = {
+    RegisterAction<bit<8>, bit<32>, bit<8>>(counts) read = {
         void apply(inout bit<8> value, out bit<8> rv) {
             rv = value;
         }
@@ -275,7 +379,7 @@ control PoolCount(inout agg_ingress_md_t md) {
         const entries = {
             OP_FIRST: do_restart();
             OP_ADD: do_add();
-            OP_READ: do_read();
+            OP_READ_HI: do_read();
         }
         default_action = NoAction();
         size = 4;
@@ -284,32 +388,30 @@ control PoolCount(inout agg_ingress_md_t md) {
     apply { count_op.apply(); }
 }
 
-/* The largest exponent of a pool's round (signed). */
-control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
-    Register<int<16>, agg_index_t>(AGG_POOL_CELLS, 0) exponents;
-    RegisterAction<int<16>, agg_index_t, int<16>>(exponents) restart = {
+/* The largest exponent of a pool's round (signed); out: into the packet. */
+control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
+    Register<int<16>, bit<32>>(AGG_POOL_CELLS, 0) exponents;
+    RegisterAction<int<16>, bit<32>, int<16>>(exponents) restart = {
         void apply(inout int<16> value, out int<16> rv) {
-            value = (int<16>)agg.exponent;
+            value = md.exponent;
             rv = value;
         }
     };
-    RegisterAction<int<16>, agg_index_t, int<16>>(exponents) raise = {
+    RegisterAction<int<16>, bit<32>, int<16>>(exponents) raise = {
         void apply(inout int<16> value, out int<16> rv) {
-            if ((int<16>)agg.exponent > value) {
-                value = (int<16>)agg.exponent;
-            }
+            value = max(value, md.exponent);
             rv = value;
         }
     };
-    RegisterAction<int<16>, agg_index_t, int<16>>(exponents) read = {
+    RegisterAction<int<16>, bit<32>, int<16>>(exponents) read = {
         void apply(inout int<16> value, out int<16> rv) {
             rv = value;
         }
     };
 
-    action do_restart() { agg.exponent = (bit<16>)restart.execute(md.cell); }
-    action do_raise() { agg.exponent = (bit<16>)raise.execute(md.cell); }
-    action do_read() { agg.exponent = (bit<16>)read.execute(md.cell); }
+    action do_restart() { exponent = (bit<16>)restart.execute(md.cell); }
+    action do_raise() { exponent = (bit<16>)raise.execute(md.cell); }
+    action do_read() { exponent = (bit<16>)read.execute(md.cell); }
 
     table exponent_op {
         key = { md.op: exact; }
@@ -317,7 +419,7 @@ control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
         const entries = {
             OP_FIRST: do_restart();
             OP_ADD: do_raise();
-            OP_READ: do_read();
+            OP_READ_HI: do_read();
         }
         default_action = NoAction();
         size = 4;
@@ -326,53 +428,60 @@ control PoolExponent(inout agg_t agg, in agg_ingress_md_t md) {
     apply { exponent_op.apply(); }
 }
 
-/* Two lanes' sums in one register; a RegisterAction returns both (rv, rv2). */
-control LanePair(inout bit<32> lo, inout bit<32> hi, in agg_ingress_md_t md) {
-    Register<agg_pair_t, agg_index_t>(AGG_POOL_CELLS) sums;
-    RegisterAction<agg_pair_t, agg_index_t, bit<32>>(sums) restart = {
+/* Two lanes' sums in one register cell; a RegisterAction returns one of them. */
+control LanePair(inout bit<32> lo, inout bit<32> hi, in bit<8> op, in bit<32> cell) {
+    Register<agg_pair_t, bit<32>>(AGG_POOL_CELLS) sums;
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) restart = {
         void apply(inout agg_pair_t value) {
             value.lo = lo;
             value.hi = hi;
         }
     };
-    RegisterAction<agg_pair_t, agg_index_t, bit<32>>(sums) add = {
-        void apply(inout agg_pair_t value, out bit<32> rv, out bit<32> rv2) {
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) add = {
+        void apply(inout agg_pair_t value, out bit<32> rv) {
             value.lo = value.lo + lo;
             value.hi = value.hi + hi;
-            rv = value.lo;
-            rv2 = value.hi;
+            rv = value.hi;
         }
     };
-    RegisterAction<agg_pair_t, agg_index_t, bit<32>>(sums) read = {
-        void apply(inout agg_pair_t value, out bit<32> rv, out bit<32> rv2) {
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_hi = {
+        void apply(inout agg_pair_t value, out bit<32> rv) {
+            rv = value.hi;
+        }
+    };
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_lo = {
+        void apply(inout agg_pair_t value, out bit<32> rv) {
             rv = value.lo;
-            rv2 = value.hi;
         }
     };
 
-    action do_restart() { restart.execute(md.cell); }
-    action do_add() { lo = add.execute(md.cell, hi); }
-    action do_read() { lo = read.execute(md.cell, hi); }
+    action do_restart() { restart.execute(cell); }
+    action do_add() { hi = add.execute(cell); }
+    action do_read_hi() { hi = read_hi.execute(cell); }
+    action do_read_lo() { lo = read_lo.execute(cell); }
 
     table pair_op {
-        key = { md.op: exact; }
-        actions = { do_restart; do_add; do_read; NoAction; }
+        key = { op: exact; }
+        actions = { do_restart; do_add; do_read_hi; do_read_lo; NoAction; }
         const entries = {
             OP_FIRST: do_restart();
             OP_ADD: do_add();
-            OP_READ: do_read();
+            OP_READ_HI: do_read_hi();
+            OP_READ_LO: do_read_lo();
         }
         default_action = NoAction();
-        size = 4;
+        size = 8;
     }
 
     apply { pair_op.apply(); }
 }
 
+#define AGG_PAIR_INSTANCE(p, a, b) LanePair() pair##p;
+
 /* ------------------------------------------------------------------ ingress */
 
-#define AGG_PAIR_INSTANCE(p, a, b) LanePair() pair##p;
-#define AGG_PAIR_APPLY(p, a, b) pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, md);
+#define AGG_INGRESS_PAIR_APPLY(p, a, b) \
+    pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, md.op, md.cell);
 
 control Ingress(inout agg_headers_t hdr,
                 inout agg_ingress_md_t md,
@@ -385,7 +494,7 @@ control Ingress(inout agg_headers_t hdr,
     PoolBitmap() pool_bitmap;
     PoolCount() pool_count;
     PoolExponent() pool_exponent;
-    AGG_FOR_EACH_PAIR(AGG_PAIR_INSTANCE)
+    AGG_FOR_EACH_INGRESS_PAIR(AGG_PAIR_INSTANCE)
 
     action drop() {
         ig_dprsr_md.drop_ctl = 1;
@@ -401,13 +510,14 @@ control Ingress(inout agg_headers_t hdr,
         md.base = base;
         md.size = size;
         md.workers = workers;
-        ig_tm_md.mcast_grp_a = mcast_grp;
+        md.mcast_grp = mcast_grp;
     }
 
     action not_aggregated() {
         md.job_found = false;
     }
 
+    /* (service address, job id) -> the job's slot range, workers and multicast group. */
     table agg_jobs {
         key = {
             hdr.ipv4.dstAddr: exact;
@@ -416,6 +526,21 @@ control Ingress(inout agg_headers_t hdr,
         actions = { set_job; not_aggregated; }
         size = 256;
         default_action = not_aggregated();
+    }
+
+    action set_worker_bit(bit<32> worker_bit) {
+        md.worker_bit = worker_bit;
+    }
+
+    /* worker id -> its bit in a pool's bitmap (Tofino shifts by constants only). */
+    table worker_bits {
+        key = { hdr.agg.worker_id: exact; }
+        actions = { set_worker_bit; NoAction; }
+        const entries = {
+            AGG_FOR_EACH_WORKER(AGG_WORKER_BIT_ENTRY)
+        }
+        default_action = NoAction();
+        size = 32;
     }
 
     action forward(macAddr_t dmac, PortId_t port) {
@@ -432,6 +557,32 @@ control Ingress(inout agg_headers_t hdr,
         default_action = drop();
     }
 
+    /* First pass: egress runs its pairs (md.op), then the packet comes back for
+     * its second pass through the recirculation port. */
+    action to_second_pass(bit<8> mode) {
+        hdr.pass.setValid();
+        hdr.pass.mode = mode;
+        hdr.pass.pad = 0;
+        hdr.pass.port = ig_intr_md.ingress_port;
+        hdr.pass.mcast_grp = md.mcast_grp;
+        hdr.pass.cell = md.cell;
+        hdr.bridge.has_pass = 1;
+        hdr.bridge.op = md.op;
+        hdr.bridge.cell = md.cell;
+        ig_tm_md.ucast_egress_port = RECIRC_PORT;
+    }
+
+    /* A counted contribution that does not complete the slot: egress adds its
+     * lanes 32..63 (in the recirculation port's queue, see above), then drops it. */
+    action absorb() {
+        hdr.bridge.op = md.op;
+        hdr.bridge.cell = md.cell;
+        hdr.bridge.drop_after = 1;
+        ig_tm_md.ucast_egress_port = RECIRC_PORT;
+    }
+
+    /* Second pass of a completed slot: the result, multicast (egress reads the
+     * remaining sums into each copy and rewrites it for its worker). */
     action multicast_result() {
         hdr.agg.flags = AGG_FLAG_RESULT;
         hdr.ethernet.srcAddr = hdr.ethernet.dstAddr;
@@ -439,10 +590,15 @@ control Ingress(inout agg_headers_t hdr,
         hdr.ipv4.ttl = AGG_RESULT_TTL;
         hdr.udp.srcPort = AGG_UDP_PORT;
         hdr.udp.checksum = 0;
+        ig_tm_md.mcast_grp_a = hdr.pass.mcast_grp;
+        hdr.bridge.op = OP_READ_LO;
+        hdr.bridge.cell = hdr.pass.cell;
         hdr.bridge.result_copy = 1;
         events.count(EV_RESULT);
     }
 
+    /* Second pass of a retransmission into a complete slot: the stored result
+     * goes back to the worker that sent it. */
     action unicast_result() {
         hdr.agg.flags = AGG_FLAG_RESULT | AGG_FLAG_RESENT;
         macAddr_t mac = hdr.ethernet.srcAddr;
@@ -455,79 +611,110 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.dstPort = hdr.udp.srcPort;
         hdr.udp.srcPort = AGG_UDP_PORT;
         hdr.udp.checksum = 0;
-        ig_tm_md.mcast_grp_a = 0;
-        ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
+        ig_tm_md.ucast_egress_port = hdr.pass.port;
+        hdr.bridge.op = OP_READ_LO;
+        hdr.bridge.cell = hdr.pass.cell;
         events.count(EV_RESENT);
     }
 
     apply {
         hdr.bridge.setValid();
-        hdr.bridge.pad = 0;
+        hdr.bridge.op = OP_NONE;
+        hdr.bridge.has_pass = 0;
         hdr.bridge.result_copy = 0;
-        if (ig_prsr_md.parser_err != 0) {
-            if (hdr.udp.isValid() && hdr.udp.dstPort == AGG_UDP_PORT) {
-                reject(EV_MALFORMED);   /* the aggregation header is cut short */
-            } else {
-                drop();
-            }
-            exit;
-        }
-        if (hdr.agg.isValid()) {
-            agg_jobs.apply();
-        }
-        if (!md.job_found) {
-            if (hdr.ipv4.isValid() && hdr.ipv4.ttl > 1) {
-                ipv4_routes.apply();
-            } else {
-                drop();
-            }
-            exit;
-        }
-        if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
-                || hdr.udp.length != AGG_UDP_LENGTH
-                || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
-            reject(EV_MALFORMED);
-            exit;
-        }
-        if ((bit<32>)hdr.agg.slot >= md.size) {
-            reject(EV_BAD_SLOT);
-            exit;
-        }
-        if (hdr.agg.worker_id >= md.workers) {
-            reject(EV_BAD_WORKER);
-            exit;
-        }
-        md.cell = md.base + (bit<32>)hdr.agg.slot;
-        if (hdr.agg.pool == 1) {
-            md.cell = md.cell + AGG_SLOTS;
-        }
-        md.worker_bit = (bit<32>)1 << hdr.agg.worker_id[4:0];
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad = 0;
+        hdr.bridge.cell = 0;
 
-        pool_block.apply(hdr.agg, md);
-        if (md.age[31:31] == 1) {
-            reject(EV_STALE);           /* an older round of this pool */
-            exit;
+        if (hdr.pass.isValid()) {
+            /* second pass: read the low sums of the slot's pairs */
+            md.op = OP_READ_LO;
+            md.cell = hdr.pass.cell;
+        } else {
+            if (ig_prsr_md.parser_err != 0) {
+                if (hdr.udp.isValid() && hdr.udp.dstPort == AGG_UDP_PORT) {
+                    reject(EV_MALFORMED);   /* the aggregation header is cut short */
+                } else {
+                    drop();
+                }
+                exit;
+            }
+            if (hdr.agg.isValid() && hdr.ipv4.isValid()) {
+                agg_jobs.apply();
+            }
+            if (!md.job_found) {
+                /* not aggregated here: plain IPv4 forwarding */
+                if (hdr.ipv4.isValid() && hdr.ipv4.ttl > 1) {
+                    ipv4_routes.apply();
+                } else {
+                    drop();
+                }
+                exit;
+            }
+            if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
+                    || hdr.udp.length != AGG_UDP_LENGTH
+                    || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
+                reject(EV_MALFORMED);
+                exit;
+            }
+            /* slot >= size, worker_id >= workers: differences that are not negative
+             * (Tofino's gateways test a field against constants) */
+            bit<32> slot_margin = (bit<32>)hdr.agg.slot - md.size;
+            bit<9> worker_margin = (bit<9>)hdr.agg.worker_id - (bit<9>)md.workers;
+            if (slot_margin[31:31] == 0) {
+                reject(EV_BAD_SLOT);
+                exit;
+            }
+            if (worker_margin[8:8] == 0 || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
+                reject(EV_BAD_WORKER);
+                exit;
+            }
+            worker_bits.apply();
+            md.pool_slot = (bit<32>)(hdr.agg.pool ++ hdr.agg.slot[AGG_SLOT_BITS - 1:0]);
+            md.block = (int<32>)hdr.agg.block;
+            md.exponent = (int<16>)hdr.agg.exponent;
+            md.cell = md.base + md.pool_slot;
+
+            pool_block.apply(md);
+            md.age = md.block - md.pool_block;
+            if (md.age[31:31] == 1) {
+                reject(EV_STALE);           /* an older round of this pool */
+                exit;
+            }
+            if (md.age == 0) {
+                md.op = OP_ADD;
+            } else {
+                md.op = OP_FIRST;
+            }
+            pool_bitmap.apply(md);
+            if (md.op == OP_ADD && md.seen != 0) {
+                md.op = OP_READ_HI;         /* counted before: read back, change nothing */
+            }
+            pool_count.apply(md);
+            if (md.op == OP_READ_HI && md.count != md.workers) {
+                reject(EV_DUPLICATE);       /* counted before, the slot still incomplete */
+                exit;
+            }
+            pool_exponent.apply(hdr.agg.exponent, md);
         }
-        md.op = (md.age == 0) ? OP_ADD : OP_FIRST;
-        pool_bitmap.apply(md);
-        if (md.op == OP_ADD && md.seen != 0) {
-            md.op = OP_READ;            /* counted before: read back, change nothing */
-        }
-        pool_count.apply(md);
-        if (md.op == OP_READ && md.count != md.workers) {
-            reject(EV_DUPLICATE);
-            exit;
-        }
-        pool_exponent.apply(hdr.agg, md);
-        AGG_FOR_EACH_PAIR(AGG_PAIR_APPLY)
-        if (md.op == OP_READ) {
-            unicast_result();
+
+        AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
+
+        if (hdr.pass.isValid()) {
+            if (hdr.pass.mode == PASS_MULTICAST) {
+                multicast_result();
+            } else {
+                unicast_result();
+            }
+            hdr.pass.setInvalid();
+        } else if (md.op == OP_READ_HI) {
+            to_second_pass(PASS_UNICAST);
         } else {
             events.count(EV_CONTRIBUTION);
             if (md.count == md.workers) {
-                multicast_result();
+                to_second_pass(PASS_MULTICAST);
             } else {
-                drop();
+                absorb();
             }
         }
     }
@@ -541,11 +728,7 @@ control IngressDeparser(packet_out pkt,
 
     apply {
         if (hdr.ipv4.isValid()) {
-            hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-                hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-                hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-                hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+            hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         }
         pkt.emit(hdr);
     }
@@ -553,27 +736,32 @@ control IngressDeparser(packet_out pkt,
 
 /* ------------------------------------------------------------------ egress */
 
-control Egress(inout agg_headers_t hdr,
+#define AGG_EGRESS_PAIR_APPLY(p, a, b) \
+    pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, hdr.bridge.op, hdr.bridge.cell);
+
+control Egress(inout agg_egress_headers_t hdr,
                inout agg_egress_md_t md,
                in egress_intrinsic_metadata_t eg_intr_md,
                in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
                inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<32>, bit<1>>(2, CounterType_t.PACKETS) copies;
+    AGG_FOR_EACH_EGRESS_PAIR(AGG_PAIR_INSTANCE)
 
     action to_worker(macAddr_t mac, ip4Addr_t addr, bit<16> udp_port) {
         hdr.ethernet.dstAddr = mac;
         hdr.ipv4.dstAddr = addr;
         hdr.udp.dstPort = udp_port;
         hdr.agg.worker_id = (bit<8>)eg_intr_md.egress_rid;
-        copies.count(0);
+        copies.count(COPY_SENT);
     }
 
     action no_worker() {
-        copies.count(1);
+        copies.count(COPY_NO_WORKER);
         eg_dprsr_md.drop_ctl = 1;
     }
 
+    /* (job id, worker id) -> where that worker's copy of a result goes. */
     table agg_workers {
         key = {
             hdr.agg.job_id: exact;
@@ -585,7 +773,12 @@ control Egress(inout agg_headers_t hdr,
     }
 
     apply {
-        if (hdr.bridge.result_copy == 1 && hdr.agg.isValid()) {
+        if (hdr.agg.isValid()) {
+            AGG_FOR_EACH_EGRESS_PAIR(AGG_EGRESS_PAIR_APPLY)
+        }
+        if (hdr.bridge.drop_after == 1) {
+            eg_dprsr_md.drop_ctl = 1;
+        } else if (hdr.bridge.result_copy == 1 && hdr.agg.isValid()) {
             agg_workers.apply();
         }
         hdr.bridge.setInvalid();
@@ -593,18 +786,14 @@ control Egress(inout agg_headers_t hdr,
 }
 
 control EgressDeparser(packet_out pkt,
-                       inout agg_headers_t hdr,
+                       inout agg_egress_headers_t hdr,
                        in agg_egress_md_t md,
                        in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
     Checksum() ipv4_checksum;
 
     apply {
         if (hdr.ipv4.isValid()) {
-            hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-                hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-                hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-                hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-                hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+            hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         }
         pkt.emit(hdr);
     }

@@ -1,11 +1,10 @@
 /*
- * p4/tna/fabric.p4 — the fabric program for Tofino (TNA, tna.p4).
+ * p4/tna/fabric.p4 — the fabric program for Tofino 1 (TNA, tna.p4).
  *
- * NOT COMPILED HERE: bf-p4c is not available on netweft's machines, so this
- * file has never been through a compiler; it is the design of p4/fabric.p4
- * written to Tofino's architecture, to be compiled and fitted with
- * `bf-p4c --target tofino --arch tna p4/tna/fabric.p4`.  docs/fabric.md
- * ("The Tofino variant") lists where it differs from the v1model program.
+ * The design of p4/fabric.p4 written to Tofino's architecture, compiled with
+ * `bf-p4c --target tofino --arch tna p4/tna/fabric.p4` (docs/tofino.md says
+ * what was compiled and the resources); docs/fabric.md ("The Tofino
+ * variant") lists where it differs from the v1model program.
  *
  * What Tofino changes:
  *   - Ingress cannot read egress state (each gress has its own registers), so
@@ -20,7 +19,10 @@
  *     fills by repeating its members (slot i = member i mod size), and every
  *     mode picks a slot (3 bits of crc32, of the entropy, of Random, of the
  *     round-robin counter).  Groups whose size does not divide 8 are biased
- *     (e.g. 3 members: 3/8, 3/8, 2/8).
+ *     (e.g. 3 members: 3/8, 3/8, 2/8).  Adaptive spraying takes the minimum
+ *     of the eight slots' costs (depth ++ the slot's distance from a random
+ *     start) as a tree of min() (three levels, not a chain of eight
+ *     comparisons); the winner's slot is its cost's low three bits + start.
  *   - Trimming: ingress decides (queue estimate at or above the port's trim
  *     threshold), mirrors the packet (I2E) to the port's trim session, whose
  *     max_pkt_len truncates the copy to its headers and whose queue is the
@@ -31,6 +33,9 @@
  *     per slot; an ACK for another sequence restarts the slot (there is no
  *     stale-ACK test, which would need a third comparison in the stateful
  *     ALU).
+ *   - The mirror headers' first byte (what egress parses: KIND_*) comes from
+ *     metadata, not a constant: Tofino's mirror field lists take no constant
+ *     but zero padding.
  *   - Multicast copies are pruned in egress (the bridged ingress port); the
  *     replication engine's level-2 exclusion (level2_exclusion_id = ingress
  *     port, with the controller's L2 XID table) is the hardware alternative.
@@ -40,6 +45,7 @@
 
 #include "../include/headers.p4"
 #include "../include/fabric_headers.p4"
+#include "include/ipv4_options.p4"
 
 /* Pipe 0's recirculation port on Tofino 1 (the depth reports' way back). */
 const PortId_t RECIRC_PORT = 68;
@@ -106,6 +112,7 @@ struct tna_headers_t {
     ethernet_t      ethernet;
     vlan_t          vlan;
     ipv4_t          ipv4;
+    IPV4_OPTION_WORDS
     ipv6_t          ipv6;
     udp_t           udp;
     tcp_t           tcp;
@@ -136,6 +143,16 @@ struct tna_ingress_md_t {
     MirrorId_t  trim_session_ipv4;
     MirrorId_t  trim_session_ipv6;
     MirrorId_t  mirror_session;
+    bit<8>      mirror_kind;   /* KIND_TRIM: the trim mirror header's first byte */
+    bit<3>      start;         /* adaptive: the random slot ties start from */
+    bit<22>     cost0;         /* adaptive: slot i's depth ++ (i - start) */
+    bit<22>     cost1;
+    bit<22>     cost2;
+    bit<22>     cost3;
+    bit<22>     cost4;
+    bit<22>     cost5;
+    bit<22>     cost6;
+    bit<22>     cost7;
     bool        ack_aggregate;
     bit<32>     ack_expected;
     bool        ack_update_checksum;
@@ -149,6 +166,7 @@ struct tna_egress_md_t {
     MirrorId_t report_session;
     bit<19>    report_depth;
     PortId_t   report_port;
+    bit<8>     report_kind;    /* KIND_REPORT: the report mirror header's first byte */
 }
 
 /* ------------------------------------------------------------------ ingress */
@@ -195,12 +213,22 @@ parser FabricIngressParser(packet_in pkt,
         }
     }
 
-    /* IPv4 options are not parsed: such packets are routed, not sprayed by port. */
+    /* ihl below 5 is malformed: routed as IP without its ports */
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
-            (5, 0, IPPROTO_UDP): parse_udp;
-            (5, 0, IPPROTO_TCP): parse_tcp;
+        transition select(hdr.ipv4.ihl) {
+            0 .. 4: accept;
+            5: parse_ipv4_payload;
+            default: parse_ipv4_opt0;
+        }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition select(hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
+            (0, IPPROTO_UDP): parse_udp;
+            (0, IPPROTO_TCP): parse_tcp;
             default: accept;
         }
     }
@@ -437,7 +465,8 @@ control FabricIngress(inout tna_headers_t hdr,
                 if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
                     bit<32> slot = ((bit<32>)hdr.mcast.group << 8) | (bit<32>)hdr.mcast.seq[7:0];
                     bit<32> seen = merge_ack.execute(slot);
-                    if ((seen & md.ack_expected) == md.ack_expected) {
+                    bit<32> missing = md.ack_expected & ~seen;
+                    if (missing == 0) {
                         hdr.mcast.receivers = seen;
                         hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
                         md.ack_update_checksum = true;
@@ -482,25 +511,23 @@ control FabricIngress(inout tna_headers_t hdr,
             } else if (md.mode == SPRAY_ROUND_ROBIN) {
                 md.slot = next_rr_slot.execute(md.group_id);
             } else if (md.mode == SPRAY_ADAPTIVE) {
-                bit<3> start = random_start.get();
-                bit<22> best;
-                bit<22> cost;
-                best = (bit<19>)load_depth_m0.execute(md.port0) ++ (3w0 - start);
-                md.slot = 0;
-                cost = (bit<19>)load_depth_m1.execute(md.port1) ++ (3w1 - start);
-                if (cost < best) { best = cost; md.slot = 1; }
-                cost = (bit<19>)load_depth_m2.execute(md.port2) ++ (3w2 - start);
-                if (cost < best) { best = cost; md.slot = 2; }
-                cost = (bit<19>)load_depth_m3.execute(md.port3) ++ (3w3 - start);
-                if (cost < best) { best = cost; md.slot = 3; }
-                cost = (bit<19>)load_depth_m4.execute(md.port4) ++ (3w4 - start);
-                if (cost < best) { best = cost; md.slot = 4; }
-                cost = (bit<19>)load_depth_m5.execute(md.port5) ++ (3w5 - start);
-                if (cost < best) { best = cost; md.slot = 5; }
-                cost = (bit<19>)load_depth_m6.execute(md.port6) ++ (3w6 - start);
-                if (cost < best) { best = cost; md.slot = 6; }
-                cost = (bit<19>)load_depth_m7.execute(md.port7) ++ (3w7 - start);
-                if (cost < best) { best = cost; md.slot = 7; }
+                md.start = random_start.get();
+                md.cost0 = (bit<19>)load_depth_m0.execute(md.port0) ++ (3w0 - md.start);
+                md.cost1 = (bit<19>)load_depth_m1.execute(md.port1) ++ (3w1 - md.start);
+                md.cost2 = (bit<19>)load_depth_m2.execute(md.port2) ++ (3w2 - md.start);
+                md.cost3 = (bit<19>)load_depth_m3.execute(md.port3) ++ (3w3 - md.start);
+                md.cost4 = (bit<19>)load_depth_m4.execute(md.port4) ++ (3w4 - md.start);
+                md.cost5 = (bit<19>)load_depth_m5.execute(md.port5) ++ (3w5 - md.start);
+                md.cost6 = (bit<19>)load_depth_m6.execute(md.port6) ++ (3w6 - md.start);
+                md.cost7 = (bit<19>)load_depth_m7.execute(md.port7) ++ (3w7 - md.start);
+                md.cost0 = min(md.cost0, md.cost1);
+                md.cost2 = min(md.cost2, md.cost3);
+                md.cost4 = min(md.cost4, md.cost5);
+                md.cost6 = min(md.cost6, md.cost7);
+                md.cost0 = min(md.cost0, md.cost2);
+                md.cost4 = min(md.cost4, md.cost6);
+                md.cost0 = min(md.cost0, md.cost4);
+                md.slot = md.cost0[2:0] + md.start;
             } else if (hdr.ipv4.isValid()) {
                 md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
                                              hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
@@ -529,16 +556,22 @@ control FabricIngress(inout tna_headers_t hdr,
 
         /* Trimming: mirror a truncated copy at high priority, drop the original. */
         if (md.drop_reason == DROP_NONE && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)
-                && hdr.keep.isValid()
+                && hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
                 && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
                     || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
                     || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
             trim_config.apply();
             if (md.trim_enabled) {
                 md.port_depth = (bit<19>)load_depth_trim.execute(ig_tm_md.ucast_egress_port);
-                if (md.port_depth >= md.trim_threshold) {
-                    md.mirror_session = hdr.ipv4.isValid() ? md.trim_session_ipv4
-                                                           : md.trim_session_ipv6;
+                /* depth >= threshold: the 20-bit difference is not negative */
+                bit<20> margin = (bit<20>)md.port_depth - (bit<20>)md.trim_threshold;
+                if (margin[19:19] == 0) {
+                    if (hdr.ipv4.isValid()) {
+                        md.mirror_session = md.trim_session_ipv4;
+                    } else {
+                        md.mirror_session = md.trim_session_ipv6;
+                    }
+                    md.mirror_kind = KIND_TRIM;
                     ig_dprsr_md.mirror_type = MIRROR_TRIM;
                     ig_dprsr_md.drop_ctl = 1;
                     trimmed.count(ig_tm_md.ucast_egress_port);
@@ -553,7 +586,10 @@ control FabricIngress(inout tna_headers_t hdr,
             hdr.bridge.setValid();
             hdr.bridge.kind = KIND_BRIDGE;
             hdr.bridge._pad0 = 0;
-            hdr.bridge.is_mcast = (md.route == ROUTE_MULTICAST) ? 1w1 : 1w0;
+            hdr.bridge.is_mcast = 0;
+            if (md.route == ROUTE_MULTICAST) {
+                hdr.bridge.is_mcast = 1;
+            }
             hdr.bridge.ingress_port = ig_intr_md.ingress_port;
         }
     }
@@ -563,19 +599,15 @@ control FabricIngressDeparser(packet_out pkt,
                               inout tna_headers_t hdr,
                               in tna_ingress_md_t md,
                               in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
-    Mirror(MIRROR_TRIM) trim_mirror;
+    Mirror() trim_mirror;
     Checksum() ipv4_checksum;
     Checksum() ack_checksum;
 
     apply {
         if (ig_dprsr_md.mirror_type == MIRROR_TRIM) {
-            trim_mirror.emit<trim_mirror_h>(md.mirror_session, { KIND_TRIM, 0, md.trim_dscp });
+            trim_mirror.emit<trim_mirror_h>(md.mirror_session, { md.mirror_kind, 2w0, md.trim_dscp });
         }
-        hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-            hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-            hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-            hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+        hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         if (md.ack_update_checksum && hdr.ipv4.isValid()) {
             hdr.udp.checksum = ack_checksum.update({
                 hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, 8w0, hdr.ipv4.protocol, hdr.udp.length,
@@ -587,6 +619,7 @@ control FabricIngressDeparser(packet_out pkt,
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan);
         pkt.emit(hdr.ipv4);
+        EMIT_IPV4_OPTIONS
         pkt.emit(hdr.ipv6);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.tcp);
@@ -650,8 +683,18 @@ parser FabricEgressParser(packet_in pkt,
 
     state parse_ipv4 {
         pkt.extract(hdr.ipv4);
-        transition select(hdr.ipv4.ihl, hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
-            (5, 0, IPPROTO_UDP): parse_udp;
+        transition select(hdr.ipv4.ihl) {
+            0 .. 4: accept;
+            5: parse_ipv4_payload;
+            default: parse_ipv4_opt0;
+        }
+    }
+
+    IPV4_OPTION_STATES
+
+    state parse_ipv4_payload {
+        transition select(hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
+            (0, IPPROTO_UDP): parse_udp;
             default: accept;
         }
     }
@@ -776,7 +819,12 @@ control FabricEgress(inout tna_headers_t hdr,
             return;     /* a report on its way to the recirculation port */
         }
         depth_reports.apply();
-        if (md.report_enabled && depth_changed.execute(eg_intr_md.egress_port) == 1) {
+        bit<1> changed = 0;
+        if (md.report_enabled) {
+            changed = depth_changed.execute(eg_intr_md.egress_port);
+        }
+        if (changed == 1) {
+            md.report_kind = KIND_REPORT;
             md.report_depth = eg_intr_md.deq_qdepth;
             md.report_port = eg_intr_md.egress_port;
             eg_dprsr_md.mirror_type = MIRROR_REPORT;
@@ -813,7 +861,9 @@ control FabricEgress(inout tna_headers_t hdr,
         tx_port.count(eg_intr_md.egress_port);
 
         ecn_config.apply();
-        if (md.ecn_enabled && eg_intr_md.enq_qdepth >= md.ecn_threshold) {
+        /* enq_qdepth >= threshold: the 20-bit difference is not negative */
+        bit<20> ecn_margin = (bit<20>)eg_intr_md.enq_qdepth - (bit<20>)md.ecn_threshold;
+        if (md.ecn_enabled && ecn_margin[19:19] == 0) {
             if (hdr.ipv4.isValid() && (hdr.ipv4.ecn == ECN_ECT0 || hdr.ipv4.ecn == ECN_ECT1)) {
                 hdr.ipv4.ecn = ECN_CE;
                 ecn_marked.count(eg_intr_md.egress_port);
@@ -832,7 +882,7 @@ control FabricEgressDeparser(packet_out pkt,
                              inout tna_headers_t hdr,
                              in tna_egress_md_t md,
                              in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
-    Mirror(MIRROR_REPORT) report_mirror;
+    Mirror() report_mirror;
     Checksum() ipv4_checksum;
     Checksum() udp_checksum_v4;
     Checksum() udp_checksum_v6;
@@ -840,14 +890,10 @@ control FabricEgressDeparser(packet_out pkt,
     apply {
         if (eg_dprsr_md.mirror_type == MIRROR_REPORT) {
             report_mirror.emit<depth_report_h>(md.report_session,
-                                               { KIND_REPORT, 0, md.report_port, 0,
+                                               { md.report_kind, 7w0, md.report_port, 5w0,
                                                  md.report_depth });
         }
-        hdr.ipv4.hdrChecksum = ipv4_checksum.update({
-            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.dscp, hdr.ipv4.ecn,
-            hdr.ipv4.totalLen, hdr.ipv4.identification, hdr.ipv4.flags,
-            hdr.ipv4.fragOffset, hdr.ipv4.ttl, hdr.ipv4.protocol,
-            hdr.ipv4.srcAddr, hdr.ipv4.dstAddr });
+        hdr.ipv4.hdrChecksum = ipv4_checksum.update(IPV4_CHECKSUM_FIELDS);
         if (md.trimmed && hdr.ipv4.isValid()) {
             hdr.udp.checksum = udp_checksum_v4.update({
                 hdr.ipv4.srcAddr, hdr.ipv4.dstAddr, 8w0, hdr.ipv4.protocol, hdr.udp.length,
@@ -864,6 +910,7 @@ control FabricEgressDeparser(packet_out pkt,
         pkt.emit(hdr.ethernet);
         pkt.emit(hdr.vlan);
         pkt.emit(hdr.ipv4);
+        EMIT_IPV4_OPTIONS
         pkt.emit(hdr.ipv6);
         pkt.emit(hdr.udp);
         pkt.emit(hdr.tcp);

@@ -144,6 +144,9 @@ def _run_switch_command(args: argparse.Namespace) -> int:
         return run_switch_bench(args)
     from netweft.testbed.bench import switch_veth
 
+    if args.veth_programs:
+        switch_veth.run_programs(seconds=args.veth_seconds)
+        return 0
     switch_veth.run(seconds=args.veth_seconds, json_out=args.veth_json)
     return 0
 
@@ -170,4 +173,7 @@ def register(benches: argparse._SubParsersAction) -> None:
                     help="with --veth: seconds per offered load (default 1)")
     sw.add_argument("--veth-json", type=Path, metavar="FILE",
                     help="with --veth: write every measured point as JSON")
+    sw.add_argument("--veth-programs", action="store_true",
+                    help="with --veth: fabric.p4 and aggregation.p4 on the switch process, "
+                         "C loop beside Python, instead of basic_forward")
     sw.set_defaults(func=_run_switch_command)

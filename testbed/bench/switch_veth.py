@@ -265,12 +265,28 @@ class Point:
         return self.delivered_pps / self.switch_cpu if self.switch_cpu > 0.02 else None
 
 
-def measure(links: BenchLinks, frame: bytes, rate: float | None, seconds: float,
+@dataclass(frozen=True)
+class Offer:
+    """What the generator sends: ``templates`` in turn (all of one length), its stamp at
+    ``stamp_offset`` and, where ``seq32_offset`` > 0, its sequence number there too."""
+
+    templates: tuple[bytes, ...]
+    stamp_offset: int = STAMP_OFFSET
+    seq32_offset: int = 0
+
+
+def measure(links: BenchLinks, frame: bytes | Offer, rate: float | None, seconds: float,
             switch_pid: int | None, switch_name: str, run_id: int,
             count: int | None = None) -> Point:
-    """Offer ``rate`` packets/s (None: unpaced) for ``seconds`` (or ``count`` frames,
-    whichever ends first); what came out."""
+    """Offer ``rate`` packets/s (None: unpaced) of ``frame`` (one frame, or an
+    :class:`Offer`) for ``seconds`` (or ``count`` frames, whichever ends first); what
+    came out."""
     import numpy as np
+
+    offer = frame if isinstance(frame, Offer) else Offer((frame,))
+    size = len(offer.templates[0])
+    if any(len(t) != size for t in offer.templates):
+        raise ValueError("an offer's frames must all have one length")
 
     mod = load()
     ffi, lib = mod.ffi, mod.lib
@@ -286,16 +302,19 @@ def measure(links: BenchLinks, frame: bytes, rate: float | None, seconds: float,
         lat = ffi.new("int64_t[]", cap)
         sres = ffi.new("nw_dp_sink_result_t *")
         t_sink = threading.Thread(target=lib.nw_dp_sink_run, args=(
-            sink, STAMP_OFFSET, run_id, stop_sink, lat, cap, sres))
+            sink, offer.stamp_offset, run_id, stop_sink, lat, cap, sres))
         t_sink.start()
-        cfg = ffi.new("nw_dp_gen_config_t *", {"count": count, "rate_pps": rate or 0.0,
-                                               "stamp_offset": STAMP_OFFSET, "run_id": run_id})
+        cfg = ffi.new("nw_dp_gen_config_t *", {
+            "count": count, "rate_pps": rate or 0.0, "stamp_offset": offer.stamp_offset,
+            "run_id": run_id, "templates": len(offer.templates),
+            "seq32_offset": offer.seq32_offset})
         gres = ffi.new("nw_dp_gen_result_t *")
         cpu0 = _cpu_seconds(switch_pid) if switch_pid else 0.0
         wall0 = time.monotonic()
         timer = threading.Timer(seconds, lambda: stop_gen.__setitem__(0, 1))
         timer.start()
-        rc = lib.nw_dp_gen_run(links.generator.encode(), frame, len(frame), cfg, stop_gen, gres)
+        rc = lib.nw_dp_gen_run(links.generator.encode(), b"".join(offer.templates), size, cfg,
+                               stop_gen, gres)
         timer.cancel()
         time.sleep(0.3)                       # what is still in the switch arrives
         cpu = (_cpu_seconds(switch_pid) - cpu0) if switch_pid else 0.0
@@ -312,7 +331,7 @@ def measure(links: BenchLinks, frame: bytes, rate: float | None, seconds: float,
         p50 = p99 = None
         if samples.size:
             p50, p99 = (float(x) / 1000 for x in np.percentile(samples, [50, 99]))
-        return Point(switch_name, len(frame), rate, sent, sent / span if span > 0 else 0.0,
+        return Point(switch_name, size, rate, sent, sent / span if span > 0 else 0.0,
                      got, got / max(rx_span, span) if got else 0.0,
                      1 - got / sent if sent else 0.0, p50, p99, cpu / wall,
                      int(sres.reordered))
@@ -346,22 +365,28 @@ def sweep(switches: Sequence[SwitchUnderTest], sizes: Sequence[int] = (64, 1500)
                     log(f"{switch.name}: skipped ({str(err).splitlines()[-1]})")
                     continue
                 for size in sizes:
-                    frame = udp_frame(size)
-                    for rate in [*rates, None]:
-                        point = measure(links, frame, rate, seconds, proc.pid, switch.name,
-                                        run_id)
-                        run_id += 1
-                        result.points.append(point)
-                        log(format_point(point))
-                        if rate is not None and point.saturated:
-                            # saturated: one unpaced point shows the ceiling, then stop
-                            point = measure(links, frame, None, seconds, proc.pid,
-                                            switch.name, run_id)
-                            run_id += 1
-                            result.points.append(point)
-                            log(format_point(point))
-                            break
+                    run_id = _sweep_offer(links, proc.pid, switch.name, udp_frame(size), rates,
+                                          seconds, run_id, result, log)
     return result
+
+
+def _sweep_offer(links: BenchLinks, pid: int, name: str, frame: bytes | Offer,
+                 rates: Sequence[int], seconds: float, run_id: int, result: BenchResult,
+                 log: Callable[[str], None]) -> int:
+    """Offered loads upwards until the switch saturates, then once unpaced; the next run id."""
+    for rate in [*rates, None]:
+        point = measure(links, frame, rate, seconds, pid, name, run_id)
+        run_id += 1
+        result.points.append(point)
+        log(format_point(point))
+        if rate is not None and point.saturated:
+            # saturated: one unpaced point shows the ceiling, then stop
+            point = measure(links, frame, None, seconds, pid, name, run_id)
+            run_id += 1
+            result.points.append(point)
+            log(format_point(point))
+            break
+    return run_id
 
 
 def format_point(p: Point) -> str:
@@ -448,4 +473,132 @@ def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
                         "saturated": p.saturated, "pps_per_cpu": p.pps_per_cpu}
                        for p in result.points]}, indent=2))
         log(f"raw results: {json_out}")
+    return result
+
+
+# ---------------------------------------------------------------------- the other programs
+
+AGG_SERVICE = "10.0.9.1"      # the aggregation job's service address
+AGG_JOB, AGG_SLOTS_USED = 1, 256
+AGG_LANES = 64
+AGG_OFFSET = 14 + 20 + 8      # the aggregation header, after Ethernet, IPv4 and UDP
+
+
+@dataclass
+class ProgramBench:
+    """A program of ``p4/`` on the switch process over the bench's ports: its runtime
+    file's entries, and what the generator offers it per frame size."""
+
+    program: str
+    runtime: dict
+    offers: dict[int, Offer]
+
+
+def fabric_bench() -> ProgramBench:
+    """fabric.p4 routing 10.0.0.0/8 to port 2 (UET's UDP port: the UET parser runs)."""
+    runtime = {"table_entries": [{
+        "table": "FabricIngress.forwarding.ipv4_routes",
+        "match": {"ipv4.dstAddr": ["10.0.0.0", 8]},
+        "action_name": "FabricIngress.forwarding.route_to_port", "action_params": {"port": 2}}]}
+    return ProgramBench("fabric.p4", runtime, {n: Offer((udp_frame(n),)) for n in (64, 1500)})
+
+
+def aggregation_frame(slot: int, pool: int) -> bytes:
+    """A worker's contribution (job AGG_JOB, worker 0 of 1) to ``slot`` of ``pool``; the
+    generator writes the block number and its stamp (into the lanes)."""
+    lanes = bytes(4 * AGG_LANES)
+    payload = struct.pack(">BBHHBBIhH", 1, 0, AGG_JOB, slot, pool << 7, 0, 0, 0,
+                          AGG_LANES) + lanes
+    frame = bytearray(udp_frame(AGG_OFFSET + len(payload), dst=AGG_SERVICE))
+    frame[36:38] = struct.pack(">H", 61440)            # the aggregation UDP port
+    frame[AGG_OFFSET:] = payload
+    return bytes(frame)
+
+
+def aggregation_bench() -> ProgramBench:
+    """aggregation.p4 with one job of one worker over AGG_SLOTS_USED slots: every packet
+    is a new contribution that completes its slot (the most work per packet: the lanes
+    summed and stored, the result multicast and rewritten for its worker), blocks in
+    SwitchML's order (block b: slot b mod size, pool (b div size) mod 2)."""
+    runtime = {
+        "table_entries": [
+            {"table": "MyIngress.aggregation.agg_jobs",
+             "match": {"ipv4.dstAddr": AGG_SERVICE, "agg.job_id": AGG_JOB},
+             "action_name": "MyIngress.aggregation.set_job",
+             "action_params": {"base": 0, "size": AGG_SLOTS_USED, "workers": 1,
+                               "mcast_grp": 1}},
+            {"table": "MyEgress.aggregation.agg_workers",
+             "match": {"agg.job_id": AGG_JOB, "standard_metadata.egress_rid": 0},
+             "action_name": "MyEgress.aggregation.to_worker",
+             "action_params": {"mac": NEXT_HOP_MAC, "addr": "10.0.2.2",
+                               "udp_port": 61440}}],
+        "multicast_group_entries": [{"multicast_group_id": 1,
+                                     "replicas": [{"egress_port": 2, "instance": 0}]}]}
+    templates = tuple(aggregation_frame(b % AGG_SLOTS_USED, (b // AGG_SLOTS_USED) % 2)
+                      for b in range(2 * AGG_SLOTS_USED))
+    # the stamp in lanes 0..4 (a one-worker sum is the lanes themselves); block = sequence
+    offer = Offer(templates, stamp_offset=AGG_OFFSET + 16, seq32_offset=AGG_OFFSET + 8)
+    return ProgramBench("aggregation.p4", runtime, {len(templates[0]): offer})
+
+
+def program_switch(bench: ProgramBench, backend: str) -> SwitchUnderTest:
+    """The switch process running ``bench.program`` (``backend`` c or python)."""
+    def argv(links: BenchLinks, tmp: Path) -> list[str]:
+        from netweft.p4.programs import source_dir
+
+        runtime = tmp / "runtime.json"
+        runtime.write_text(json.dumps(bench.runtime))
+        return [sys.executable, "-m", "netweft.emulation.process.switch_process",
+                "--program", str(source_dir() / bench.program),
+                "--port", f"1={links.port1}", "--port", f"2={links.port2}",
+                "--runtime", str(runtime), "--backend", backend]
+    where = "on the C loop" if backend == "c" else "on Python"
+    return SwitchUnderTest(f"switch process {where}, {bench.program}", argv)
+
+
+def run_programs(benches: Sequence[ProgramBench] | None = None,
+                 backends: Sequence[str] = ("c", "python"), rates: Sequence[int] = DEFAULT_RATES,
+                 seconds: float = 1.0, log: Callable[[str], None] = print) -> BenchResult:
+    """fabric.p4 and aggregation.p4 (by default) on the switch process, each back end in
+    turn after the minimal forwarder with the same frames, offered loads upwards to
+    saturation; the best of each, as a share of the forwarder's and beside Python."""
+    benches = list(benches) if benches is not None else [fabric_bench(), aggregation_bench()]
+    forwarder = forwarder_switch()
+    result = BenchResult()
+    run_id = 1 << 12
+    log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    with veth_links() as links:
+        for bench in benches:
+            for switch in [forwarder, *(program_switch(bench, b) for b in backends)]:
+                try:
+                    with running(switch, links) as proc:
+                        for offer in bench.offers.values():
+                            run_id = _sweep_offer(links, proc.pid, switch.name, offer, rates,
+                                                  seconds, run_id, result, log)
+                except RuntimeError as err:
+                    log(f"{switch.name}: skipped ({str(err).splitlines()[-1]})")
+    log("")
+    for bench in benches:
+        for size in bench.offers:
+            base = result.best(forwarder.name, size)
+            base_cpu = _best_per_cpu(result, forwarder.name, size)
+            python = result.best(program_switch(bench, "python").name, size)
+            for backend in backends:
+                name = program_switch(bench, backend).name
+                best = result.best(name, size)
+                if best is None:
+                    continue
+                parts = [f"{name:<44} {size:>5} B  best {best.delivered_pps / 1e3:>7,.0f}k pps"]
+                if base and base.delivered_pps:
+                    parts.append(f"{100 * best.delivered_pps / base.delivered_pps:5.1f}% of "
+                                 "forwarder")
+                if python and python.delivered_pps and backend != "python":
+                    parts.append(f"{best.delivered_pps / python.delivered_pps:5.1f}x Python")
+                cpu = _best_per_cpu(result, name, size)
+                if cpu is not None:
+                    parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")
+                    if base_cpu:
+                        parts.append(f"{100 * cpu / base_cpu:5.1f}% of forwarder")
+                log("  ".join(parts))
+    log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return result

@@ -264,3 +264,58 @@ def test_a_frame_too_long_for_the_egress_port_is_counted_and_dropped(links):
         rx.close()
     assert [len(f) for f in got] == [1500]
     assert counters["drop_tx_too_long"] == 1 and counters["tx"] == 1
+
+
+def _hold_between_passes(dp: Dataplane) -> tuple[threading.Lock, tuple]:
+    """A lock the loop takes around every pass (its guard): while the test holds it the
+    loop waits between passes, so time passes and frames arrive without it looking.
+    Keep the returned callbacks alive while the loop runs."""
+    import cffi
+
+    ffi = cffi.FFI()
+    gate = threading.Lock()
+
+    def take(_: object) -> None:
+        gate.acquire()
+
+    def give(_: object) -> None:
+        gate.release()
+
+    lock, unlock = ffi.callback("void(void *)", take), ffi.callback("void(void *)", give)
+    dp.set_guard(0, int(ffi.cast("uintptr_t", lock)), int(ffi.cast("uintptr_t", unlock)))
+    return gate, (lock, unlock)
+
+
+def test_a_departure_due_before_a_frame_came_leaves_before_the_frame_joins_the_queue(links):
+    # Port 2 at 80 kbit/s with a one-packet queue: A (1000 bytes) leaves at once and
+    # holds the port 100 ms, B waits in the queue. The loop is then held between
+    # passes while B's departure time passes and C arrives. In time order (as the
+    # Python back end runs it) B leaves before C joins the queue: nothing is dropped.
+    # The loop used to take a pass's frames before the departures already due, and
+    # dropped C at a queue that, by then, was empty (bursts of trimmed headers behind
+    # a late wake-up, issue 20).
+    dp = Dataplane(StandinPipeline([("10.0.0.0/8", NEXT_HOP, 2)]),
+                   {1: links.port1, 2: links.port2})
+    dp.tm.set_port_rate(2, 80_000)
+    dp.tm.configure_queue(2, depth_packets=1)
+    gate, _callbacks = _hold_between_passes(dp)
+    tx, rx = _socket(links.generator), _socket(links.sink)
+    try:
+        with dp:
+            tx.send(udp_frame(1000, dst="10.0.0.1"))
+            tx.send(udp_frame(1000, dst="10.0.0.2"))
+            for _ in range(500):                       # both through ingress: A out, B queued
+                if dp.counters()["rx"] == 2:
+                    break
+                select.select([], [], [], 0.002)
+            with gate:
+                assert dp.counters()["tx"] == 0          # A is still on the wire, B queued
+                tx.send(udp_frame(1000, dst="10.0.0.3"))
+                select.select([], [], [], 0.15)          # B's departure time passes
+            got = _receive(rx, 3, timeout=5.0)
+        counters = dp.counters()
+    finally:
+        tx.close()
+        rx.close()
+    assert counters["drop_queue_full"] == 0
+    assert [f[14 + 19] for f in got] == [1, 2, 3]

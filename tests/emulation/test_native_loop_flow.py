@@ -94,6 +94,7 @@ CASES = [
     (5, 0x60, 30),   # egress truncate to 30 bytes
     (1, 0x06, 0),    # two digests: the last one of the pass is sent
     (2, 0x07, 20),   # a digest and an ingress truncate (a frame of >= 14 bytes: veth sends it)
+    (3, 0x07, 10),   # ... cut below the Ethernet header: counted and dropped (as BMv2)
     (1, 0x11, 255),  # E2E clones of clones until the 64-pass limit
 ]
 
@@ -123,7 +124,7 @@ def _collect(socks: dict[int, socket.socket], want: int, timeout: float = 10.0
     return got
 
 
-def test_the_c_loop_runs_bmv2s_packet_flow_as_the_python_back_end(veths):
+def test_the_c_loop_runs_bmv2s_packet_flow_as_the_python_back_end(veths, caplog):
     from netweft.emulation.process.native_loop import NativeSwitchLoop
 
     program = compile_p4(str(PROGRAM))
@@ -135,6 +136,9 @@ def test_the_c_loop_runs_bmv2s_packet_flow_as_the_python_back_end(veths):
         expected.extend(python.process(port, frame))
     assert {port for port, _ in expected} >= {1, 2, 3, 4, 5, 6}    # every path produced
     assert python.stats["pass_limit"] > 0
+    runts = [f for _, f in expected if len(f) < 14]   # in process the switch returns them;
+    expected = [(p, f) for p, f in expected if len(f) >= 14]   # no port can send them
+    assert len(runts) == 1
 
     native = SoftSwitch(compile_p4(str(PROGRAM)), backend="c")
     configure(native)
@@ -154,6 +158,10 @@ def test_the_c_loop_runs_bmv2s_packet_flow_as_the_python_back_end(veths):
             s.close()
     assert Counter(got) == Counter(expected)
     assert final["drop_pass_limit"] > 0
+    warned = [r.getMessage() for r in caplog.records if "packet(s) exceeded" in r.getMessage()]
+    assert warned == [f"{final['drop_pass_limit']} packet(s) exceeded 64 pipeline passes; "
+                      "dropped"]                  # one line for them all, as they were drained
+    assert final["drop_tx_runt"] == len(runts) and final["tx_errors"] == 0
     assert final["resubmitted"] == 3 + 1 and final["recirculated"] == 2 + 1
-    assert len(python.digests) == 2 and digests == python.digests   # one per ingress pass
+    assert len(python.digests) == 3 and digests == python.digests   # one per ingress pass
     assert loop.flow_counts["log_msgs"] == len(python.logs)

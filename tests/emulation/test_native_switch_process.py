@@ -36,7 +36,8 @@ _ECHO = ("import socket\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n"
 # every counter of the loop that ends a frame's way through the switch
 _ENDS = ("tx", "drop_malformed", "drop_program", "drop_rx_truncated", "drop_no_port",
          "drop_no_buffer", "drop_queue_full", "drop_priority", "drop_tx_ring_full",
-         "drop_tx_too_long", "drop_wire_lost", "drop_pass_limit", "drop_wire_in")
+         "drop_tx_too_long", "drop_wire_lost", "drop_pass_limit", "drop_wire_in",
+         "drop_tx_runt")
 
 
 def _runtime(net, path):

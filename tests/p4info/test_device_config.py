@@ -59,6 +59,13 @@ def test_round_trip_gives_the_same_program():
     assert build_p4info(loaded) == build_p4info(direct)
 
 
+def test_setting_the_same_config_again_reuses_the_compiled_program():
+    data = _config("basic_forward")
+    first = load_device_config(data)
+    assert load_device_config(bytearray(data)) is first
+    assert load_device_config(_config("ecmp_spray")) is not first
+
+
 def test_config_carries_format_version_and_no_include_files():
     config = json.loads(_config())
     assert config["format"] == "netweft-p4-device-config"

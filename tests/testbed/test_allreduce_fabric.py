@@ -27,8 +27,12 @@ def test_clean_star_bytes_per_host_link_are_one_array_plus_headers():
 
 
 @pytest.mark.parametrize("lanes", [128, 512])
-def test_wider_packets_carry_the_array_in_fewer_frames(lanes):
-    """aggregation.p4 compiled with -D AGG_LANES=lanes, workers told the job's lanes."""
+def test_wider_packets_carry_the_array_in_fewer_frames(lanes, monkeypatch):
+    """aggregation.p4 compiled with -D AGG_LANES=lanes, workers told the job's lanes.
+    512 lanes run on the Python back end: the C compiler needs a minute or more for
+    that program, which the bench, not this test, is for."""
+    if lanes > 256:
+        monkeypatch.setenv("NETWEFT_SWITCH_BACKEND", "python")
     spec = FabricSpec(workers=4, topology="star", window=4, lanes=lanes)
     run = run_in_network(spec, 64 * 1024)
     assert run.correct and run.retransmits == 0

@@ -73,17 +73,23 @@ def test_nscc_shares_an_8_to_1_incast_fairly_and_finishes_within_htsims_spread()
 
 
 def test_nscc_shares_a_64_to_1_incast_fairly_and_drains_it_near_line_rate():
-    # 64 one-packet windows exceed the BDP plus the buffer: most senders sit at the
-    # floor, whose ACKs the receiver holds 20 us, and a sender above it asks for its ACK
-    # at once. A floor ACK's delay sample is its RTT less that hold; the window counts
-    # whole packets. Every flow finishes within 5% of the ideal drain time, fairly.
+    # 64 one-packet windows exceed the BDP plus the buffer: every sender sits at the
+    # floor and the port trims. Each packet asks for its ACK at once (AR at the floor as
+    # above it, htsim's rule), so every sender has the same ACK clock; the port trims the
+    # arrival or the last packet queued at random, so no sender's resends meet a full
+    # queue every time; a trim NACK restarts the timer, so no timeout fires. Before
+    # these rules the floor senders waited 20 us for each ACK while senders above the
+    # floor got theirs in an RTT, and the earliest flows finished 15% before the drain
+    # time (mean 5,434 us, below the 5,503 us drain time).
     r = run_flows("t", incast_spec(64), incast_flows(64), "nscc", seed=1)
     s = summarise(r)
     assert s["finished"] == 64 and s["failed"] == 0
+    assert s["trims"] > 0 and s["rtos"] == 0
     assert s["jain"] >= 0.99
     drain_ns = sum(wire_bytes(f.size, engine_mtu()) for f in r.flows) * 8e9 / r.spec.rate_bps
-    assert max(r.fct_ns) <= 1.05 * drain_ns
-    assert s["fct_mean_us"] * 1e3 >= 0.95 * drain_ns
+    assert min(r.fct_ns) >= 0.9 * drain_ns      # nobody got ahead
+    assert s["fct_mean_us"] * 1e3 >= drain_ns   # a mean below it means flows finished apart
+    assert s["rx_utilization"] >= 0.95          # the port busy (data and trimmed headers)
 
 
 def test_runs_are_deterministic_and_seeded():

@@ -119,6 +119,25 @@ def test_a_trimmed_packet_is_repaired_within_one_rtt():
         assert 0 < repaired_at[psn] - t <= rtt + 2 * link.serialization_ns(4096), (psn, rtt)
 
 
+def test_an_nscc_window_at_its_floor_asks_for_every_ack_at_once():
+    # A one-packet window (1.5 x BDP of a 1 Gbit/s link at 8 us is below one packet,
+    # so the largest window is the floor) sends a packet per ACK. Each asks for its ACK at once (AR), as above the floor, so the
+    # write takes about one RTT per packet; left to the receiver's coalescing, each
+    # ACK waited ack_delay_ns (20 us) and the write took 32 x 20 us.
+    link = Link(rate_bps=RATE, delay_ns=2_000)
+    sim = Simulation(seed=4, link=link, mtu=4096, cc_mode="nscc", link_rate_mbps=1000,
+                     cc_base_rtt_ns=BASE_RTT_NS)
+    a, b = sim.endpoint(), sim.endpoint()
+    size = 32 * a.max_payload
+    region = b.register(np.zeros(size, np.uint8))
+    a.connect(b.address).write(a.register(np.ones(size, np.uint8)), region.remote())
+    a.cq.wait(timeout=1).check()
+    ack_delay_ns = int(make_config().ack_delay_ns)
+    assert b.stats()["acks_out"] >= 32                 # one ACK per packet
+    assert sim.loop.now_ns < 32 * ack_delay_ns // 2    # none held for the timer
+    assert a.stats()["rto_fired"] == 0
+
+
 def test_receiver_credits_prevent_the_incast_drops_of_a_fixed_window():
     link = Link(rate_bps=RATE, delay_ns=1_000, queue_pkts=48)
     spec = {"cc_spec_bytes": 4 * 4096}

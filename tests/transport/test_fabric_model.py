@@ -30,11 +30,12 @@ def packet(size: int = 4000, first: int = RUD, src: int = 1, dst: int = 0,
 
 
 def port(loop: EventLoop, got: list, *, buffer: int = 10 * 4046, trim: bool = True,
-         ecn_min: int = 0, ecn_max: int = 0, seed: int = 1) -> OutputPort:
+         ecn_min: int = 0, ecn_max: int = 0, seed: int = 1, random_trim: bool = False,
+         priority: int = 4 * 4046) -> OutputPort:
     return OutputPort(loop, "p", got.append, rate_bps=100e9, delay_ns=1000,
-                      buffer_bytes=buffer, priority_bytes=4 * 4046,
+                      buffer_bytes=buffer, priority_bytes=priority,
                       ecn_min_bytes=ecn_min, ecn_max_bytes=ecn_max, ecn=ecn_max > 0,
-                      trim=trim, rng=random.Random(seed))
+                      trim=trim, random_trim=random_trim, rng=random.Random(seed))
 
 
 def burst(loop: EventLoop, p: OutputPort, pkts: list[FabricPacket]) -> None:
@@ -92,6 +93,27 @@ def test_a_full_data_queue_trims_to_the_headers_with_the_mark_and_serves_them_fi
     assert got[0] is pkts[0]
     assert all(pkt.trimmed for pkt in got[1:5])
     assert not any(pkt.trimmed for pkt in got[5:])
+
+
+def test_random_trim_cuts_the_arrival_or_the_last_queued_packet_half_and_half():
+    # htsim's (NDP's) rule: at a full queue either the arriving packet or the last one
+    # queued becomes a header, so no sender's packets lose every time by their timing.
+    loop, got = EventLoop(), []
+    wire = 4000 + WIRE_OVERHEAD
+    p = port(loop, got, buffer=5 * wire, random_trim=True, priority=1000 * wire)
+    pkts = [packet() for _ in range(206)]
+    cut_on_arrival = 0
+    for pkt in pkts:          # one leaves at once, five wait, 200 meet a full queue
+        p.arrive(pkt)
+        cut_on_arrival += pkt.trimmed
+    while loop.step():
+        pass
+    assert p.counters.trimmed == 200 and p.counters.dropped == 0 and len(got) == 206
+    assert 70 <= cut_on_arrival <= 130       # the others took the last place
+    full = [pkts.index(pkt) for pkt in got if not pkt.trimmed]
+    assert full[:5] == [0, 1, 2, 3, 4] and full[5] > 5 and pkts[5].trimmed
+    assert all(len(pkt.data) == TRIM_KEEP and pkt.data[1] & PDS_F_TRIMMED
+               for pkt in got if pkt.trimmed)
 
 
 def test_without_trimming_a_full_queue_drops():

@@ -113,8 +113,8 @@ def programs(draw):
     return e8, e16, a, b, c
 
 
-def _run(text: str, a: int, b: int, c: int) -> tuple[int, int]:
-    sw = SoftSwitch(compile_p4_source(text, "fuzz.p4"))
+def _run(text: str, a: int, b: int, c: int, backend: str | None = None) -> tuple[int, int]:
+    sw = SoftSwitch(compile_p4_source(text, "fuzz.p4"), backend=backend)
     (_port, out), = sw.process(0, struct.pack("!BBH", a, b, c))
     return struct.unpack("!BH", out[4:7])
 
@@ -134,7 +134,8 @@ def test_runtime_folding_and_reference_agree(case):
         consts=f"const bit<8> OPA = {a}; const bit<8> OPB = {b}; const bit<16> OPC = {c};",
         e8=t8, e16=t16)
     assert _run(from_packet, a, b, c) == expected, (t8, t16)
-    assert _run(folded, a, b, c) == expected, (t8, t16)
+    # folded by the front end: the back end sees constants only, the Python one is enough
+    assert _run(folded, a, b, c, "python") == expected, (t8, t16)
 
 
 # The same program over signed operands and results.
@@ -217,6 +218,8 @@ def test_signed_runtime_folding_and_reference_agree(case):
         e8=t8, e16=t16)
     packet = struct.pack("!bbh", a, b, c)
     for text in (from_packet, folded):
-        sw = SoftSwitch(compile_p4_source(text, "sfuzz.p4"))
+        # folded by the front end: the back end sees constants only, the Python one is enough
+        sw = SoftSwitch(compile_p4_source(text, "sfuzz.p4"),
+                        backend="python" if text is folded else None)
         (_port, out), = sw.process(0, packet)
         assert struct.unpack("!bh", out[4:7]) == expected, (t8, t16, text is folded)

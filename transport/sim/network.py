@@ -42,6 +42,9 @@ class FabricSpec:
     2-tier BDP = 120,350 B per port, ECN between 0.2 and 0.8 of it, trimming on).
     ``ecn_last_hop=False`` turns marking off on ToR-to-host ports (htsim does
     this when receiver credits are on). ``priority_bytes`` 0 means 2 x buffer.
+    ``random_trim`` (htsim's rule, on by default): a full queue trims the
+    arriving data packet or the last one queued, half and half
+    (:class:`~netweft.transport.sim.port.OutputPort`).
     """
 
     topology: str = "one_switch"
@@ -56,6 +59,7 @@ class FabricSpec:
     ecn: bool = True
     ecn_last_hop: bool = True
     trim: bool = True
+    random_trim: bool = True
     priority_bytes: int = 0
     routing: str = "spray"
     seed: int = 0
@@ -134,7 +138,8 @@ class Fabric:
         common = dict(rate_bps=spec.rate_bps, delay_ns=spec.link_delay_ns,
                       buffer_bytes=spec.buffer_bytes, priority_bytes=prio,
                       ecn_min_bytes=int(spec.ecn_min * spec.buffer_bytes),
-                      ecn_max_bytes=int(spec.ecn_max * spec.buffer_bytes), trim=spec.trim)
+                      ecn_max_bytes=int(spec.ecn_max * spec.buffer_bytes), trim=spec.trim,
+                      random_trim=spec.random_trim)
         h = spec.hosts_per_leaf
         self.leaf_ports: list[list[OutputPort]] = []
         self.spine_ports: list[list[OutputPort]] = []

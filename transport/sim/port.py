@@ -15,7 +15,13 @@ a simulation without one, the queue in front of each endpoint's downlink
   packet keeps its first ``NW_WIRE_TRIM_KEEP`` = 64 UDP payload bytes (every
   PDS and SES header), gets the trimmed mark ``NW_PDS_F_TRIMMED`` in its PDS
   flags (``docs/wire.md``) and joins the priority queue; with trimming off it
-  is dropped.
+  is dropped. With ``random_trim`` (the network's ports, as htsim's, after
+  NDP) a data packet arriving at a full queue is trimmed with probability 1/2;
+  otherwise the last packet queued is trimmed instead and the arrival takes its
+  place. A deterministic simulator needs that draw: trimming only arrivals, a
+  few senders whose packets come back just as the queue frees a slot keep the
+  link while the others' resends meet a full queue every time (Floyd and
+  Jacobson's phase effect).
 - A **priority queue** of at most ``priority_bytes`` (None: no limit) for
   trimmed headers and, with ``control_priority``, control packets (ACK, NACK,
   CTRL); it is served before the data queue. What would overflow it is
@@ -143,8 +149,9 @@ class OutputPort:
                  rate_bps: float, delay_ns: int = 0, buffer_bytes: int | None = None,
                  buffer_pkts: int | None = None, priority_bytes: int | None = None,
                  ecn_min_bytes: int = 0, ecn_max_bytes: int = 0, ecn: bool = False,
-                 ecn_step_pkts: int = 0, trim: bool = False, control_priority: bool = True,
-                 rng: random.Random | None = None, trace: bool = False) -> None:
+                 ecn_step_pkts: int = 0, trim: bool = False, random_trim: bool = False,
+                 control_priority: bool = True, rng: random.Random | None = None,
+                 trace: bool = False) -> None:
         self.loop = loop
         self.name = name
         self.deliver = deliver
@@ -158,6 +165,7 @@ class OutputPort:
         self.ecn = ecn
         self.ecn_step = ecn_step_pkts
         self.trim = trim
+        self.random_trim = random_trim
         self.control_priority = control_priority
         self.rng = rng or random.Random(0)
         self.data_q: deque[FabricPacket] = deque()
@@ -209,6 +217,9 @@ class OutputPort:
                 kept = self._prio_append(pkt)
                 if not kept:
                     self.counters.priority_dropped += 1
+            elif self.trim and pkt.is_data and self.random_trim and \
+                    self.rng.random() < 0.5 and self._trim_last_for(pkt, now):
+                pass
             elif self.trim and pkt.trim():
                 self.counters.trimmed += 1
                 kept = self._prio_append(pkt)
@@ -227,6 +238,29 @@ class OutputPort:
             self._dequeue_pending = True
             self.loop.post(max(self.busy_until, now), self._dequeue, None)
         return kept
+
+    def _trim_last_for(self, pkt: FabricPacket, now: int) -> bool:
+        """Trim the last data packet queued and queue ``pkt`` in its place; False (and
+        nothing changed) if that packet may not be trimmed or ``pkt`` would still not
+        fit."""
+        last = self.data_q[-1] if self.data_q else None
+        if last is None or not last.is_data or last.trimmed or not last.may_trim:
+            return False
+        if self.buffer_bytes is not None and \
+                self.data_bytes - last.wire + pkt.wire > self.buffer_bytes:
+            return False
+        self._account(now)
+        self.data_q.pop()
+        self.data_bytes -= last.wire
+        if not last.trim():
+            raise AssertionError("a data packet that may be trimmed did not trim")
+        self.counters.trimmed += 1
+        if not self._prio_append(last):
+            self.counters.trim_dropped += 1
+        self.data_q.append(pkt)
+        self.data_bytes += pkt.wire
+        self._record(now)
+        return True
 
     def _fits(self, pkt: FabricPacket) -> bool:
         """Whether the data queue has room for ``pkt`` (tail drop)."""

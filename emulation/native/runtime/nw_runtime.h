@@ -18,11 +18,33 @@ typedef unsigned __int128 nw_u128;
 
 /* ---- bits in packet bytes (MSB first) */
 
-/* w (1..64) bits at bit offset `bitoff` of p */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NW_LITTLE_ENDIAN 1
+#else
+#define NW_LITTLE_ENDIAN 0
+#endif
+
+/* w (1..64) bits at bit offset `bitoff` of p.  Whole aligned bytes of 8/16/32/64 bits are
+ * one load (the common header fields: with constant arguments the other paths fold away);
+ * up to 8 bytes in a 64-bit accumulator, more (a field straddling 9 bytes) in 128 bits. */
 static inline uint64_t nw_rd64(const uint8_t *p, uint32_t bitoff, uint32_t w) {
     const uint8_t *q = p + (bitoff >> 3);
+    if (NW_LITTLE_ENDIAN && !(bitoff & 7u)) {
+        if (w == 8)
+            return q[0];
+        if (w == 16) { uint16_t v; memcpy(&v, q, 2); return __builtin_bswap16(v); }
+        if (w == 32) { uint32_t v; memcpy(&v, q, 4); return __builtin_bswap32(v); }
+        if (w == 64) { uint64_t v; memcpy(&v, q, 8); return __builtin_bswap64(v); }
+    }
     uint32_t nbits = (bitoff & 7u) + w;
     uint32_t nb = (nbits + 7u) >> 3;
+    if (nb <= 8) {
+        uint64_t acc = 0;
+        for (uint32_t i = 0; i < nb; i++)
+            acc = (acc << 8) | q[i];
+        acc >>= (nb * 8u - nbits);
+        return w == 64 ? acc : acc & ((1ULL << w) - 1);
+    }
     nw_u128 acc = 0;
     for (uint32_t i = 0; i < nb; i++)
         acc = (acc << 8) | q[i];
@@ -35,13 +57,37 @@ static inline nw_u128 nw_rd128(const uint8_t *p, uint32_t bitoff, uint32_t w) {
     return ((nw_u128)nw_rd64(p, bitoff, hi_w) << 64) | nw_rd64(p, bitoff + hi_w, lo_w);
 }
 
-/* OR the low w (1..64) bits of v into p at bitoff (the bits there are zero) */
+/* OR the low w (1..64) bits of v into p at bitoff (the bits there are zero); the same
+ * fast paths as nw_rd64 */
 static inline void nw_wr64(uint8_t *p, uint32_t bitoff, uint32_t w, uint64_t v) {
     uint8_t *q = p + (bitoff >> 3);
-    uint32_t nbits = (bitoff & 7u) + w;
-    uint32_t nb = (nbits + 7u) >> 3;
     if (w < 64)
         v &= (1ULL << w) - 1;
+    if (NW_LITTLE_ENDIAN && !(bitoff & 7u)) {
+        if (w == 8) { q[0] |= (uint8_t)v; return; }
+        if (w == 16) {
+            uint16_t c; memcpy(&c, q, 2); c |= __builtin_bswap16((uint16_t)v);
+            memcpy(q, &c, 2); return;
+        }
+        if (w == 32) {
+            uint32_t c; memcpy(&c, q, 4); c |= __builtin_bswap32((uint32_t)v);
+            memcpy(q, &c, 4); return;
+        }
+        if (w == 64) {
+            uint64_t c; memcpy(&c, q, 8); c |= __builtin_bswap64(v);
+            memcpy(q, &c, 8); return;
+        }
+    }
+    uint32_t nbits = (bitoff & 7u) + w;
+    uint32_t nb = (nbits + 7u) >> 3;
+    if (nb <= 8) {
+        uint64_t acc = v << (nb * 8u - nbits);
+        for (uint32_t i = nb; i-- > 0;) {
+            q[i] |= (uint8_t)acc;
+            acc >>= 8;
+        }
+        return;
+    }
     nw_u128 acc = ((nw_u128)v) << (nb * 8u - nbits);
     for (uint32_t i = nb; i-- > 0;) {
         q[i] |= (uint8_t)acc;

@@ -80,17 +80,9 @@ int nw_cc_window_open(const nw_engine_t *e, const nw_pdc_t *p)
 int nw_cc_ack_wanted(const nw_engine_t *e, const nw_pdc_t *p)
 {
     const nw_cc_t *c = &p->cc;
-    if (!c->nscc_on || c->nscc.cwnd <= c->np.min_bytes)
-        return 0;
     /* the last packet the window admits: after it (about an MTU), the pipe plus half
-     * an MTU would not fit */
-    return c->pipe_bytes + e->cfg.mtu + e->cfg.mtu / 2 > c->nscc.cwnd;
-}
-
-int nw_cc_ack_held(const nw_engine_t *e, const nw_pdc_t *p)
-{
-    const nw_cc_t *c = &p->cc;
-    return c->nscc_on && c->nscc.cwnd <= c->np.min_bytes;
+     * an MTU would not fit (at the one-packet floor, every packet) */
+    return c->nscc_on && c->pipe_bytes + e->cfg.mtu + e->cfg.mtu / 2 > c->nscc.cwnd;
 }
 
 int nw_cc_tx_allowed(const nw_engine_t *e, const nw_pdc_t *p)
@@ -151,8 +143,8 @@ static void on_rtt(nw_engine_t *e, nw_cc_t *c, uint64_t rtt)
     nw_nscc_clamp(&c->nscc, &c->np);
 }
 
-void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt,
-                  uint64_t hold_ns, int ecn, uint64_t now)
+void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rtt, int ecn,
+                  uint64_t now)
 {
     nw_cc_t *c = &p->cc;
     uint64_t cwnd = c->nscc.cwnd, rate = c->dcqcn.rc_kbps;
@@ -165,11 +157,8 @@ void nw_cc_on_ack(nw_engine_t *e, nw_pdc_t *p, uint64_t newly_bytes, uint64_t rt
     if (c->dcqcn_on && ecn && nw_dcqcn_on_cnp(&c->dcqcn, now))
         e->st.rate_cuts++;
     if (c->nscc_on && c->np_sized && (newly_bytes || ecn)) {
-        /* queueing delay: the RTT above the base RTT and above the receiver's hold of
-         * a floor packet's ACK (its 20 us wait, above 4 x a few-us target, would
-         * quick-adapt every floor window) */
-        uint64_t unloaded = c->np.base_rtt_ns + hold_ns;
-        uint64_t delay = rtt > unloaded ? rtt - unloaded : 0;
+        /* queueing delay: the RTT above the base RTT */
+        uint64_t delay = rtt > c->np.base_rtt_ns ? rtt - c->np.base_rtt_ns : 0;
         uint32_t ev = nw_nscc_on_ack(&c->nscc, &c->np, newly_bytes, rtt != 0, delay, ecn,
                                      c->pipe_bytes, now);
         if (ev & NW_NSCC_CUT)

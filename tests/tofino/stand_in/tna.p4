@@ -1,6 +1,7 @@
-/* Stand-in declarations of the TNA names p4/tna/fabric.p4 uses (written for netweft
- * from tna.p4's documented interface), so that netweft's front end can check that
- * variant's syntax and types.  Not Intel's tna.p4: compile with bf-p4c and its own. */
+/* Stand-in declarations of the TNA names the p4/tna/ and p4/t2na/ programs use
+ * (written for netweft from tna.p4's documented interface), so that netweft's front
+ * end can check their syntax and types.  Not Intel's tna.p4: compile with bf-p4c and
+ * its own (docs/tofino.md).  t2na.p4 here includes this file. */
 #ifndef STUB_TNA
 #define STUB_TNA
 typedef bit<9>  PortId_t;
@@ -32,14 +33,20 @@ struct egress_intrinsic_metadata_for_output_port_t { bit<1> force_tx_error; }
 extern Checksum { Checksum(); bit<16> update<T>(in T data); }
 extern Hash<W> { Hash(HashAlgorithm_t algo); W get<D>(in D data); }
 extern Random<W> { Random(); W get(); }
+extern T min<T>(in T t1, in T t2);
+extern T max<T>(in T t1, in T t2);
 extern Counter<W, I> { Counter(bit<32> size, CounterType_t type); void count(in I index); }
 extern Register<T, I> { Register(bit<32> size, T initial_value); Register(bit<32> size); }
 extern RegisterAction<T, I, U> {
     RegisterAction(Register<T, I> reg);
-    U execute(in I index);
-    abstract void apply(inout T value, out U rv);
+    U execute(in I index, @optional out U rv2);
+    abstract void apply(inout T value, @optional out U rv, @optional out U rv2);
 }
-extern Mirror { Mirror(MirrorType_t mirror_type); void emit<T>(in MirrorId_t session_id, in T hdr); }
+extern Mirror {
+    Mirror();
+    Mirror(MirrorType_t mirror_type);
+    void emit<T>(in MirrorId_t session_id, in T hdr);
+}
 parser IngressParserT<H, M>(packet_in pkt, out H hdr, out M ig_md,
     out ingress_intrinsic_metadata_t ig_intr_md);
 parser EgressParserT<H, M>(packet_in pkt, out H hdr, out M eg_md,
