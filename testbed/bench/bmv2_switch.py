@@ -23,7 +23,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from netweft.testbed.bench.switch_veth import BenchLinks, SwitchUnderTest, basic_forward_runtime
+from netweft.testbed.bench.switch_veth import (
+    BenchLinks,
+    ProgramBench,
+    SwitchUnderTest,
+    basic_forward_runtime,
+)
 from netweft.testbed.control.entries import Lpm, MulticastWrite, TableWrite, Write
 
 BMV2_TOOLS = ("p4c-bm2-ss", "simple_switch_grpc")
@@ -148,3 +153,14 @@ def bmv2_switch(program: Path | None = None, runtime: dict | None = None,
     ``p4/basic_forward.p4`` and its route)."""
     launch = Bmv2Launch(program, runtime)
     return SwitchUnderTest(name, launch.argv, ready=launch.ready)
+
+
+def bmv2_program_name(bench: ProgramBench) -> str:
+    return f"BMv2 simple_switch_grpc, {bench.program}"
+
+
+def bmv2_program_switch(bench: ProgramBench) -> SwitchUnderTest:
+    """simple_switch_grpc running one of ``--veth-programs``' programs with its entries."""
+    from netweft.p4.programs import source_dir
+
+    return bmv2_switch(source_dir() / bench.program, bench.runtime, bmv2_program_name(bench))

@@ -175,5 +175,5 @@ def register(benches: argparse._SubParsersAction) -> None:
                     help="with --veth: write every measured point as JSON")
     sw.add_argument("--veth-programs", action="store_true",
                     help="with --veth: fabric.p4 and aggregation.p4 on the switch process, "
-                         "C loop beside Python, instead of basic_forward")
+                         "C loop beside Python (and BMv2, as for --veth), instead of basic_forward")
     sw.set_defaults(func=_run_switch_command)

@@ -558,18 +558,31 @@ def program_switch(bench: ProgramBench, backend: str) -> SwitchUnderTest:
 
 def run_programs(benches: Sequence[ProgramBench] | None = None,
                  backends: Sequence[str] = ("c", "python"), rates: Sequence[int] = DEFAULT_RATES,
-                 seconds: float = 1.0, log: Callable[[str], None] = print) -> BenchResult:
+                 seconds: float = 1.0, include_bmv2: bool = True,
+                 log: Callable[[str], None] = print) -> BenchResult:
     """fabric.p4 and aggregation.p4 (by default) on the switch process, each back end in
-    turn after the minimal forwarder with the same frames, offered loads upwards to
-    saturation; the best of each, as a share of the forwarder's and beside Python."""
+    turn after the minimal forwarder with the same frames (and BMv2 with the same
+    entries when its tools are on PATH), offered loads upwards to saturation; the best
+    of each, as a share of the forwarder's and beside Python and BMv2."""
+    from netweft.testbed.bench.bmv2_switch import (
+        bmv2_program_name,
+        bmv2_program_switch,
+        missing_tools,
+    )
+
     benches = list(benches) if benches is not None else [fabric_bench(), aggregation_bench()]
     forwarder = forwarder_switch()
     result = BenchResult()
     run_id = 1 << 12
+    missing = missing_tools() if include_bmv2 else []
+    with_bmv2 = include_bmv2 and not missing
+    if missing:
+        log(f"BMv2 simple_switch_grpc: skipped ({', '.join(missing)} not on PATH)")
     log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with veth_links() as links:
         for bench in benches:
-            for switch in [forwarder, *(program_switch(bench, b) for b in backends)]:
+            bmv2 = [bmv2_program_switch(bench)] if with_bmv2 else []
+            for switch in [forwarder, *(program_switch(bench, b) for b in backends), *bmv2]:
                 try:
                     with running(switch, links) as proc:
                         for offer in bench.offers.values():
@@ -582,9 +595,10 @@ def run_programs(benches: Sequence[ProgramBench] | None = None,
         for size in bench.offers:
             base = result.best(forwarder.name, size)
             base_cpu = _best_per_cpu(result, forwarder.name, size)
-            python = result.best(program_switch(bench, "python").name, size)
-            for backend in backends:
-                name = program_switch(bench, backend).name
+            python_name = program_switch(bench, "python").name
+            bmv2_name = bmv2_program_name(bench)
+            python, bmv2 = result.best(python_name, size), result.best(bmv2_name, size)
+            for name in [*(program_switch(bench, b).name for b in backends), bmv2_name]:
                 best = result.best(name, size)
                 if best is None:
                     continue
@@ -592,8 +606,10 @@ def run_programs(benches: Sequence[ProgramBench] | None = None,
                 if base and base.delivered_pps:
                     parts.append(f"{100 * best.delivered_pps / base.delivered_pps:5.1f}% of "
                                  "forwarder")
-                if python and python.delivered_pps and backend != "python":
+                if python and python.delivered_pps and name != python_name:
                     parts.append(f"{best.delivered_pps / python.delivered_pps:5.1f}x Python")
+                if bmv2 and bmv2.delivered_pps and name != bmv2_name:
+                    parts.append(f"{best.delivered_pps / bmv2.delivered_pps:5.1f}x BMv2")
                 cpu = _best_per_cpu(result, name, size)
                 if cpu is not None:
                     parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")

@@ -113,3 +113,16 @@ def test_runtime_files_become_p4runtime_writes():
     with pytest.raises(ValueError, match="default actions"):
         runtime_writes({"table_entries": [{"table": "t", "default_action": True,
                                            "action_name": "drop"}]})
+
+
+def test_veth_programs_put_bmv2_beside_them_with_the_same_entries():
+    from netweft.testbed.bench.bmv2_switch import bmv2_program_switch, runtime_writes
+    from netweft.testbed.bench.switch_veth import aggregation_bench
+
+    bench = aggregation_bench()
+    switch = bmv2_program_switch(bench)
+    assert switch.name == "BMv2 simple_switch_grpc, aggregation.p4"
+    launch = switch.ready.__self__
+    assert launch.program.name == "aggregation.p4"
+    assert launch.writes == runtime_writes(bench.runtime)
+    assert any(type(w).__name__ == "MulticastWrite" for w in launch.writes)
