@@ -28,9 +28,11 @@ p4c's message text first:
 - a read of a ``register<S>`` whose ``S`` is a struct or header ("writing to a
   structure is not supported on this target"), a table applied inside an
   action's argument ("table invocation in action argument");
-- warnings only (p4c compiles the program): a table property (``key``,
-  ``size`` ...) whose name is also a parameter or declaration in an enclosing
-  scope ("'key' shadows 'key'").
+- a table property (``key``, ``size`` ...) whose name is also a parameter of
+  its control, apply or constructor parameter (p4c's front end: "declaration of
+  'key' shadows a parameter 'key'", an error since p4c treats a property as a
+  declaration); a warning only when the name is another declaration in scope,
+  a control local or a top-level name ("'key' shadows 'key'"; p4c compiles it).
 
 Errors are what p4c-bm2-ss refuses; ``netweft p4check --target bmv2`` and
 ``netweft-p4c`` refuse a program with any error.  The embedded switch runs such
@@ -483,16 +485,15 @@ def _clones_outside_their_block(program: Program) -> list[Diagnostic]:
 
 # ---------------------------------------------------------------- shadowing table properties
 
-def _declared_names(node: Any) -> set[str]:
-    names: set[str] = set()
-    for p in list(getattr(node, "params", []) or []) + list(getattr(node, "ctor_params", [])
-                                                             or []):
-        names.add(p.name)
-    for d in getattr(node, "locals", []) or []:
-        name = getattr(d, "name", None)
-        if isinstance(name, str):
-            names.add(name)
-    return names
+def _parameter_names(node: Any) -> set[str]:
+    params = list(getattr(node, "params", []) or []) + list(getattr(node, "ctor_params", [])
+                                                            or [])
+    return {p.name for p in params}
+
+
+def _local_names(node: Any) -> set[str]:
+    names = (getattr(d, "name", None) for d in getattr(node, "locals", []) or [])
+    return {name for name in names if isinstance(name, str)}
 
 
 def _shadowing_table_properties(program: Program) -> list[Diagnostic]:
@@ -501,7 +502,8 @@ def _shadowing_table_properties(program: Program) -> list[Diagnostic]:
     controls = [n for n in _reachable(program) if isinstance(n, ir.P4Control)]
     seen: set[tuple[str, int, int]] = set()
     for control in controls:
-        enclosing = _declared_names(control) | {n for n in top if isinstance(n, str)}
+        parameters = _parameter_names(control)
+        enclosing = parameters | _local_names(control) | {n for n in top if isinstance(n, str)}
         for d in control.locals:
             if not isinstance(d, ir.P4Table):
                 continue
@@ -512,10 +514,18 @@ def _shadowing_table_properties(program: Program) -> list[Diagnostic]:
                 if key in seen:
                     continue
                 seen.add(key)
+                if prop.name in parameters:
+                    out.append(Diagnostic(
+                        ERROR,
+                        f"declaration of '{prop.name}' shadows a parameter '{prop.name}' "
+                        f"(p4c refuses a property of table {d.name} named as a parameter of "
+                        f"control {control.name}; rename the parameter)",
+                        prop.loc, f"table property '{prop.name}' shadows a parameter"))
+                    continue
                 out.append(Diagnostic(
                     WARNING,
                     f"'{prop.name}' shadows '{prop.name}' (p4c's shadowing warning: table "
-                    f"{d.name}'s property {prop.name} has the name of a parameter or "
-                    "declaration in scope; rename that one to silence it)",
+                    f"{d.name}'s property {prop.name} has the name of a declaration in scope; "
+                    "rename that one to silence it)",
                     prop.loc, f"'{prop.name}' shadowed by a table property"))
     return out

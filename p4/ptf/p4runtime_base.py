@@ -80,11 +80,19 @@ class P4RuntimeTest(BaseTest):
         entry.modify()
 
     def multicast_group(self, group_id: int, replicas: list[tuple[int, int]]) -> None:
-        """A packet replication group of ``(port, rid)`` replicas."""
+        """A packet replication group of ``(port, rid)`` replicas, deleted again when the
+        test ends.
+
+        The deletion is for BMv2: ``simple_switch_grpc`` keeps its replication engine's
+        groups across SetForwardingPipelineConfig while its P4Runtime server forgets
+        them, so the next test's group of the same id would get these replicas on top
+        of its own (every copy twice). P4Runtime clears them with the pipeline, as
+        netweft-switch does; docs/bmv2-differences.md."""
         group = sh.MulticastGroupEntry(group_id)
         for port, rid in replicas:
             group.add(port, rid)
         group.insert()
+        self.addCleanup(group.delete)
 
     def counter_packets(self, counter: str, index: int) -> int:
         """Packets counted at ``counter[index]``."""

@@ -165,8 +165,9 @@ def register(benches: argparse._SubParsersAction) -> None:
                     help="switch back end (default: $NETWEFT_SWITCH_BACKEND, else auto); "
                          "tests/native/measure_pps.py prints both side by side")
     sw.add_argument("--veth", action="store_true",
-                    help="measure over veth instead: the minimal C forwarder, the native switch "
-                         "and the Python switch process side by side (root; "
+                    help="measure over veth instead: the minimal C forwarder, the native switch, "
+                         "the Python switch process and, when p4c-bm2-ss and simple_switch_grpc "
+                         "are on PATH, BMv2 side by side (root; "
                          "netweft.testbed.bench.switch_veth)")
     sw.add_argument("--veth-seconds", type=float, default=1.0, metavar="S",
                     help="with --veth: seconds per offered load (default 1)")
@@ -174,5 +175,5 @@ def register(benches: argparse._SubParsersAction) -> None:
                     help="with --veth: write every measured point as JSON")
     sw.add_argument("--veth-programs", action="store_true",
                     help="with --veth: fabric.p4 and aggregation.p4 on the switch process, "
-                         "C loop beside Python, instead of basic_forward")
+                         "C loop beside Python (and BMv2, as for --veth), instead of basic_forward")
     sw.set_defaults(func=_run_switch_command)

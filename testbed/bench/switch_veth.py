@@ -10,7 +10,9 @@ into every frame, the sink takes the kernel's receive time of each one.  For
 each switch (the minimal forwarder, the native loop with the stand-in
 pipeline, the native loop with ``basic_forward.p4`` compiled to C by the native
 back end, the switch process running ``basic_forward.p4`` on the C loop and on
-Python) and each frame size, the offered load is swept upwards until the switch saturates, then once more unpaced.  Every
+Python, and BMv2's ``simple_switch_grpc`` running p4c's compilation of the same
+program where p4c-bm2-ss and simple_switch_grpc are on PATH, :mod:`.bmv2_switch`)
+and each frame size, the offered load is swept upwards until the switch saturates, then once more unpaced.  Every
 switch runs as its own process, so its CPU time is read from ``/proc``.
 
 Tests never assert these figures: they depend on the machine and its load.
@@ -114,10 +116,13 @@ def udp_frame(size: int, dst: str = "10.0.2.2") -> bytes:
 
 @dataclass
 class SwitchUnderTest:
-    """How to start one switch on the bench's two ports."""
+    """How to start one switch on the bench's two ports: its command line, and how to
+    tell that it forwards (by default it prints ``ready``; ``ready(proc, tmp, timeout)``
+    instead returns once the started process forwards, raising if it cannot)."""
 
     name: str
     argv: Callable[[BenchLinks, Path], list[str]]
+    ready: Callable[[subprocess.Popen, Path, float], None] | None = None
 
 
 def forwarder_switch() -> SwitchUnderTest:
@@ -133,13 +138,18 @@ def standin_switch() -> SwitchUnderTest:
         "--route", f"10.0.0.0/8=2,{NEXT_HOP_MAC}"])
 
 
-def runtime_file(tmp: Path) -> Path:
-    """basic_forward.p4's one route, 10.0.0.0/8 -> port 2, as a runtime file."""
-    path = tmp / "basic_forward-runtime.json"
-    path.write_text(json.dumps({"table_entries": [{
+def basic_forward_runtime() -> dict:
+    """basic_forward.p4's one route, 10.0.0.0/8 -> port 2, in the runtime-file format."""
+    return {"table_entries": [{
         "table": "MyIngress.ipv4_lpm", "match": {"hdr.ipv4.dstAddr": ["10.0.0.0", 8]},
         "action_name": "MyIngress.ipv4_forward",
-        "action_params": {"dstAddr": NEXT_HOP_MAC, "port": 2}}]}))
+        "action_params": {"dstAddr": NEXT_HOP_MAC, "port": 2}}]}
+
+
+def runtime_file(tmp: Path) -> Path:
+    """basic_forward.p4's one route as a runtime file."""
+    path = tmp / "basic_forward-runtime.json"
+    path.write_text(json.dumps(basic_forward_runtime()))
     return path
 
 
@@ -183,19 +193,31 @@ def running(switch: SwitchUnderTest, links: BenchLinks, timeout: float = 120.0
             ) -> Iterator[subprocess.Popen]:
     """The switch as a process, ready to forward; stopped (SIGTERM) on exit."""
     with tempfile.TemporaryDirectory(prefix="netweft-veth-bench-") as tmp:
-        proc = subprocess.Popen(switch.argv(links, Path(tmp)), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + timeout
-            line = ""
-            while time.monotonic() < deadline and proc.poll() is None:
-                line = proc.stdout.readline().strip()   # type: ignore[union-attr]
-                if line == "ready":
-                    break
-            if line != "ready":
+            proc = subprocess.Popen(switch.argv(links, Path(tmp)), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+        except OSError as err:
+            raise RuntimeError(f"{switch.name} did not start: {err}") from None
+        try:
+            problem = ""
+            if switch.ready is None:
+                deadline = time.monotonic() + timeout
+                line = ""
+                while time.monotonic() < deadline and proc.poll() is None:
+                    line = proc.stdout.readline().strip()   # type: ignore[union-attr]
+                    if line == "ready":
+                        break
+                problem = "" if line == "ready" else "no ready line"
+            else:
+                try:
+                    switch.ready(proc, Path(tmp), timeout)
+                except Exception as err:  # noqa: BLE001 - any failure to start is reported
+                    problem = str(err)
+            if problem:
                 proc.kill()
-                err = proc.communicate()[1][-2000:]
-                raise RuntimeError(f"{switch.name} did not start: {err or 'no output'}")
+                err = proc.communicate()[1][-2000:].strip()
+                detail = "\n".join(part for part in (problem, err) if part)
+                raise RuntimeError(f"{switch.name} did not start: {detail}")
             yield proc
         finally:
             if proc.poll() is None:
@@ -384,9 +406,11 @@ def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
     lines = []
     forwarder = switches[0].name
     python = next((s.name for s in switches if s.name.startswith("Python")), None)
+    bmv2 = next((s.name for s in switches if s.name.startswith("BMv2")), None)
     for size in sizes:
         base = result.best(forwarder, size)
         py = result.best(python, size) if python else None
+        bm = result.best(bmv2, size) if bmv2 else None
         for s in switches:
             b = result.best(s.name, size)
             if b is None:
@@ -396,14 +420,18 @@ def summary(result: BenchResult, switches: Sequence[SwitchUnderTest],
                 parts.append(f"{100 * b.delivered_pps / base.delivered_pps:5.1f}% of forwarder")
             if py and py.delivered_pps:
                 parts.append(f"{b.delivered_pps / py.delivered_pps:5.1f}x Python")
-            cpu, cpu_base, cpu_py = (_best_per_cpu(result, name, size)
-                                     for name in (s.name, forwarder, python))
+            if bm and bm.delivered_pps:
+                parts.append(f"{b.delivered_pps / bm.delivered_pps:5.1f}x BMv2")
+            cpu, cpu_base, cpu_py, cpu_bm = (_best_per_cpu(result, name, size)
+                                             for name in (s.name, forwarder, python, bmv2))
             if cpu is not None:
                 parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")
                 if cpu_base:
                     parts.append(f"{100 * cpu / cpu_base:5.1f}% of forwarder")
                 if cpu_py:
                     parts.append(f"{cpu / cpu_py:5.1f}x Python")
+                if cpu_bm:
+                    parts.append(f"{cpu / cpu_bm:5.1f}x BMv2")
             lines.append("  ".join(parts))
     return lines
 
@@ -416,16 +444,27 @@ def _best_per_cpu(result: BenchResult, switch: str | None, size: int) -> float |
 
 def run(sizes: Sequence[int] = (64, 1500), rates: Sequence[int] = DEFAULT_RATES,
         seconds: float = 1.0, json_out: Path | None = None, include_python: bool = True,
-        extra: Sequence[SwitchUnderTest] = (), log: Callable[[str], None] = print) -> BenchResult:
-    """The whole bench: print every point and the summary, write the raw JSON."""
+        include_bmv2: bool = True, extra: Sequence[SwitchUnderTest] = (),
+        log: Callable[[str], None] = print) -> BenchResult:
+    """The whole bench: print every point and the summary, write the raw JSON. BMv2 is
+    among the switches when its tools are on PATH; otherwise a line says it is skipped."""
+    from netweft.testbed.bench.bmv2_switch import bmv2_switches
+
     switches = [forwarder_switch(), standin_switch(), generated_switch(), process_switch("c"),
                 *extra]
+    if include_bmv2:
+        found, skipped = bmv2_switches()
+        switches.extend(found)
+        if skipped:
+            log(skipped)
     if include_python:
         switches.append(python_switch())
+    log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     result = sweep(switches, sizes, rates, seconds, log)
     log("")
     for line in summary(result, switches, sizes):
         log(line)
+    log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if json_out is not None:
         json_out.write_text(json.dumps({
             "machine": {"cpus": os.cpu_count(), "load_average": os.getloadavg()},
@@ -519,18 +558,31 @@ def program_switch(bench: ProgramBench, backend: str) -> SwitchUnderTest:
 
 def run_programs(benches: Sequence[ProgramBench] | None = None,
                  backends: Sequence[str] = ("c", "python"), rates: Sequence[int] = DEFAULT_RATES,
-                 seconds: float = 1.0, log: Callable[[str], None] = print) -> BenchResult:
+                 seconds: float = 1.0, include_bmv2: bool = True,
+                 log: Callable[[str], None] = print) -> BenchResult:
     """fabric.p4 and aggregation.p4 (by default) on the switch process, each back end in
-    turn after the minimal forwarder with the same frames, offered loads upwards to
-    saturation; the best of each, as a share of the forwarder's and beside Python."""
+    turn after the minimal forwarder with the same frames (and BMv2 with the same
+    entries when its tools are on PATH), offered loads upwards to saturation; the best
+    of each, as a share of the forwarder's and beside Python and BMv2."""
+    from netweft.testbed.bench.bmv2_switch import (
+        bmv2_program_name,
+        bmv2_program_switch,
+        missing_tools,
+    )
+
     benches = list(benches) if benches is not None else [fabric_bench(), aggregation_bench()]
     forwarder = forwarder_switch()
     result = BenchResult()
     run_id = 1 << 12
+    missing = missing_tools() if include_bmv2 else []
+    with_bmv2 = include_bmv2 and not missing
+    if missing:
+        log(f"BMv2 simple_switch_grpc: skipped ({', '.join(missing)} not on PATH)")
     log("load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     with veth_links() as links:
         for bench in benches:
-            for switch in [forwarder, *(program_switch(bench, b) for b in backends)]:
+            bmv2 = [bmv2_program_switch(bench)] if with_bmv2 else []
+            for switch in [forwarder, *(program_switch(bench, b) for b in backends), *bmv2]:
                 try:
                     with running(switch, links) as proc:
                         for offer in bench.offers.values():
@@ -543,9 +595,10 @@ def run_programs(benches: Sequence[ProgramBench] | None = None,
         for size in bench.offers:
             base = result.best(forwarder.name, size)
             base_cpu = _best_per_cpu(result, forwarder.name, size)
-            python = result.best(program_switch(bench, "python").name, size)
-            for backend in backends:
-                name = program_switch(bench, backend).name
+            python_name = program_switch(bench, "python").name
+            bmv2_name = bmv2_program_name(bench)
+            python, bmv2 = result.best(python_name, size), result.best(bmv2_name, size)
+            for name in [*(program_switch(bench, b).name for b in backends), bmv2_name]:
                 best = result.best(name, size)
                 if best is None:
                     continue
@@ -553,8 +606,10 @@ def run_programs(benches: Sequence[ProgramBench] | None = None,
                 if base and base.delivered_pps:
                     parts.append(f"{100 * best.delivered_pps / base.delivered_pps:5.1f}% of "
                                  "forwarder")
-                if python and python.delivered_pps and backend != "python":
+                if python and python.delivered_pps and name != python_name:
                     parts.append(f"{best.delivered_pps / python.delivered_pps:5.1f}x Python")
+                if bmv2 and bmv2.delivered_pps and name != bmv2_name:
+                    parts.append(f"{best.delivered_pps / bmv2.delivered_pps:5.1f}x BMv2")
                 cpu = _best_per_cpu(result, name, size)
                 if cpu is not None:
                     parts.append(f"per CPU-s {cpu / 1e3:>6,.0f}k")

@@ -168,23 +168,47 @@ def test_deprecated_externs_are_refused_for_bmv2_and_run_on_netweft(call, name):
 
 # ---------------------------------------------------------------- a parameter named key
 
-def test_parameter_named_key_draws_the_shadowing_warning_only(tmp_path, capsys):
-    controls = """control Leaf(in bit<8> key, inout bit<8> out_value) {
-    action set(bit<8> v) { out_value = v; }
-    table t { key = { key : exact; } actions = { set; NoAction; } default_action = NoAction(); }
-    apply { t.apply(); }
-}"""
+LEAF = """{ctor_decl}control Leaf(in bit<8> {param}, inout bit<8> out_value){ctor} {{
+    action set(bit<8> v) {{ out_value = v; }}
+    table t {{ key = {{ {param} : exact; }} actions = {{ set; NoAction; }}
+              default_action = NoAction(); size = 16; }}
+    apply {{ t.apply(); }}
+}}"""
+
+
+@pytest.mark.parametrize("param, ctor, ctor_decl, instance", [
+    ("key", "", "", "Leaf() leaf;"),
+    ("k", "(bit<8> size)", "", "Leaf(8w4) leaf;"),
+], ids=["apply parameter key", "constructor parameter size"])
+def test_table_property_named_as_a_parameter_is_refused_as_by_p4c(param, ctor, ctor_decl,
+                                                                  instance, tmp_path, capsys):
+    controls = LEAF.format(param=param, ctor=ctor, ctor_decl=ctor_decl)
+    src = TEMPLATE.format(body="leaf.apply(hdr.h.k, hdr.h.r);", locals=f"    {instance}",
+                          controls=controls)
+    name = "key" if param == "key" else "size"
+    [err] = check_bmv2(compile_p4_source(src, "shadow.p4"))
+    line = line_of(src, "table t {") + (0 if name == "key" else 1)
+    assert (err.severity, err.loc.line) == (ERROR, line)
+    assert err.message.startswith(f"declaration of '{name}' shadows a parameter '{name}'")
+    path = tmp_path / "shadow.p4"
+    path.write_text(src)
+    assert main(["p4check", "-q", "--target", "bmv2", str(path)]) != 0
+    assert f"declaration of '{name}' shadows a parameter" in capsys.readouterr().err
+
+
+def test_table_property_named_as_another_declaration_draws_the_warning_only(tmp_path, capsys):
+    controls = LEAF.format(param="k", ctor="", ctor_decl="const bit<8> size = 3;\n")
     src = TEMPLATE.format(body="leaf.apply(hdr.h.k, hdr.h.r);", locals="    Leaf() leaf;",
                           controls=controls)
-    [warn] = check_bmv2(compile_p4_source(src, "key.p4"))
-    line = line_of(src, "table t { key")
+    [warn] = check_bmv2(compile_p4_source(src, "size.p4"))
+    line = line_of(src, "default_action = NoAction(); size = 16;")
     assert (warn.severity, warn.loc.line) == (WARNING, line)
-    assert str(warn).startswith(f"key.p4:{line}:")
-    assert warn.message.startswith("'key' shadows 'key'")
-    path = tmp_path / "key.p4"
+    assert str(warn).startswith(f"size.p4:{line}:")
+    assert warn.message.startswith("'size' shadows 'size'")
+    path = tmp_path / "size.p4"
     path.write_text(src)
     assert main(["p4check", "-q", "--target", "bmv2", str(path)]) == 0
-    assert "warning: 'key' shadows 'key'" in capsys.readouterr().err
+    assert "warning: 'size' shadows 'size'" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- select with no match

@@ -135,6 +135,34 @@ def test_reconcile_keeps_entries_and_verify_refuses_bad_configs(device_server, c
     assert device.get_config().cookie.cookie == 9
 
 
+def _insert_group(stub, group_id: int, ports: list[int]) -> None:
+    req = p4runtime_pb2.WriteRequest(device_id=1)
+    req.election_id.low = 1
+    group = req.updates.add(type=p4runtime_pb2.Update.INSERT).entity \
+        .packet_replication_engine_entry.multicast_group_entry
+    group.multicast_group_id = group_id
+    for rid, port in enumerate(ports):
+        group.replicas.add(egress_port=port, instance=rid)
+    stub.Write(req)
+
+
+def test_verify_and_commit_clears_the_multicast_groups(device_server, compiled):
+    """A new pipeline starts without replication groups, as P4Runtime says (BMv2's
+    simple_switch_grpc keeps them in its replication engine: docs/bmv2-differences.md)."""
+    _device, stub = device_server
+    p4info = text_format.Parse(compiled[0].read_text(), p4info_pb2.P4Info())
+    data = compiled[1].read_bytes()
+    _set(stub, SetAction.VERIFY_AND_COMMIT, p4info, data)
+    _insert_group(stub, 1, [1, 2, 3])
+    _set(stub, SetAction.VERIFY_AND_COMMIT, p4info, data)
+    _insert_group(stub, 1, [4])          # not ALREADY_EXISTS: the old group is gone
+    req = p4runtime_pb2.ReadRequest(device_id=1)
+    req.entities.add().packet_replication_engine_entry.multicast_group_entry.SetInParent()
+    [entity] = [e for response in stub.Read(req) for e in response.entities]
+    replicas = entity.packet_replication_engine_entry.multicast_group_entry.replicas
+    assert [(r.egress_port, r.instance) for r in replicas] == [(4, 0)]
+
+
 def test_p4runtime_shell_sets_the_pipeline_of_a_no_p4_switch(compiled):
     from p4runtime_sh import shell as sh
     with running_switch(["--no-p4", "--device-id", "3", "--",

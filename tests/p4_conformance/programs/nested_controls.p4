@@ -25,12 +25,14 @@ struct headers {
 
 struct metadata { }
 
-control Leaf(in bit<8> key, inout bit<8> out_value)(bit<8> tag) {
+control Leaf(in bit<8> k, inout bit<8> out_value)(bit<8> tag) {
     action set(bit<8> v) {
         out_value = v + tag;
     }
     table t {
-        key = { key: exact; }
+        // the parameter is not named key: p4c refuses a parameter that a table property
+        // (key) shadows; the match field keeps the name key
+        key = { k: exact @name("key"); }
         actions = { set; NoAction; }
         default_action = NoAction();
     }
