@@ -238,6 +238,8 @@ class SoftSwitch:
         ``received``, ``sent``, ``pass_limit``, ``assert_failed``,
         ``internal_error``; drops by reason: ``drop_program`` (the program
         dropped it), ``drop_parser_error`` (... after its parser had failed),
+        ``drop_empty_group`` (a table entry pointed at an action selector group
+        with no members),
         ``drop_queue_full`` (tail drop), ``drop_priority`` (priority beyond the
         port's queues), ``drop_link_loss`` (lost on a link), ``drop_link_limit``
         (too many frames waiting for an ingress link); ``dropped`` is their sum;
@@ -255,7 +257,8 @@ class SoftSwitch:
         out["drop_link_limit"] = limit
         out["link_corrupted"] = corrupted
         out["dropped"] = (out["drop_program"] + out["drop_parser_error"]
-                          + out["drop_queue_full"] + out["drop_priority"] + lost + limit)
+                          + out["drop_empty_group"] + out["drop_queue_full"]
+                          + out["drop_priority"] + lost + limit)
         return out
 
     def _all_links(self) -> list[LinkDirection]:

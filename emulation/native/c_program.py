@@ -93,7 +93,7 @@ def generate(program: Program) -> GeneratedProgram:
 #define NW_EMIT_MAX {emit_max}u
 #define NW_N_VSETS {len(lw.value_sets)}u
 #define NW_N_METERS {len(lw.meters)}u
-#define NW_ERR_INTERNAL 5      /* a pass could not finish (an empty selector group) */
+#define NW_ERR_EMPTY_GROUP 5   /* a table entry selected an empty action selector group */
 
 typedef struct nw_pl {{
     nw_table_t tables[NW_N_TABLES + 1];
@@ -132,7 +132,7 @@ typedef struct nw_ctx {{
     uint32_t out_len;
     uint8_t out[NW_EMIT_MAX];
     uint32_t dmeter;           /* the direct meter colour of the last table hit */
-    uint32_t internal_error;
+    uint32_t empty_group;
     const uint8_t *payload;    /* the bytes after the parsed headers (_with_payload) */
     uint32_t payload_len;
     nw_bits_t bits;
@@ -208,7 +208,7 @@ static void nw_ctx_start(nw_ctx_t *X, nw_pl_t *P, uint64_t now, uint64_t ilen) {
     X->truncate = 0;
     X->out_len = 0;
     X->dmeter = 0;
-    X->internal_error = 0;
+    X->empty_group = 0;
     X->has_clone = X->has_resubmit = X->has_recirc = X->has_digest = 0;
 }}
 
@@ -454,8 +454,8 @@ int nw_ingress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns) {{
     if ({fnames["ingress"]}(X, &fi) == NW_RC_REJECT)
         return NW_ERR_STACK_BOUNDS;   /* a stack's next/last out of bounds */
     pkt->flags = 0;
-    if (X->internal_error)
-        return NW_ERR_INTERNAL;
+    if (X->empty_group)
+        return NW_ERR_EMPTY_GROUP;
     pkt->parser_error = {sm("parser_error")};
     if ({sm("parser_error")})
         pkt->flags |= NW_F_PARSER_ERROR;
@@ -519,8 +519,8 @@ int nw_egress(void *pipeline, nw_pkt_t *pkt, uint64_t now_ns, const nw_queue_met
     pkt->flags &= ~(uint32_t)(NW_F_DROP | NW_F_TRUNCATE | NW_F_CLONE | NW_F_RECIRCULATE |
                               NW_F_EGRESS_RID);
     pkt->parser_error = {sm("parser_error")};
-    if (X->internal_error)
-        return NW_ERR_INTERNAL;
+    if (X->empty_group)
+        return NW_ERR_EMPTY_GROUP;
     if (X->assert_failed)
         return NW_ERR_ASSERT;
     nw_flow_egress_clone(X, pkt, S);

@@ -194,7 +194,7 @@ class CTableLowering:
                       "X->ilen) : NW_GREEN;")
         if select:
             body.emit("if (e && e->group) {")
-            body.emit("    if (!e->group->n) { X->internal_error = 1; return NW_RC_EXIT; }")
+            body.emit("    if (!e->group->n) { X->empty_group = 1; return NW_RC_EXIT; }")
             body.emit(f"    const nw_member_t *mb = &e->group->members[({select}) % "
                       "e->group->n];")
             body.emit("    a = mb->action; args = mb->args;")

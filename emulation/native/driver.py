@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netweft.emulation.native.c_flow import FlowSites
+from netweft.emulation.v1model.action_profiles import EMPTY_GROUP_WARNING
 from netweft.emulation.v1model.context import LOG, PacketContext
 from netweft.emulation.v1model.replication import (
     CloneSession,
@@ -33,7 +34,7 @@ from netweft.emulation.v1model.simple_switch import QueuedPacket, QueueMetadata
 NORMAL, INGRESS_CLONE, EGRESS_CLONE, RECIRC, REPLICATION, RESUBMIT = 0, 1, 2, 4, 5, 6
 F_DROP, F_PARSER_ERROR, F_RESUBMIT, F_RECIRCULATE, F_TRUNCATE, F_CLONE = 1, 2, 4, 8, 16, 32
 F_EGRESS_RID = 128
-OK, ERR_ASSERT, ERR_NOSPACE, NEEDS_DRIVER = 0, 1, 2, 16
+OK, ERR_ASSERT, ERR_NOSPACE, ERR_EMPTY_GROUP, NEEDS_DRIVER = 0, 1, 2, 5, 16
 NO_TIMESTAMP = (1 << 64) - 1
 
 
@@ -85,8 +86,8 @@ class NativeDriver:
         self.clock = clock
         self.max_passes = max_passes
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "drop_program": 0,
-                      "drop_parser_error": 0, "pass_limit": 0, "assert_failed": 0,
-                      "internal_error": 0}
+                      "drop_parser_error": 0, "drop_empty_group": 0, "pass_limit": 0,
+                      "assert_failed": 0, "internal_error": 0}
         self.state_size = int(self.lib.nw_pipeline_state_size())
         self.headroom = int(self.lib.nw_pipeline_emit_max())
         self.uses_flow = bool(self.lib.nw_pipeline_uses_flow())
@@ -479,5 +480,15 @@ class NativeDriver:
         LOG.error("an assert/assume failed; packet dropped")
 
     def _internal_error(self, rc: int) -> None:
+        if rc == ERR_EMPTY_GROUP:
+            self._empty_group()
+            return
         self.stats["internal_error"] += 1
         LOG.error("the native pipeline failed (code %d); packet dropped", rc)
+
+    def _empty_group(self) -> None:
+        """A table entry pointed at an action selector group with no members."""
+        self.stats["dropped"] += 1
+        self.stats["drop_empty_group"] += 1
+        if self.stats["drop_empty_group"] == 1:
+            LOG.warning(EMPTY_GROUP_WARNING)

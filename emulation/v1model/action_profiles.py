@@ -14,6 +14,13 @@ from typing import Any
 
 from netweft.emulation.v1model.hash_algorithms import pack_fields
 
+EMPTY_GROUP_WARNING = ("a table entry selected an action selector group with no members; "
+                       "such packets are dropped and counted in stats['drop_empty_group']")
+
+
+class EmptySelectorGroup(LookupError):
+    """A packet's table entry points at an action selector group with no members."""
+
 
 class SelectorGroup:
     """A group of members; :meth:`select` is called by the generated table code."""
@@ -27,7 +34,7 @@ class SelectorGroup:
     def select(self, fields: Iterable[tuple[int, int]]) -> Any:
         """The bound action of the member chosen for these selector key values."""
         if not self.members:
-            raise LookupError("empty action selector group")
+            raise EmptySelectorGroup("empty action selector group")
         h = self._hash(pack_fields(fields)) if self._hash is not None else 0
         if self._mask is not None:
             h &= self._mask

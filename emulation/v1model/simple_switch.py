@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from netweft.emulation.pipeline.runtime import AssertionFailed, PacketCursor, ParserReject
+from netweft.emulation.v1model.action_profiles import EMPTY_GROUP_WARNING, EmptySelectorGroup
 from netweft.emulation.v1model.context import LOG, PacketContext
 from netweft.emulation.v1model.replication import CloneSessions, PacketReplicationEngine
 
@@ -100,10 +101,11 @@ class V1ModelDriver:
         self.clock = clock
         self.max_passes = max_passes
         # "dropped" counts every packet the program dropped; "drop_parser_error" the
-        # share of them whose parser had failed, "drop_program" the rest
+        # share of them whose parser had failed, "drop_empty_group" those whose table entry
+        # pointed at an action selector group with no members, "drop_program" the rest
         self.stats = {"received": 0, "sent": 0, "dropped": 0, "drop_program": 0,
-                      "drop_parser_error": 0, "pass_limit": 0, "assert_failed": 0,
-                      "internal_error": 0}
+                      "drop_parser_error": 0, "drop_empty_group": 0, "pass_limit": 0,
+                      "assert_failed": 0, "internal_error": 0}
         self._parse = ns["RUN_parser"]
         self._verify = ns["RUN_verify_checksum"]
         self._ingress = ns["RUN_ingress"]
@@ -171,6 +173,11 @@ class V1ModelDriver:
         except AssertionFailed as err:
             self.stats["assert_failed"] += 1
             LOG.error("%s; packet dropped", err)
+        except EmptySelectorGroup:
+            self.stats["dropped"] += 1
+            self.stats["drop_empty_group"] += 1
+            if self.stats["drop_empty_group"] == 1:
+                LOG.warning(EMPTY_GROUP_WARNING)
         except Exception:  # a back-end bug must not take the switch down
             self.stats["internal_error"] += 1
             LOG.exception("internal error while processing a packet; packet dropped")

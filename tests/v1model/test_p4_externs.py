@@ -128,6 +128,31 @@ def test_action_selector_spreads_flows_over_members_deterministically():
     assert seen == {4, 5, 6}
 
 
+@pytest.mark.parametrize("backend", ["python", "auto"])
+def test_an_empty_selector_group_drops_and_counts_with_one_warning(backend, caplog):
+    """A group emptied by its controller (every member removed) drops the packets its
+    entries select, counted as ``drop_empty_group`` and warned about once, not as the
+    back end's internal error."""
+    sw = switch("externs", backend=backend)
+    member = sw.act_prof_add_member("ecmp", "set_port", {"port": 4})
+    sw.table_add_group("ecmp", {"hdr.ipv4.dstAddr": "10.0.0.8"},
+                       sw.act_prof_create_group("ecmp", [member]))
+    sw.table_add_group("ecmp", {"hdr.ipv4.dstAddr": "10.0.0.9"},
+                       sw.act_prof_create_group("ecmp", []))
+    def pkt_to(dst: str) -> bytes:
+        return bytes(Ether(dst=DST, src=SRC) / IP(src="10.1.0.1", dst=dst, proto=17) / UDP())
+
+    assert one(sw, pkt_to("10.0.0.8"))[0] == 4
+    pkt = pkt_to("10.0.0.9")
+    with caplog.at_level("WARNING"):
+        for _ in range(3):
+            assert sw.process(3, pkt) == []
+    stats = sw.stats
+    assert (stats["drop_empty_group"], stats["internal_error"], stats["dropped"]) == (3, 0, 3)
+    warnings = [r for r in caplog.records if "no members" in r.getMessage()]
+    assert len(warnings) == 1 and not any(r.exc_info for r in caplog.records)
+
+
 def test_action_profile_entries_need_members():
     sw = switch("externs")
     with pytest.raises(ValueError, match="action profile"):
