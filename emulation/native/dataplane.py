@@ -112,9 +112,13 @@ class GeneratedPipeline(Pipeline):
         self.ptr = mod.lib.nw_dp_p4_pipeline(self._adapter)
 
     @property
-    def errors(self) -> int:
-        """Packets the generated code refused (failed assert, no room, bad argument)."""
-        return int(self._mod.lib.nw_dp_p4_errors(self._adapter))
+    def errors(self) -> dict[int, int]:
+        """Passes the generated code did not finish, by its return code (1: a failed
+        assert, 2: no room, 3: bad argument, 4: a stack index out of bounds, 5: an empty
+        action selector group; 0: any other)."""
+        lib = self._mod.lib
+        return {code: int(lib.nw_dp_p4_errors(self._adapter, code))
+                for code in range(int(lib.NW_DP_P4_ERROR_CODES))}
 
 
 class ExternalPipeline(Pipeline):

@@ -81,7 +81,8 @@ nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t
 void nw_dp_p4_set_clone_i2e(nw_dp_p4_t *p, uintptr_t clone_i2e);
 void nw_dp_p4_free(nw_dp_p4_t *p);
 const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *p);
-uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p);
+#define NW_DP_P4_ERROR_CODES 8
+uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p, uint32_t code);
 
 /* the loop (dataplane_loop.h) */
 typedef struct nw_dp_loop nw_dp_loop_t;

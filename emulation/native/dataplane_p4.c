@@ -7,11 +7,17 @@
 struct nw_dp_p4 {
     nw_dp_p4_functions_t f;
     nw_dp_pipeline_t ops;
-    uint64_t errors;
+    uint64_t errors[NW_DP_P4_ERROR_CODES]; /* by the generated code's return code */
     int (*clone_i2e)(void *pipeline, nw_pkt_t *pkt, void *clone_state, uint64_t now_ns);
     void *preserved;   /* state_size bytes: the previous pass's state (resubmit, recirculate) */
     void *clone_state; /* state_size bytes: an egress clone's state */
 };
+
+static void count_error(nw_dp_p4_t *a, int rc)
+{
+    uint32_t code = rc > 0 && rc < NW_DP_P4_ERROR_CODES ? (uint32_t)rc : 0;
+    a->errors[code]++;
+}
 
 static void to_abi(const nw_dp_packet_t *p, nw_pkt_t *k)
 {
@@ -46,7 +52,7 @@ static void ingress(void *self, uint64_t now_ns, nw_dp_packet_t *p, nw_dp_verdic
     }
     int rc = a->f.ingress(a->f.pipeline, &k, now_ns);
     if (rc != NW_OK) {
-        a->errors++;
+        count_error(a, rc);
         return; /* dropped (egress_spec stays the drop port) */
     }
     p->len = k.len <= p->cap ? k.len : p->cap;
@@ -83,7 +89,7 @@ static void egress(void *self, uint64_t now_ns, nw_dp_packet_t *p,
     int rc = a->f.egress(a->f.pipeline, &k, now_ns, &q);
     v->egress_spec = NW_DP_DROP_PORT;
     if (rc != NW_OK) {
-        a->errors++;
+        count_error(a, rc);
         return;
     }
     p->len = k.len <= p->cap ? k.len : p->cap;
@@ -114,7 +120,7 @@ static int32_t clone_i2e(void *self, uint64_t now_ns, const nw_dp_packet_t *src,
     k.clone_fl = field_list;
     int rc = a->clone_i2e(a->f.pipeline, &k, dst_state, now_ns);
     if (rc != NW_OK)
-        a->errors++;
+        count_error(a, rc);
     return rc;
 }
 
@@ -170,7 +176,9 @@ const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *a)
     return &a->ops;
 }
 
-uint64_t nw_dp_p4_errors(const nw_dp_p4_t *a)
+uint64_t nw_dp_p4_errors(const nw_dp_p4_t *a, uint32_t code)
 {
-    return a->errors;
+    if (code >= NW_DP_P4_ERROR_CODES)
+        return 0;
+    return a->errors[code];
 }

@@ -36,7 +36,10 @@ nw_dp_p4_t *nw_dp_p4_from_addresses(void *pipeline, uintptr_t ingress, uintptr_t
 void nw_dp_p4_set_clone_i2e(nw_dp_p4_t *p, uintptr_t clone_i2e);
 void nw_dp_p4_free(nw_dp_p4_t *p);
 const nw_dp_pipeline_t *nw_dp_p4_pipeline(nw_dp_p4_t *p);
-/* packets the generated code refused (assert, no space, bad argument) */
-uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p);
+/* passes the generated code did not finish, by its return code: NW_ERR_ASSERT (1),
+ * NW_ERR_NOSPACE (2), NW_ERR_ARG (3), a stack index out of bounds (4), an empty action
+ * selector group (5); code 0 counts any other code */
+#define NW_DP_P4_ERROR_CODES 8
+uint64_t nw_dp_p4_errors(const nw_dp_p4_t *p, uint32_t code);
 
 #endif

@@ -49,6 +49,7 @@ from netweft.emulation.native.dataplane import (
     PortPcaps,
     WireTable,
 )
+from netweft.emulation.native.driver import ERR_ASSERT, ERR_EMPTY_GROUP
 from netweft.emulation.v1model.context import LOG
 from netweft.nic_offload.wire_model import seed64
 
@@ -270,9 +271,12 @@ class NativeSwitchLoop:
             "drop_priority": c.get("drop_priority", 0),
             "drop_link_loss": lost, "drop_link_limit": wire_in["dropped_limit"],
             "link_corrupted": wire_in["corrupted"] + wire_out["corrupted"],
-            "assert_failed": self.pipeline.errors,
         })
-        out["dropped"] = (out["drop_program"] + out["drop_parser_error"]
+        failed = self.pipeline.errors     # passes the generated code did not finish, by code
+        out["assert_failed"] = failed[ERR_ASSERT]
+        out["drop_empty_group"] = failed[ERR_EMPTY_GROUP]
+        out["internal_error"] = sum(failed.values()) - failed[ERR_ASSERT] - failed[ERR_EMPTY_GROUP]
+        out["dropped"] = (out["drop_program"] + out["drop_parser_error"] + out["drop_empty_group"]
                           + out["drop_queue_full"] + out["drop_priority"] + lost
                           + wire_in["dropped_limit"])
         if self.host is not None:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from netweft.emulation.network import Network
-from netweft.emulation.switch_control import send_command
+from netweft.emulation.process.control import send_command
 
 SENDER_SOURCE = Path(__file__).with_name("frame_sender.c")
 
