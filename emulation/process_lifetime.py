@@ -24,9 +24,12 @@ ignores it is killed when its namespace is removed.
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
-from collections.abc import Sequence
+import subprocess
+import threading
+from collections.abc import Callable, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -47,6 +50,34 @@ def die_with_parent(argv: Sequence[str], signum: int = signal.SIGTERM) -> list[s
         return list(argv)
     return [setpriv, f"--pdeathsig={signal.Signals(signum).name.removeprefix('SIG')}", "--",
             *argv]
+
+
+def popen_registered(argv: Sequence[str], register: Callable[[subprocess.Popen], None],
+                     **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen(argv, **kwargs)``, handed to ``register`` before a Ctrl-C can
+    interrupt.
+
+    A SIGINT that comes while ``Popen`` waits for the child's ``exec`` would raise
+    KeyboardInterrupt there, leaving a running child that no cleanup knows of; in the
+    main thread it is held until ``register`` has the child, then raised as usual.
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        proc = subprocess.Popen(list(argv), **kwargs)
+        register(proc)
+        return proc
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: held.append(signum))
+    try:
+        proc = subprocess.Popen(list(argv), **kwargs)
+        register(proc)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held and callable(previous):
+        previous(signal.SIGINT, None)     # Python's default handler raises KeyboardInterrupt
+    elif held and previous == signal.SIG_DFL:
+        os.kill(os.getpid(), signal.SIGINT)
+    return proc
 
 
 def is_running(pid: int) -> bool:

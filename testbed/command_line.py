@@ -10,15 +10,19 @@ Conventions every subcommand shares: options are validated when they are parsed
 failure raises :class:`CommandError` and is printed as one line,
 ``netweft <command>: error: <cause and fix>``, like argparse's own errors;
 Ctrl-C prints ``netweft <command>: interrupted`` and exits 130; help texts are
-plain text (reStructuredText markup in docstrings is stripped).
+plain text (reStructuredText markup in docstrings is stripped). ``kill -USR1`` of a
+running command prints every thread's Python stack to its stderr (a hung run can be
+asked where it is).
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
 import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from importlib.metadata import PackageNotFoundError, entry_points, version
@@ -87,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``netweft``; returns the process exit code."""
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     try:  # loading every command's module takes a moment: Ctrl-C may come here too
         parser = build_parser()
     except KeyboardInterrupt:

@@ -46,6 +46,22 @@ def demo(tmp_path):
             (OWNER_DIR / prefix).unlink(missing_ok=True)
 
 
+def _stuck_report(proc) -> str:
+    """What a demo that does not end is doing: its processes (``ps``), the Python
+    stacks its main process prints on SIGUSR1, and its stderr so far."""
+    tree = subprocess.run(["ps", "-e", "-o", "pid,ppid,pgid,sid,stat,args", "--forest"],
+                          capture_output=True, text=True, check=False).stdout
+    ours = "\n".join(line for line in tree.splitlines() if "netweft" in line or "setpriv" in line)
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGUSR1)
+    try:
+        _, err = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired as timeout:   # a child that holds the pipe lives on
+        err = (timeout.stderr or b"").decode(errors="replace") if isinstance(
+            timeout.stderr, bytes) else (timeout.stderr or "")
+    return f"processes:\n{ours}\nstderr:\n{''.join(proc.lines)}{err}"
+
+
 def _namespaces(prefix):
     return [name for name in netns.listnetns() if name.startswith(f"{prefix}-")]
 
@@ -53,7 +69,10 @@ def _namespaces(prefix):
 def test_ctrl_c_stops_the_demo_without_tracebacks_and_cleans_up(demo):
     proc, prefix = demo
     os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends on Ctrl-C
-    _, err = proc.communicate(timeout=120)
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the demo did not end within 120 s of Ctrl-C\n" + _stuck_report(proc))
     assert proc.returncode == 130
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.strip().splitlines()[-1] == "netweft demo: interrupted"

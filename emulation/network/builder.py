@@ -37,7 +37,7 @@ from pyroute2 import IPRoute, NetNS, netns
 
 from netweft.emulation.links.link_params import LinkParams
 from netweft.emulation.links.port_options import PortOptions
-from netweft.emulation.process_lifetime import die_with_parent, is_running
+from netweft.emulation.process_lifetime import die_with_parent, is_running, popen_registered
 
 DEFAULT_PREFIX = "nw"
 # A running network records its owner's PID here, so that ``netweft clean`` removes
@@ -83,10 +83,8 @@ class Node:
         """Start a command inside the node's namespace; the network stops it on ``stop``,
         and it ends if this process dies first (call it from a long-lived thread:
         :mod:`netweft.emulation.process_lifetime`)."""
-        proc = subprocess.Popen(die_with_parent(["ip", "netns", "exec", self.netns, *argv]),
-                                **kwargs)
-        self.network._processes.append(proc)
-        return proc
+        return popen_registered(die_with_parent(["ip", "netns", "exec", self.netns, *argv]),
+                                self.network._processes.append, **kwargs)
 
 
 @dataclass

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from netweft.emulation.link_model import LinkConfig, LinkDirection
+from netweft.emulation.links.link_model import LinkConfig, LinkDirection
 from netweft.emulation.native.dataplane_tm import NativeTrafficManager
 from netweft.emulation.traffic_manager import QueueConfig, TrafficManager
 from netweft.emulation.v1model.simple_switch import QueuedPacket
