@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from switch_process_helpers import basic_forward_runtime, stop_process
 
 from netweft.emulation.network import Network
 
@@ -40,25 +41,6 @@ _ENDS = ("tx", "drop_malformed", "drop_program", "drop_rx_truncated", "drop_no_p
          "drop_tx_runt")
 
 
-def _runtime(net, path):
-    entries = []
-    for host in net.hosts:
-        peer = net.peer_of(host.interfaces[0])
-        entries.append({"table": "MyIngress.ipv4_lpm",
-                        "match": {"hdr.ipv4.dstAddr": [host.ip_address, 32]},
-                        "action_name": "MyIngress.ipv4_forward",
-                        "action_params": {"dstAddr": host.mac, "port": peer.port}})
-    path.write_text(json.dumps({"target": "netweft-embedded", "table_entries": entries}))
-    return path
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def test_the_c_loop_forwards_with_links_queues_pcaps_and_counters(tmp_path):
@@ -78,7 +60,7 @@ def test_the_c_loop_forwards_with_links_queues_pcaps_and_counters(tmp_path):
     stats, log = tmp_path / "stats.json", tmp_path / "s1.stderr"
     with net:
         sw = start_switch_process(s1, program("basic_forward"),
-                                  _runtime(net, tmp_path / "rt.json"), stats_out=stats,
+                                  basic_forward_runtime(net, tmp_path / "rt.json"), stats_out=stats,
                                   log=log, links=["2:delay=20ms,queue=16,rate=1gbit"],
                                   pcap_dir=pcaps, control=control, backend="c")
         try:
@@ -103,7 +85,7 @@ def test_the_c_loop_forwards_with_links_queues_pcaps_and_counters(tmp_path):
             assert " 0 received" in lost.stdout
             assert json.loads(send_command(control, "counters"))["drop_link_loss"] >= 2
         finally:
-            _stop(sw)
+            stop_process(sw)
     assert sw.returncode == 0        # SIGTERM stopped the loop and closed everything
     assert "using the Python back end" not in log.read_text()
     assert not control.exists()

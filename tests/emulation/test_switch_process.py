@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 import pytest
+from switch_process_helpers import basic_forward_runtime, stop_process
 
 from netweft.emulation.network import Network
 
@@ -88,25 +89,6 @@ _UDP_SEND = textwrap.dedent("""
 """)
 
 
-def _runtime(net, path):
-    entries = []
-    for host in net.hosts:
-        peer = net.peer_of(host.interfaces[0])
-        entries.append({"table": "MyIngress.ipv4_lpm",
-                        "match": {"hdr.ipv4.dstAddr": [host.ip_address, 32]},
-                        "action_name": "MyIngress.ipv4_forward",
-                        "action_params": {"dstAddr": host.mac, "port": peer.port}})
-    path.write_text(json.dumps({"target": "netweft-embedded", "table_entries": entries}))
-    return path
-
-
-def _stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(tmp_path):
@@ -126,7 +108,7 @@ def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(t
     stats = tmp_path / "stats.json"
     with net:
         sw = start_switch_process(s1, program("basic_forward"),
-                                  _runtime(net, tmp_path / "rt.json"), stats_out=stats,
+                                  basic_forward_runtime(net, tmp_path / "rt.json"), stats_out=stats,
                                   log=tmp_path / "s1.stderr", links=["2:delay=20ms,queue=16"],
                                   pcap_dir=pcaps, trace_file=trace, control=control)
         try:
@@ -149,7 +131,7 @@ def test_switch_process_writes_pcaps_trace_and_applies_link_and_queue_settings(t
             assert " 0 received" in lost.stdout
             assert json.loads(send_command(control, "counters"))["drop_link_loss"] >= 2
         finally:
-            _stop(sw)
+            stop_process(sw)
     assert not control.exists()
     assert sorted(p.name for p in pcaps.iterdir()) == [
         "s1-eth1_in.pcap", "s1-eth1_out.pcap", "s1-eth2_in.pcap", "s1-eth2_out.pcap"]
