@@ -91,8 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``netweft``; returns the process exit code."""
-    if hasattr(signal, "SIGUSR1"):
+    try:   # not where stderr is no file (captured by a test runner)
         faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, OSError):   # io.UnsupportedOperation is an OSError
+        pass
     try:  # loading every command's module takes a moment: Ctrl-C may come here too
         parser = build_parser()
     except KeyboardInterrupt:

@@ -211,6 +211,11 @@ def plot_scenario(name: str, results: list[StudyResult], path: Path) -> Path:
 def run_cc_bench(args: argparse.Namespace) -> int:
     if args.testbed:
         return _run_testbed(args)
+    if args.rate_mbit:
+        from netweft.testbed.command_line import CommandError
+
+        raise CommandError("--rate-mbit sets the emulated links of --testbed; the simulator "
+                           "runs htsim's 100 Gbit/s fabric")
     avail = available_schemes()
     schemes = args.schemes or list(SCHEMES)
     usable = [s for s in schemes if avail.get(s)]
@@ -283,21 +288,23 @@ def _run_testbed(args: argparse.Namespace) -> int:
                            "root or leave --testbed out for the simulator")
     if args.scenario != "incast" or (args.n and args.n != [8]):
         raise CommandError("--testbed runs the 8->1 incast only; drop --scenario and -n")
+    rate = args.rate_mbit or RATE_MBIT
     schemes = args.schemes or TESTBED_SCHEMES
     size = args.size or 256 * KIB
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     print(f"netweft bench cc --testbed: 8 senders -> r1 through s1 (netweft's switch "
-          f"process, fabric.p4) whose port to r1 sends {RATE_MBIT} Mbit/s from a 64-packet "
+          f"process, fabric.p4) whose port to r1 sends {rate} Mbit/s from a 64-packet "
           f"queue, ECN at {args.ecn} packets, trimming at {args.trim}; {size:,} bytes per "
           f"sender; schemes {', '.join(schemes)}; real sockets and clocks", flush=True)
-    results = run_incast_testbed(schemes, size, out, ecn=args.ecn, trim=args.trim)
+    results = run_incast_testbed(schemes, size, out, ecn=args.ecn, trim=args.trim,
+                                 rate_mbit=rate)
     print(format_testbed_table(results, size))
     print("@sw: fabric.p4's counters on s1's port to r1 (P4Runtime) and the switch "
           "process's drops; cap: that port's capture (scapy); CE@rx: CE-marked packets the "
           "receiver's engine saw; trimNACK: trimmed-packet NACKs the senders got")
-    (out / "cc_testbed.json").write_text(json.dumps({"size": size, "results": results},
-                                                    indent=1))
+    (out / "cc_testbed.json").write_text(json.dumps({"size": size, "rate_mbit": rate,
+                                                     "results": results}, indent=1))
     print(f"wrote {out / 'cc_testbed.json'}; capture in {out / 'pcaps'}")
     return 0
 
@@ -336,4 +343,7 @@ def register(benches: argparse._SubParsersAction) -> None:
                    help="--testbed: ECN threshold of the receiver's port, packets (default 16)")
     p.add_argument("--trim", type=int_in(1, 64), default=48,
                    help="--testbed: trim threshold of the receiver's port, packets (default 48)")
+    p.add_argument("--rate-mbit", type=int_in(1, 10_000),
+                   help="--testbed: every link's rate, Mbit/s (default 50; 1000 for gigabit "
+                        "links, where the senders on two shared cores still congest the port)")
     p.set_defaults(func=run_cc_bench)

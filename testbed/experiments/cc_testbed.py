@@ -2,8 +2,8 @@
 netweft's switch process running fabric.p4 with ECN marking and trimming.
 
 ``testbed/topologies/cc-incast.yaml``: eight senders and a receiver in network
-namespaces on one switch, whose port to the receiver is the bottleneck (50 Mbit/s,
-64 packets). The fabric controller installs routes and, on that port only, an ECN
+namespaces on one switch, whose port to the receiver is the bottleneck (64
+packets; every link at 50 Mbit/s, the file's rate, or at ``rate_mbit``). The fabric controller installs routes and, on that port only, an ECN
 threshold and a trim threshold (trimmed packets go to the high-priority queue).
 For each congestion-control scheme the receiver registers a buffer, the eight
 senders connect with that ``cc_mode`` (``link_rate_mbps`` = the bottleneck's
@@ -23,22 +23,30 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from netweft.testbed.capture import read_capture
 from netweft.testbed.control.fabric.settings import FabricSettings, PortThreshold
 from netweft.testbed.experiments.fabric_testbed import FabricTestbed
+from netweft.testbed.topology import load_topology
 
 TOPOLOGY = Path(__file__).resolve().parents[1] / "topologies" / "cc-incast.yaml"
 SWITCH, RX_PORT = "s1", 1
 RECEIVER = "r1"
 SENDERS = tuple(f"h{i}" for i in range(1, 9))
-RATE_MBIT = 50
-# The engines' link_rate_mbps: the bottleneck in UDP payload terms (1472 of the 1514 bytes
-# a full frame takes on the link); RCCC's pacer counts payload bytes, so at 50 it would
-# grant 2% more than the port drains and its queue would grow until it trims and drops.
-ENGINE_RATE_MBIT = RATE_MBIT * 1472 // 1514
+RATE_MBIT = 50   # every link's rate in the topology file
+
+
+def engine_rate_mbit(rate_mbit: int) -> int:
+    """The engines' link_rate_mbps for links of ``rate_mbit``: the bottleneck in UDP
+    payload terms (1472 of the 1514 bytes a full frame takes on the link); RCCC's
+    pacer counts payload bytes, so at the link's rate it would grant 2% more than
+    the port drains and its queue would grow until it trims and drops."""
+    return rate_mbit * 1472 // 1514
+
+
 UET_PORT = 4793
 
 RECEIVER_SCRIPT = """
@@ -78,9 +86,13 @@ ep.close()
 """
 
 
-def incast_testbed(out_dir: Path) -> FabricTestbed:
-    """The cc-incast topology with fabric.p4 on s1, capturing s1's ports (``with`` starts it)."""
-    return FabricTestbed(out_dir, pcap_switches=(SWITCH,), topology=TOPOLOGY)
+def incast_testbed(out_dir: Path, rate_mbit: int = RATE_MBIT) -> FabricTestbed:
+    """The cc-incast topology with every link at ``rate_mbit``, fabric.p4 on s1,
+    capturing s1's ports (``with`` starts it)."""
+    topology = load_topology(TOPOLOGY)
+    for link in topology.links:
+        link.params = replace(link.params, rate_bps=rate_mbit * 1e6)
+    return FabricTestbed(out_dir, pcap_switches=(SWITCH,), topology=topology)
 
 
 def _counters(tb: FabricTestbed) -> dict[str, int]:
@@ -93,12 +105,13 @@ def _counters(tb: FabricTestbed) -> dict[str, int]:
 
 
 def run_scheme(tb: FabricTestbed, scheme: str, size: int, timeout_s: float,
-               log: Callable[[str], None]) -> dict[str, Any]:
+               log: Callable[[str], None], rate_mbit: int = RATE_MBIT) -> dict[str, Any]:
     """One 8→1 incast with every engine in ``scheme``; FCTs, engine and switch counters."""
+    engine_rate = engine_rate_mbit(rate_mbit)
     rx_ip = tb.ip(RECEIVER)
     receiver = tb.net.host(RECEIVER).popen(
         sys.executable, "-c", RECEIVER_SCRIPT.format(port=UET_PORT), rx_ip,
-        str(size * len(SENDERS)), scheme, str(ENGINE_RATE_MBIT),
+        str(size * len(SENDERS)), scheme, str(engine_rate),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     senders: list[subprocess.Popen] = []
     try:
@@ -107,7 +120,7 @@ def run_scheme(tb: FabricTestbed, scheme: str, size: int, timeout_s: float,
             senders.append(tb.net.host(host).popen(
                 sys.executable, "-c", SENDER_SCRIPT.format(port=UET_PORT), tb.ip(host), rx_ip,
                 str(size), str(hello["rkey"]), str(hello["length"]), str(i * size), scheme,
-                str(ENGINE_RATE_MBIT), str(timeout_s),
+                str(engine_rate), str(timeout_s),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
         for proc in senders:
             if proc.stdout.readline().strip() != "ready":
@@ -149,13 +162,14 @@ def run_scheme(tb: FabricTestbed, scheme: str, size: int, timeout_s: float,
 
 def run_incast_testbed(schemes: list[str], size: int, out_dir: Path, *, ecn: int = 16,
                        trim: int = 48, timeout_s: float = 60.0,
-                       log: Callable[[str], None] = print) -> list[dict[str, Any]]:
-    """Every scheme on one started testbed; the raw results."""
+                       log: Callable[[str], None] = print,
+                       rate_mbit: int = RATE_MBIT) -> list[dict[str, Any]]:
+    """Every scheme on one started testbed with links at ``rate_mbit``; the raw results."""
     settings = FabricSettings(ecn=[PortThreshold(ecn, SWITCH, RX_PORT)],
                               trim=[PortThreshold(trim, SWITCH, RX_PORT)], trim_priority=1)
-    with incast_testbed(out_dir) as tb:
+    with incast_testbed(out_dir, rate_mbit) as tb:
         tb.configure(settings)
-        return [run_scheme(tb, scheme, size, timeout_s, log) for scheme in schemes]
+        return [run_scheme(tb, scheme, size, timeout_s, log, rate_mbit) for scheme in schemes]
 
 
 def format_testbed_table(results: list[dict[str, Any]], size: int) -> str:

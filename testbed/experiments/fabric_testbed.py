@@ -21,7 +21,7 @@ from netweft.testbed.control.fabric.graph import FabricGraph, graph_from_network
 from netweft.testbed.control.fabric.installer import InstallReport
 from netweft.testbed.control.fabric.settings import FabricSettings
 from netweft.testbed.control.p4runtime_session import SwitchSession
-from netweft.testbed.topology import load_topology
+from netweft.testbed.topology import Topology, load_topology
 
 TOPOLOGY = Path(__file__).resolve().parents[1] / "topologies" / "fabric-leaf-spine.yaml"
 HOSTS = [sys.executable, "-m", "netweft.testbed.experiments.fabric_hosts"]
@@ -32,9 +32,11 @@ class FabricTestbed:
     """A started leaf-spine with fabric.p4 on every switch; ``with`` stops it."""
 
     def __init__(self, out_dir: Path, pcap_switches: tuple[str, ...] = (),
-                 topology: Path = TOPOLOGY) -> None:
+                 topology: Path | Topology = TOPOLOGY) -> None:
         self.out_dir = out_dir
-        self.net: Network = load_topology(topology).build(out_dir, pcaps=False)
+        if not isinstance(topology, Topology):
+            topology = load_topology(topology)
+        self.net: Network = topology.build(out_dir, pcaps=False)
         for name in pcap_switches:
             self.net.switch(name).pcap_dir = out_dir / "pcaps"
         self.graph: FabricGraph = graph_from_network(self.net)

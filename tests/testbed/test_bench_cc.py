@@ -140,6 +140,17 @@ def test_bench_cc_refuses_bad_options(capsys):
         assert "error: argument" in capsys.readouterr().err
 
 
+def test_the_testbed_rate_option_sets_every_link_and_needs_the_testbed(tmp_path, capsys):
+    from netweft.testbed.experiments.cc_testbed import engine_rate_mbit, incast_testbed
+
+    tb = incast_testbed(tmp_path, rate_mbit=1000)     # declared, not started: no root needed
+    assert {link.params.rate_bps for link in tb.net.links} == {1e9}
+    assert {link.params.queue_packets for link in tb.net.links} == {None, 64}
+    assert engine_rate_mbit(1000) == 972 and engine_rate_mbit(50) == 48
+    assert main(["bench", "cc", "--rate-mbit", "1000"]) == 1
+    assert "--rate-mbit sets the emulated links of --testbed" in capsys.readouterr().err
+
+
 def test_every_scheme_is_a_mode_of_this_engine():
     from netweft.testbed.experiments.cc_studies import available_schemes
 
