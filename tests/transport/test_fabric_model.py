@@ -134,6 +134,36 @@ def test_control_packets_are_never_trimmed_and_the_priority_queue_is_bounded():
     assert all(len(a.data) == 40 for a in got)
 
 
+def test_wire_sizes_of_trimmed_headers_and_control_packets_can_be_set():
+    # netweft's own frames: a trimmed header is its 64 kept bytes plus 46 of Ethernet,
+    # IPv4 and UDP; with trimmed_wire / control_wire (htsim's 64 B) the port serializes
+    # those sizes while the packets keep their bytes.
+    def run(**sizes: int) -> tuple[OutputPort, list[FabricPacket]]:
+        loop, got = EventLoop(), []
+        p = port(loop, got, buffer=5 * (4000 + WIRE_OVERHEAD))
+        data = [FabricPacket(bytes([RUD, 0x10]) + bytes(3998), 1, 0, 1, 0, ECN_ECT0, 0,
+                             **sizes) for _ in range(10)]
+        acks = [FabricPacket(bytes([ACK]) + bytes(31), 1, 0, 1, 0, 0, 0, **sizes)
+                for _ in range(3)]
+        burst(loop, p, data + acks)
+        return p, got
+
+    p, got = run()
+    assert p.counters.trimmed == 4
+    assert {pkt.wire for pkt in got if pkt.trimmed} == {TRIM_KEEP + WIRE_OVERHEAD}
+    assert {pkt.wire for pkt in got if not pkt.is_data} == {32 + WIRE_OVERHEAD}
+    real = p.counters.forwarded_bytes
+    assert real == 6 * (4000 + WIRE_OVERHEAD) + 4 * (TRIM_KEEP + WIRE_OVERHEAD) \
+        + 3 * (32 + WIRE_OVERHEAD)
+    p, got = run(overhead=8, trimmed_wire=64, control_wire=64)
+    assert p.counters.trimmed == 4
+    assert {pkt.wire for pkt in got if pkt.trimmed} == {64}
+    assert {pkt.wire for pkt in got if not pkt.is_data} == {64}
+    assert all(len(pkt.data) == TRIM_KEEP for pkt in got if pkt.trimmed)
+    assert p.counters.forwarded_bytes == 6 * 4008 + 4 * 64 + 3 * 64
+    assert p.counters.busy_ns < real * 8 // 100
+
+
 def test_serialization_and_delay_set_the_arrival_time():
     loop, times = EventLoop(), []
     p = OutputPort(loop, "p", lambda pkt: times.append(loop.now_ns), rate_bps=100e9,
@@ -166,6 +196,8 @@ def test_fabric_spec_rejects_bad_values():
         FabricSpec(topology="leaf_spine", leaves=2, spines=0)
     with pytest.raises(InvalidArgumentError, match="ECN"):
         FabricSpec(ecn_min=0.9, ecn_max=0.5)
+    with pytest.raises(InvalidArgumentError, match="trimmed_wire"):
+        FabricSpec(trimmed_wire=-1)
 
 
 def _incast(n: int, size: int, seed: int = 5, **spec_kw):

@@ -28,7 +28,7 @@ from typing import Any
 
 from netweft.transport.errors import InvalidArgumentError
 from netweft.transport.sim.event_loop import EventLoop
-from netweft.transport.sim.port import FabricPacket, OutputPort
+from netweft.transport.sim.port import WIRE_OVERHEAD, FabricPacket, OutputPort
 
 TOPOLOGIES = ("one_switch", "leaf_spine")
 ROUTINGS = ("spray", "hash")
@@ -45,6 +45,14 @@ class FabricSpec:
     ``random_trim`` (htsim's rule, on by default): a full queue trims the
     arriving data packet or the last one queued, half and half
     (:class:`~netweft.transport.sim.port.OutputPort`).
+
+    Wire sizes: a packet takes its UDP payload plus ``wire_overhead`` bytes on every
+    link (default 46: Ethernet with FCS, IPv4, UDP), a trimmed header its 64 UDP
+    payload bytes plus that (110); ``trimmed_wire`` > 0 and ``control_wire`` > 0 give
+    trimmed headers and control packets (ACK, NACK, CTRL) that wire size instead. These
+    exist so that a scenario compared with another model can use that model's sizes
+    (htsim: 64-byte headers, ``cc_studies.HTSIM_SIZES``); the engines' bytes do not
+    change. The host's own uplink (the simulation's link) serializes UDP payloads.
     """
 
     topology: str = "one_switch"
@@ -63,6 +71,9 @@ class FabricSpec:
     priority_bytes: int = 0
     routing: str = "spray"
     seed: int = 0
+    wire_overhead: int = WIRE_OVERHEAD
+    trimmed_wire: int = 0
+    control_wire: int = 0
 
     def __post_init__(self) -> None:
         if self.topology not in TOPOLOGIES:
@@ -75,7 +86,8 @@ class FabricSpec:
             v = getattr(self, name)
             if not isinstance(v, int) or v < 1:
                 raise InvalidArgumentError(f"fabric {name} must be an int >= 1, got {v!r}")
-        for name in ("spines", "link_delay_ns", "priority_bytes", "seed"):
+        for name in ("spines", "link_delay_ns", "priority_bytes", "seed", "wire_overhead",
+                     "trimmed_wire", "control_wire"):
             v = getattr(self, name)
             if not isinstance(v, int) or v < 0:
                 raise InvalidArgumentError(f"fabric {name} must be an int >= 0, got {v!r}")
@@ -165,6 +177,14 @@ class Fabric:
                                         trace=name in trace_ports, **common))
             self.spine_ports.append(ports)
         self.unroutable = 0
+
+    def packet(self, data: bytes, src_host: int, dst_host: int, src_ip: int, entropy: int,
+               ecn: int, sent_ns: int) -> FabricPacket:
+        """A datagram from host ``src_host`` entering the fabric, with the spec's wire sizes."""
+        spec = self.spec
+        return FabricPacket(data, src_host, dst_host, src_ip, entropy, ecn, sent_ns,
+                            spec.wire_overhead, trimmed_wire=spec.trimmed_wire,
+                            control_wire=spec.control_wire)
 
     def host_port(self, host: int) -> OutputPort:
         """The ToR port that serves ``host``'s downlink (where incast to it queues)."""

@@ -68,20 +68,28 @@ WIRE_OVERHEAD = 46      # Ethernet header and FCS (18) + IPv4 (20) + UDP (8) per
 class FabricPacket:
     """One UDP datagram crossing the simulated network: the engine's bytes plus what
     switches see (the IP header's ECN codepoint ``ecn``, the UDP source port
-    ``entropy``), its wire bytes (``overhead`` for the headers around the UDP payload),
-    and what the receiving NIC checks (the UDP ``checksum`` taken at send, None: not
-    checked; ``junk``; the sender's sequence number ``seq``). ``may_trim`` False keeps a
-    queue from trimming it (a corrupted or junk datagram)."""
+    ``entropy``), its wire bytes, and what the receiving NIC checks (the UDP ``checksum``
+    taken at send, None: not checked; ``junk``; the sender's sequence number ``seq``).
+    ``may_trim`` False keeps a queue from trimming it (a corrupted or junk datagram).
 
-    __slots__ = ("data", "wire", "overhead", "is_data", "src_host", "dst_host", "src_ip",
-                 "entropy", "ecn", "trimmed", "sent_ns", "checksum", "seq", "junk", "may_trim")
+    Wire bytes: the UDP payload plus ``overhead`` (the headers around it), except that
+    ``control_wire`` > 0 is the wire size of every packet that is not a data packet
+    (ACK, NACK, CTRL) and ``trimmed_wire`` > 0 that of a trimmed header, whatever their
+    payload: a scenario can give the packets another model's sizes (htsim's 64 bytes,
+    ``FabricSpec.trimmed_wire``) while the engines exchange their real bytes."""
+
+    __slots__ = ("data", "wire", "overhead", "trimmed_wire", "is_data", "src_host", "dst_host",
+                 "src_ip", "entropy", "ecn", "trimmed", "sent_ns", "checksum", "seq", "junk",
+                 "may_trim")
 
     def __init__(self, data: bytes, src_host: int, dst_host: int, src_ip: int, entropy: int,
-                 ecn: int, sent_ns: int, overhead: int = WIRE_OVERHEAD) -> None:
+                 ecn: int, sent_ns: int, overhead: int = WIRE_OVERHEAD, *,
+                 trimmed_wire: int = 0, control_wire: int = 0) -> None:
         self.data = data
         self.overhead = overhead
-        self.wire = len(data) + self.overhead
+        self.trimmed_wire = trimmed_wire
         self.is_data = bool(data) and (data[0] >> 3) in DATA_TYPES
+        self.wire = control_wire if control_wire and not self.is_data else len(data) + overhead
         self.src_host = src_host
         self.dst_host = dst_host
         self.src_ip = src_ip
@@ -106,7 +114,7 @@ class FabricPacket:
         if head is None:
             return False
         self.data = head
-        self.wire = len(head) + self.overhead
+        self.wire = self.trimmed_wire or len(head) + self.overhead
         self.trimmed = True
         return True
 

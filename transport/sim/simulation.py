@@ -237,8 +237,8 @@ class SimulatedNic:
         dst_host = sim._hosts.get((dst_ip, dst_port), -1)
         _, arrivals = self.path.transmit(now, data, src_port)
         for arrival in arrivals:
-            pkt = FabricPacket(arrival.data, self.host, dst_host, self.ip_int, src_port, ecn,
-                               now)
+            pkt = sim.fabric.packet(arrival.data, self.host, dst_host, self.ip_int, src_port,
+                                    ecn, now)
             sim.loop.post(arrival.at_ns, sim.fabric.inject, pkt)
 
     def _arm_timer(self) -> None:
