@@ -5,7 +5,11 @@ Scenarios (``--scenario``), each run once per scheme with the same seed:
 - ``incast``: N senders (``-n``, default 8, 64 and 256) each write ``--size``
   (1 MiB) to one receiver at time 0; one switch up to 64 senders, a 2-tier
   leaf-spine of 32-host leaves beyond (288 hosts for 256, as UEC's htsim runs).
-  UEC's htsim figures for the same scenarios are printed beside netweft's.
+  UEC's htsim figures for the same scenarios are printed beside netweft's, and
+  packets take htsim's sizes on the wire (a 4,150-byte data packet, 64-byte
+  ACKs, NACKs and trimmed headers) so that the comparison is like for like;
+  ``--wire-sizes netweft`` runs it with netweft's own frames (4,188 B data
+  packets, 62-90 B control packets, 110 B trimmed headers).
 - ``permutation``: every host of a 32-host leaf-spine sends ``--size`` (4 MiB)
   to another host on another leaf (a seeded permutation), with uplinks chosen
   by spraying (entropy) and by flow hash, side by side.
@@ -13,7 +17,8 @@ Scenarios (``--scenario``), each run once per scheme with the same seed:
   flows starting at random times in the first 200 us; slowdown of the short
   flows separately.
 
-Fabric parameters are htsim's defaults (``netweft.testbed.experiments.cc_studies``). Each
+Fabric parameters are htsim's defaults (``netweft.testbed.experiments.cc_studies``);
+permutation and mixed flows run with netweft's frames unless ``--wire-sizes htsim``. Each
 scheme is a real C engine mode (``docs/congestion.md``); a scheme this build's
 engine lacks is listed as not available. Runs that would take too long (a trim
 storm without congestion control) stop at ``--budget`` seconds of wall time and
@@ -36,6 +41,7 @@ from netweft.testbed.experiments.cc_studies import (
     SCHEMES,
     StudyResult,
     available_schemes,
+    htsim_wire_sizes,
     incast_flows,
     incast_spec,
     mixed_flows,
@@ -86,6 +92,12 @@ def _size(text: str) -> int:
 
 # ---- scenarios ----------------------------------------------------------------------------
 
+def wire_sizes(args: argparse.Namespace, scenario: str) -> str:
+    """The packet sizes a scenario runs with: ``--wire-sizes``, else htsim's for the
+    incast (compared with htsim's figures) and netweft's frames for the others."""
+    return getattr(args, "wire_sizes", None) or ("htsim" if scenario == "incast" else "netweft")
+
+
 def scenario_runs(args: argparse.Namespace) -> list[tuple[str, FabricSpec, list, dict]]:
     """(name, fabric, flows, extra) for each run the options ask for, per scheme."""
     runs = []
@@ -93,25 +105,32 @@ def scenario_runs(args: argparse.Namespace) -> list[tuple[str, FabricSpec, list,
     if args.scenario in ("incast", "all"):
         ns = args.n or ([8] if quick else [8, 64, 256])
         size = args.size or (256 * KIB if quick else MIB)
+        sizes = wire_sizes(args, "incast")
         for n in ns:
-            runs.append((f"incast {n}->1", incast_spec(n), incast_flows(n, size),
-                         {"n": n, "size": size}))
+            runs.append((f"incast {n}->1",
+                         incast_spec(n, htsim_sizes=sizes == "htsim"), incast_flows(n, size),
+                         {"n": n, "size": size, "wire_sizes": sizes}))
     if args.scenario in ("permutation", "all"):
         leaves, per_leaf = (2, 4) if quick else (4, 8)
         size = args.size or (128 * KIB if quick else 4 * MIB)
         flows = permutation_flows(leaves * per_leaf, size, args.seed, per_leaf)
+        sizes = wire_sizes(args, "permutation")
         for routing in ("spray", "hash"):
-            spec = FabricSpec.leaf_spine(leaves, per_leaf, routing=routing, seed=args.seed)
-            runs.append((f"permutation {leaves * per_leaf} hosts, {routing}", spec, flows,
-                         {"routing": routing}))
+            spec = FabricSpec.leaf_spine(leaves, per_leaf, routing=routing, seed=args.seed,
+                                         **(htsim_wire_sizes() if sizes == "htsim" else {}))
+            runs.append((f"permutation {leaves * per_leaf} hosts, {routing}",
+                         spec, flows, {"routing": routing, "wire_sizes": sizes}))
     if args.scenario in ("mixed", "all"):
         leaves, per_leaf = (2, 4) if quick else (4, 8)
         hosts = leaves * per_leaf
         size = args.size or (256 * KIB if quick else 2 * MIB)
         flows = mixed_flows(hosts, size, 64 * KIB, 8 if quick else 64, args.seed, per_leaf,
                             200_000)
-        spec = FabricSpec.leaf_spine(leaves, per_leaf, seed=args.seed)
-        runs.append((f"mixed {hosts} hosts", spec, flows, {"mixed": True}))
+        sizes = wire_sizes(args, "mixed")
+        spec = FabricSpec.leaf_spine(leaves, per_leaf, seed=args.seed,
+                                     **(htsim_wire_sizes() if sizes == "htsim" else {}))
+        runs.append((f"mixed {hosts} hosts", spec, flows,
+                     {"mixed": True, "wire_sizes": sizes}))
     return runs
 
 
@@ -156,8 +175,8 @@ def format_table(name: str, summaries: list[dict], missing: list[str], n: int | 
             lines.append(f"{'htsim ' + scheme:<11} {'':>7} {fct:>29} {'':>12} "
                          f"{a['retx']:>7,} ({a['new']:>6,}) {extra}{tail}")
         if n in HTSIM_IDEAL_US:
-            lines.append(f"ideal drain time at line rate (htsim's figure): "
-                         f"{HTSIM_IDEAL_US[n]:,} us")
+            lines.append(f"ideal drain time at line rate (htsim's figure, its 4,150-byte "
+                         f"packets): {HTSIM_IDEAL_US[n]:,} us")
     return "\n".join(lines)
 
 
@@ -227,6 +246,10 @@ def run_cc_bench(args: argparse.Namespace) -> int:
           f"{len(usable)} scheme(s) [{', '.join(usable)}]; 100 Gbit/s, 1 us links, "
           f"buffer 120,350 B per port, ECN 0.2-0.8 of it, trimming on; seed {args.seed}; "
           f"wall budget {args.budget:g} s per run", flush=True)
+    print("  wire sizes: htsim = its 4,150-byte data packets and 64-byte ACKs, NACKs and "
+          "trimmed headers (the engines' bytes unchanged); netweft = netweft's own frames "
+          "(4,188-byte data packets, 62-90-byte control packets, 110-byte trimmed headers)",
+          flush=True)
     wall0 = time.monotonic()
     record: dict[str, Any] = {"seed": args.seed, "scenarios": []}
     progress = (lambda msg: print(f"  {msg}", flush=True)) if args.verbose else None
@@ -247,7 +270,8 @@ def run_cc_bench(args: argparse.Namespace) -> int:
                     s[f"{tag}_slowdown_p99"] = t["slowdown_p99"]
             results.append(r)
             summaries.append(s)
-        print(format_table(name, summaries, missing, extra.get("n")))
+        print(format_table(f"{name} ({extra['wire_sizes']} wire sizes)", summaries, missing,
+                           extra.get("n")))
         if extra.get("mixed"):
             for s in summaries:
                 print(f"{s['scheme']:<11} short flows slowdown p50/p99 "
@@ -335,6 +359,11 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="cc-results",
                    help="directory for cc.json and the plots (default cc-results)")
     p.add_argument("--verbose", action="store_true", help="progress every 100 us (virtual)")
+    p.add_argument("--wire-sizes", choices=("htsim", "netweft"),
+                   help="packet sizes on the simulated wire: htsim's (4,150-byte data "
+                        "packets, 64-byte ACKs, NACKs and trimmed headers) or netweft's own "
+                        "frames (4,188 B, 62-90 B, 110 B); default htsim for the incast "
+                        "(compared with htsim's figures), netweft for the others")
     p.add_argument("--testbed", action="store_true",
                    help="the 8->1 incast on namespaces through netweft's switch process "
                         "running fabric.p4 with ECN marking and trimming (root; default "

@@ -37,6 +37,7 @@ MSS = 4086                 # payload bytes per packet (htsim: MTU 4150 with a 64
 RATE_BPS = 100e9
 BUFFER_BYTES = 120_350     # htsim's 2-tier BDP, one per port
 RTO_NS = 73_000            # htsim's minimum RTO with 2 tiers (15 us + 6 buffer drains)
+HTSIM_HEADER = 64          # htsim's data header, ACK, NACK and trimmed packet: 64 B on the wire
 SCHEMES = ("none", "dcqcn", "nscc", "rccc", "nscc+rccc")
 
 
@@ -47,10 +48,27 @@ def engine_mtu(payload: int = MSS) -> int:
     return payload + overhead
 
 
+def htsim_wire_sizes(mtu: int | None = None) -> dict[str, int]:
+    """``FabricSpec`` settings that give packets htsim's sizes on the wire: a data packet
+    its MSS bytes of data plus a 64-byte header (4,150 B when full, where netweft's frame
+    is 4,188 B: 56 B of UET headers in the UDP payload and 46 of Ethernet with FCS, IPv4
+    and UDP), an ACK, NACK or CTRL 64 B (netweft: 62-90 B), a trimmed header 64 B
+    (netweft: 110 B)."""
+    mtu = engine_mtu() if mtu is None else mtu
+    return {"wire_overhead": HTSIM_HEADER - (mtu - MSS), "trimmed_wire": HTSIM_HEADER,
+            "control_wire": HTSIM_HEADER}
+
+
+def ack_wire(spec: FabricSpec) -> int:
+    """Wire bytes of the ACK in the base RTT: 64 bytes of UDP payload (htsim's ACK size)
+    plus the frame, or the spec's control packet size."""
+    return spec.control_wire or 64 + spec.wire_overhead
+
+
 def base_rtt_ns(spec: FabricSpec, mtu: int) -> int:
-    """The unloaded RTT between two hosts: a full data packet out, a 64-byte ACK back."""
-    pkt = (mtu + WIRE_OVERHEAD) * 8e9 / spec.rate_bps
-    ack = (64 + WIRE_OVERHEAD) * 8e9 / spec.rate_bps
+    """The unloaded RTT between two hosts: a full data packet out, an ACK back."""
+    pkt = (mtu + spec.wire_overhead) * 8e9 / spec.rate_bps
+    ack = ack_wire(spec) * 8e9 / spec.rate_bps
     return int(spec.hops * (pkt + ack + 2 * spec.link_delay_ns))
 
 
@@ -119,17 +137,18 @@ def packets_for(size: int) -> int:
     return max(1, math.ceil(size / MSS))
 
 
-def wire_bytes(size: int, mtu: int) -> int:
-    """Bytes on the wire for ``size`` payload bytes (full packets plus the tail)."""
+def wire_bytes(size: int, mtu: int, overhead: int = WIRE_OVERHEAD) -> int:
+    """Bytes on the wire for ``size`` payload bytes (full packets plus the tail), each
+    packet's UDP payload taking ``overhead`` more (``FabricSpec.wire_overhead``)."""
     n = packets_for(size)
-    return size + n * (mtu - MSS + WIRE_OVERHEAD)
+    return size + n * (mtu - MSS + overhead)
 
 
 def ideal_fct_ns(size: int, spec: FabricSpec, mtu: int) -> int:
     """Completion on an idle fabric: the flow's bytes at line rate plus one base RTT."""
-    ser = wire_bytes(size, mtu) * 8e9 / spec.rate_bps
-    pkt = (mtu + WIRE_OVERHEAD) * 8e9 / spec.rate_bps
-    ack = (64 + WIRE_OVERHEAD) * 8e9 / spec.rate_bps
+    ser = wire_bytes(size, mtu, spec.wire_overhead) * 8e9 / spec.rate_bps
+    pkt = (mtu + spec.wire_overhead) * 8e9 / spec.rate_bps
+    ack = ack_wire(spec) * 8e9 / spec.rate_bps
     hops = spec.hops
     return int(ser + (hops - 1) * pkt + hops * ack + 2 * hops * spec.link_delay_ns)
 
@@ -270,10 +289,13 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
 
 # ---- scenarios ----------------------------------------------------------------------------
 
-def incast_spec(n: int, **kw: Any) -> FabricSpec:
+def incast_spec(n: int, *, htsim_sizes: bool = False, **kw: Any) -> FabricSpec:
     """The anchor's fabric for an N→1 incast: one switch up to 64 senders, else a 2-tier
-    leaf-spine of 32-host leaves (288 hosts for 256 senders, as htsim)."""
-    base = dict(rate_bps=RATE_BPS, buffer_bytes=BUFFER_BYTES, **kw)
+    leaf-spine of 32-host leaves (288 hosts for 256 senders, as htsim). ``htsim_sizes``:
+    packets take htsim's sizes on the wire (:func:`htsim_wire_sizes`), for the
+    comparison with its figures; otherwise netweft's own frames."""
+    base = dict(rate_bps=RATE_BPS, buffer_bytes=BUFFER_BYTES,
+                **(htsim_wire_sizes() if htsim_sizes else {}), **kw)
     if n <= 64:
         return FabricSpec.one_switch(n + 1, **base)
     leaves = max(2, math.ceil((n + 1) / 32))

@@ -72,7 +72,8 @@ def test_nscc_shares_an_8_to_1_incast_fairly_and_finishes_within_htsims_spread()
     assert 0.9 * lo <= min(fct_us) and max(fct_us) <= 1.1 * hi, fct_us
 
 
-def test_nscc_shares_a_64_to_1_incast_fairly_and_drains_it_near_line_rate():
+@pytest.mark.parametrize("htsim_sizes", [False, True], ids=["netweft-sizes", "htsim-sizes"])
+def test_nscc_shares_a_64_to_1_incast_fairly_and_drains_it_near_line_rate(htsim_sizes):
     # 64 one-packet windows exceed the BDP plus the buffer: every sender sits at the
     # floor and the port trims. Each packet asks for its ACK at once (AR at the floor as
     # above it, htsim's rule), so every sender has the same ACK clock; the port trims the
@@ -81,15 +82,34 @@ def test_nscc_shares_a_64_to_1_incast_fairly_and_drains_it_near_line_rate():
     # these rules the floor senders waited 20 us for each ACK while senders above the
     # floor got theirs in an RTT, and the earliest flows finished 15% before the drain
     # time (mean 5,434 us, below the 5,503 us drain time).
-    r = run_flows("t", incast_spec(64), incast_flows(64), "nscc", seed=1)
+    # With netweft's frames or htsim's sizes on the wire alike.
+    r = run_flows("t", incast_spec(64, htsim_sizes=htsim_sizes), incast_flows(64), "nscc",
+                  seed=1)
     s = summarise(r)
     assert s["finished"] == 64 and s["failed"] == 0
     assert s["trims"] > 0 and s["rtos"] == 0
     assert s["jain"] >= 0.99
-    drain_ns = sum(wire_bytes(f.size, engine_mtu()) for f in r.flows) * 8e9 / r.spec.rate_bps
+    drain_ns = sum(wire_bytes(f.size, engine_mtu(), r.spec.wire_overhead)
+                   for f in r.flows) * 8e9 / r.spec.rate_bps
     assert min(r.fct_ns) >= 0.9 * drain_ns      # nobody got ahead
     assert s["fct_mean_us"] * 1e3 >= drain_ns   # a mean below it means flows finished apart
     assert s["rx_utilization"] >= 0.95          # the port busy (data and trimmed headers)
+
+
+def test_htsim_sizes_put_its_4150_byte_packets_and_64_byte_headers_on_the_wire():
+    # htsim: MTU 4,150 B on the wire (MSS 4,086 + a 64-byte header), 64-byte ACKs, NACKs
+    # and trimmed headers; netweft's frames: 4,188 B (56 B of UET headers, 46 of Ethernet,
+    # IPv4 and UDP) and 110-byte trimmed headers.
+    flows = incast_flows(8, 128 * KIB)
+    full, tail = divmod(128 * KIB, 4086)
+    for htsim_sizes, data_wire, head_wire in ((True, 4150, 64), (False, 4188, 110)):
+        r = run_flows("t", incast_spec(8, htsim_sizes=htsim_sizes), flows, "none", seed=1)
+        rx = r.receivers["0"]
+        assert rx["trimmed"] > 0 and r.engines["retransmits"] == rx["trimmed"]
+        # every data packet crossed the receiver's port once whole, the trims as headers
+        assert rx["data_bytes"] == 8 * (full * data_wire + tail + data_wire - 4086)
+        assert rx["busy_ns"] == pytest.approx(
+            (rx["data_bytes"] + rx["trimmed"] * head_wire) * 8 / 100, abs=rx["trimmed"] + 300)
 
 
 def test_runs_are_deterministic_and_seeded():
