@@ -84,7 +84,7 @@ def _phase(net: Network, sender: Path, switch_pid: int, control: Path, valid_rat
 def run_flood(folder: Path, valid_rate: int = 2000, seconds: float = 2.0,
               junk_rate: int = 20000, seed: int = 1) -> dict:
     """Both phases on one switch process; the switch's final counters (``stats``)."""
-    from test_switch_process import _runtime, _stop
+    from switch_process_helpers import basic_forward_runtime, stop_process
 
     from netweft.emulation.process.switch_process import start_switch_process
     from netweft.p4.programs import program
@@ -100,13 +100,13 @@ def run_flood(folder: Path, valid_rate: int = 2000, seconds: float = 2.0,
     stats, control = folder / "stats.json", folder / "s1.sock"
     with net:
         sw = start_switch_process(s1, program("basic_forward"),
-                                  _runtime(net, folder / "rt.json"), stats_out=stats,
+                                  basic_forward_runtime(net, folder / "rt.json"), stats_out=stats,
                                   log=folder / "s1.stderr", control=control)
         try:
             alone = _phase(net, sender, sw.pid, control, valid_rate, seconds, None, seed)
             flooded = _phase(net, sender, sw.pid, control, valid_rate, seconds, junk_rate, seed)
         finally:
-            _stop(sw)
+            stop_process(sw)
     return {"alone": alone, "flooded": flooded, "stats": json.loads(stats.read_text())}
 
 
