@@ -36,6 +36,9 @@ class GeneratedProgram:
     value_sets: list[tuple[str, int, list[int]]] = field(default_factory=list)
     meters: list[tuple[str, int, str]] = field(default_factory=list)
     flow: c_flow.FlowSites = field(default_factory=c_flow.FlowSites)
+    # per register: words between its cells (> 1 when interleaved with its control's
+    # registers of the same size, c_codegen.register_layout)
+    register_strides: list[int] = field(default_factory=list)
 
 
 def _runtime_text(name: str) -> str:
@@ -89,6 +92,7 @@ def generate(program: Program) -> GeneratedProgram:
     out.append(f"""
 #define NW_N_TABLES {nt}u
 #define NW_N_REGISTERS {nr}u
+#define NW_N_REG_BLOCKS {len({b for b, _m, _s in lw.register_layout})}u
 #define NW_N_COUNTERS {nc}u
 #define NW_EMIT_MAX {emit_max}u
 #define NW_N_VSETS {len(lw.value_sets)}u
@@ -97,7 +101,8 @@ def generate(program: Program) -> GeneratedProgram:
 
 typedef struct nw_pl {{
     nw_table_t tables[NW_N_TABLES + 1];
-    uint64_t *reg[NW_N_REGISTERS + 1];
+    uint64_t *reg[NW_N_REGISTERS + 1];      /* a register's cell 0, in its block */
+    uint64_t *reg_mem[NW_N_REG_BLOCKS + 1];  /* the blocks (c_codegen.register_layout) */
     uint64_t *ctr[NW_N_COUNTERS + 1];
     nw_mt_t rng;
     nw_crc_t crc16, crc32;
@@ -149,7 +154,8 @@ typedef struct nw_ctx {{
     out.append(_top_level(lw, decls, fnames, sm_fields))
     out.append(_VALUE_SET_ENTRY_POINTS)
     return GeneratedProgram("\n".join(out), lw.tables, lw.registers, lw.counters, emit_max,
-                            list(program.errors), lw.value_sets, lw.meters, lw.flow)
+                            list(program.errors), lw.value_sets, lw.meters, lw.flow,
+                            [stride for _b, _m, stride in lw.register_layout])
 
 
 _VALUE_SET_ENTRY_POINTS = """
@@ -220,6 +226,13 @@ static const uint32_t nw_register_size[NW_N_REGISTERS + 1] = {{
     {", ".join(str(r[1]) for r in lw.registers) or "0"} }};
 static const uint32_t nw_register_words[NW_N_REGISTERS + 1] = {{   /* 2: cells of 65-128 bits */
     {", ".join("2" if r[2] > 64 else "1" for r in lw.registers) or "1"} }};
+/* cell j of register i: word j * stride + member of block nw_register_block[i] */
+static const uint32_t nw_register_block[NW_N_REGISTERS + 1] = {{
+    {", ".join(str(b) for b, _m, _s in lw.register_layout) or "0"} }};
+static const uint32_t nw_register_member[NW_N_REGISTERS + 1] = {{
+    {", ".join(str(m) for _b, m, _s in lw.register_layout) or "0"} }};
+static const uint32_t nw_register_stride[NW_N_REGISTERS + 1] = {{
+    {", ".join(str(st) for _b, _m, st in lw.register_layout) or "1"} }};
 static const uint32_t nw_counter_size[NW_N_COUNTERS + 1] = {{
     {", ".join(str(c[1]) for c in lw.counters) or "0"} }};
 static const uint32_t nw_meter_size[NW_N_METERS + 1] = {{
@@ -238,8 +251,8 @@ void nw_pipeline_free(void *pipeline) {{
         return;
     for (uint32_t i = 0; i < NW_N_TABLES; i++)
         nw_table_destroy(&P->tables[i]);
-    for (uint32_t i = 0; i < NW_N_REGISTERS; i++)
-        free(P->reg[i]);
+    for (uint32_t b = 0; b < NW_N_REG_BLOCKS; b++)
+        free(P->reg_mem[b]);
     for (uint32_t i = 0; i < NW_N_COUNTERS; i++)
         free(P->ctr[i]);
     for (uint32_t i = 0; i < NW_N_VSETS; i++)
@@ -263,12 +276,16 @@ void *nw_pipeline_new(uint64_t seed) {{
         P->tables[i].klen = nw_table_klen[i];
         P->tables[i].exact = nw_table_exact[i];
     }}
-    for (uint32_t i = 0; i < NW_N_REGISTERS; i++)
-        if (!(P->reg[i] = calloc(nw_register_words[i] * (nw_register_size[i] + 1u),
-                                 sizeof(uint64_t)))) {{
+    for (uint32_t i = 0; i < NW_N_REGISTERS; i++) {{
+        uint32_t b = nw_register_block[i];
+        if (nw_register_member[i] == 0 &&   /* the block's first register allocates it */
+            !(P->reg_mem[b] = calloc((size_t)nw_register_words[i] * nw_register_stride[i] *
+                                     (nw_register_size[i] + 1u), sizeof(uint64_t)))) {{
             nw_pipeline_free(P);
             return NULL;
         }}
+        P->reg[i] = P->reg_mem[b] + nw_register_member[i];
+    }}
     for (uint32_t i = 0; i < NW_N_COUNTERS; i++)
         if (!(P->ctr[i] = calloc(2u * nw_counter_size[i] + 2u, sizeof(uint64_t)))) {{
             nw_pipeline_free(P);
