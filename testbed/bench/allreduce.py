@@ -198,8 +198,9 @@ TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB)
 # 9000-byte MTU) and 64 slots, whose burst of results fits the switch's default 64-packet
 # port queue. On a shared 2-core machine the emulated job is bound by CPU, most of it spent
 # per packet (the kernel's UDP, veth and AF_PACKET paths, the switch process's loop), so
-# the widest packets cost least per byte: in-network took 0.56-1.38x the ring's time at
-# 256 lanes and 0.87-2.07x at 1024 (docs/collectives.md, 4 December). A switch process's
+# the widest packets cost least per byte: ring time / in-network time was 0.56-1.67x at
+# 256 lanes and 0.79-2.07x at 1024, median 0.78-1.17x and 1.18-1.48x by size
+# (docs/collectives.md, 4 December). A switch process's
 # first start at 1024 lanes compiles its C once (36 s of gcc), cached afterwards.
 TESTBED_LANES, TESTBED_WINDOW = 1024, 64
 
