@@ -51,6 +51,8 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
         self.value_sets: list[tuple[str, int, list[int]]] = []  # (name, size, widths)
         self.meters: list[tuple[str, int, str]] = []            # (name, size, type)
         self._set_externs()
+        # (block, member, stride) per register: where its cells live (register_layout)
+        self.register_layout = register_layout(self.registers)
         self._set_owners()
 
     def tmp(self, prefix: str = "t") -> str:
@@ -106,3 +108,32 @@ class CLowering(CExpressionLowering, CStatementLowering, CBlockLowering, CTableL
 
         for block in self.prog.blocks.values():
             visit(block.decl)
+
+
+def register_layout(registers: list[tuple[str, int, int, bool]]) -> list[tuple[int, int, int]]:
+    """Where each register's cells live: ``(block, member, stride)`` per register, cell
+    ``j`` at word ``j * stride + member`` of allocation ``block``.
+
+    Registers of one control (the same name up to the last dot) with cells of at most
+    64 bits and the same size share a block, their cells interleaved: what a packet
+    reads and writes at one index of all of them is adjacent in memory (aggregation.p4's
+    lane registers, one per lane, all at the slot's index: K cache lines a packet with
+    a block each, K / 8 interleaved).  Any other register has a block of its own
+    (stride 1).  Nothing outside the generated C and NativeRegisterArray sees it."""
+    groups: dict[tuple[str, int], list[int]] = {}
+    for i, (name, size, width, _signed) in enumerate(registers):
+        if width <= 64 and size > 0:
+            groups.setdefault((name.rpartition(".")[0], size), []).append(i)
+    layout: list[tuple[int, int, int]] = [(-1, 0, 1)] * len(registers)
+    block = 0
+    for i in range(len(registers)):
+        if layout[i][0] >= 0:
+            continue
+        name, size, width, _signed = registers[i]
+        members = groups.get((name.rpartition(".")[0], size), [i]) if width <= 64 else [i]
+        if i not in members:
+            members = [i]
+        for m, r in enumerate(members):
+            layout[r] = (block, m, len(members))
+        block += 1
+    return layout

@@ -239,22 +239,27 @@ class CExternLowering:
             arr = f"X->P->reg[{index}]"
             if width > 64:    # two words a cell, an unsigned __int128
                 arr = f"((nw_u128 *)X->P->reg[{index}])"
+            stride = self.register_layout[index][2]   # cells interleaved with its block's
+
+            def cell_at(ix: str) -> str:
+                return f"{arr}[{ix}]" if stride == 1 else f"{arr}[{ix} * {stride}u]"
+
             if m == "read":
                 if len(args) == 2:
                     ix = self.tmp("ix")
                     body.emit(f"uint64_t {ix} = {self.expr(args[1], body)};")
-                    self._target(args[0], f"({ix} < {size}ULL ? {arr}[{ix}] : 0)", body)
+                    self._target(args[0], f"({ix} < {size}ULL ? {cell_at(ix)} : 0)", body)
                     return ""
                 ix = self.tmp("ix")
                 body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
-                return f"({ix} < {size}ULL ? {arr}[{ix}] : 0)"
+                return f"({ix} < {size}ULL ? {cell_at(ix)} : 0)"
             if m == "write":
                 ix = self.tmp("ix")
                 body.emit(f"uint64_t {ix} = {self.expr(args[0], body)};")
                 value = self.expr(args[1], body)
                 m_ = mask_literal(width)
                 cell = "nw_u128" if width > 64 else "uint64_t"
-                body.emit(f"if ({ix} < {size}ULL) {arr}[{ix}] = "
+                body.emit(f"if ({ix} < {size}ULL) {cell_at(ix)} = "
                           + (f"({cell})({value}) & {m_};" if m_ else f"({cell})({value});"))
                 return ""
         if kind == "Checksum16" and m == "get":     # the deprecated v1model extern

@@ -454,20 +454,58 @@ class WideRegisterCells:
         self._words[2 * i + 1] = (value >> 64) & 0xFFFFFFFFFFFFFFFF
 
 
+class InterleavedRegisterCells:
+    """Cells of at most 64 bits, ``stride`` words apart: a register whose cells the
+    generated C interleaves with its control's other registers of the same size
+    (c_codegen.register_layout)."""
+
+    def __init__(self, words: Any, size: int, stride: int) -> None:
+        self._words, self._size, self._stride = words, size, stride
+
+    def __len__(self) -> int:
+        return self._size
+
+    def _word(self, i: int) -> int:
+        if i < 0:
+            i += self._size
+        if not 0 <= i < self._size:
+            raise IndexError("register index out of range")
+        return i * self._stride
+
+    def __getitem__(self, i: int) -> int:
+        return int(self._words[self._word(i)])
+
+    def __setitem__(self, i: int, value: int) -> None:
+        self._words[self._word(i)] = value & 0xFFFFFFFFFFFFFFFF
+
+    def __iter__(self):
+        return (int(self._words[i * self._stride]) for i in range(self._size))
+
+
 class NativeRegisterArray(RegisterArray):
-    """A register whose cells are the pipeline's C memory."""
+    """A register whose cells are the pipeline's C memory (``stride`` words apart)."""
 
     def __init__(self, name: str, size: int, width: int, signed: bool, ffi: Any,
-                 pointer: Any) -> None:
+                 pointer: Any, stride: int = 1) -> None:
         super().__init__(name, 0, width, signed)
         self.size = size
         self._ffi = ffi
         self._words = 2 if width > 64 else 1
+        self._stride = stride
+        if stride > 1:
+            words = ffi.cast(f"uint64_t(*)[{(max(size, 1) - 1) * stride + 1}]", pointer)[0]
+            self._memory = words
+            self.cells = InterleavedRegisterCells(words, size, stride)
+            return
         words = ffi.cast(f"uint64_t(*)[{max(size, 1) * self._words}]", pointer)[0]
         self._memory = words
         self.cells = WideRegisterCells(words, size) if width > 64 else words
 
     def reset(self) -> None:
+        if self._stride > 1:   # only this register's cells: the others' lie between them
+            for i in range(self.size):
+                self._memory[i * self._stride] = 0
+            return
         n = 8 * len(self._memory)
         self._ffi.memmove(self._memory, bytes(n), n)
 

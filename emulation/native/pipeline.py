@@ -120,9 +120,11 @@ class NativePipeline:
         tables = {fqn: NativeMatchTable(info, ffi, lib, pointer, lock)
                   for fqn, info in gen.tables.items()}
         registers = {}
+        strides = gen.register_strides or [1] * len(gen.registers)
         for i, (name, size, width, signed) in enumerate(gen.registers):
             registers[name] = NativeRegisterArray(name, size, width, signed, ffi,
-                                                  lib.nw_pipeline_register(pointer, i))
+                                                  lib.nw_pipeline_register(pointer, i),
+                                                  strides[i])
         counters = {}
         for i, (name, size, ctype) in enumerate(gen.counters):
             counters[name] = NativeCounterArray(name, size, ctype, ffi,

@@ -194,12 +194,15 @@ def run_jobs_bench(jobs: int, workers: int, size: int, *, rate_gbps: float,
 
 
 TESTBED_SIZES = (64 * KIB, 256 * KIB, 1 * MIB, 4 * MIB)
-# --testbed's packets and window: 256 lanes (1082-byte frames, a 1500-byte MTU's worth) and
-# 64 slots, whose burst of results fits the switch's default 64-packet port queue. The
-# emulated job is bound by CPU, now mostly the switch process's per packet and per lane
-# (docs/collectives.md): 1024 lanes (jumbo frames) draw level with the ring, at about 75 s
-# of C compilation on a switch process's first start (cached afterwards).
-TESTBED_LANES, TESTBED_WINDOW = 256, 64
+# --testbed's packets and window: 1024 lanes (4154-byte frames: the testbed's links have a
+# 9000-byte MTU) and 64 slots, whose burst of results fits the switch's default 64-packet
+# port queue. On a shared 2-core machine the emulated job is bound by CPU, most of it spent
+# per packet (the kernel's UDP, veth and AF_PACKET paths, the switch process's loop), so
+# the widest packets cost least per byte: ring time / in-network time was 0.56-1.67x at
+# 256 lanes and 0.79-2.07x at 1024, median 0.78-1.17x and 1.18-1.48x by size
+# (docs/collectives.md, 4 December). A switch process's
+# first start at 1024 lanes compiles its C once (36 s of gcc), cached afterwards.
+TESTBED_LANES, TESTBED_WINDOW = 1024, 64
 
 
 EMULATED_METHODS = ("in-network", "in-network-python", "ring")
@@ -392,7 +395,7 @@ def register(benches: argparse._SubParsersAction) -> None:
     p.add_argument("--lanes", type=int_in(64, 1024),
                    help="32-bit lanes per aggregation packet: the program compiled with "
                         "-D AGG_LANES=N (a multiple of 32; default 64, Tofino-sized; "
-                        "--testbed 256)")
+                        "--testbed 1024)")
     p.add_argument("--method", choices=METHODS, action="append",
                    help="in-network variants on the leaf-spine: one switch, hierarchical "
                         "(repeatable; default both)")

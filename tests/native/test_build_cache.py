@@ -35,3 +35,22 @@ def test_a_compiler_error_names_the_kept_source(tmp_path, monkeypatch):
     with pytest.raises(build.BuildError, match=r"failed on the generated pipeline \(kept in "):
         build.build("this is not C;\n")
     assert list(tmp_path.glob("failed-*.c"))
+
+
+def test_one_program_in_two_folders_is_one_build(tmp_path):
+    """The generated C names the program's file, not its folder: a wrapper written into a
+    new temporary folder each run (`bench allreduce --testbed --lanes K`) hits the cache."""
+    from pathlib import Path
+
+    from netweft.emulation.native.c_program import generate
+    from netweft.p4.compiler import compile_p4
+
+    program = Path(__file__).resolve().parent / "p4" / "interleaved_registers.p4"
+    sources = []
+    for folder in ("one", "two"):
+        (tmp_path / folder).mkdir()
+        copy = tmp_path / folder / program.name
+        copy.write_text(program.read_text())
+        sources.append(generate(compile_p4(str(copy))).source)
+    assert sources[0] == sources[1]
+    assert "from interleaved_registers.p4 " in sources[0]
