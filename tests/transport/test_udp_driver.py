@@ -188,7 +188,11 @@ def test_veth_between_namespaces(tx, offloads):
     if tx == "packet":
         for st in (served, sent):
             assert st["io_ring_rx_frames"] == st["pkts_in"] > 0
-            assert st["io_ring_tx_frames"] == st["pkts_out"]  # the ARP table knew the peer
+            # every frame leaves by the ring but those for a peer whose MAC the ring has
+            # not learnt yet (io_ring_tx_fallback: they take the socket; seen once in a
+            # loaded run of the whole suite)
+            assert st["io_ring_tx_frames"] + st["io_ring_tx_fallback"] == st["pkts_out"], st
+            assert st["io_ring_tx_fallback"] <= st["pkts_out"] // 100, st
             assert st["io_ring_rx_malformed"] == st["io_ring_rx_drops"] == 0
 
 
