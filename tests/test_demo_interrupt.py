@@ -20,10 +20,16 @@ pytestmark = [pytest.mark.netns, pytest.mark.slow]
 def demo(tmp_path):
     """Start ``netweft demo`` in its own process group; yields (process, network prefix)
     once its hosts exchange datagrams; removes whatever is left however the test ends."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "netweft.testbed.command_line", "demo", "--count", "100000",
-         "--out", str(tmp_path / "out")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    # A test run started in the background by a non-interactive shell ignores SIGINT,
+    # and the demo would inherit that: a handled signal is reset to its default at exec.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "netweft.testbed.command_line", "demo", "--count", "100000",
+             "--out", str(tmp_path / "out")],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     prefix, lines = None, []
     try:
         for line in proc.stderr:

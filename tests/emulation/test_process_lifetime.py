@@ -10,6 +10,15 @@ import pytest
 from netweft.emulation import process_lifetime
 
 
+@pytest.fixture(autouse=True)
+def _python_sigint_handler():
+    """Python's own SIGINT handler, whatever this run inherited (a test run started in
+    the background by a non-interactive shell ignores SIGINT)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def _popen_interrupted_while_starting(monkeypatch):
     """``subprocess.Popen`` as seen by the module, with a SIGINT to this process in the
     middle of starting the child (where the real one waits for its exec)."""
