@@ -421,6 +421,10 @@ control Ingress(inout agg_headers_t hdr,
                 inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                 inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Counter<bit<32>, bit<8>>(8, CounterType_t.PACKETS) events;
+    /* Results multicast (AGG_EV_RESULT's count): a counter of its own, since the
+     * completing contribution is already counted in events (EV_CONTRIBUTION) and
+     * a counter can be updated once per packet. */
+    Counter<bit<32>, bit<1>>(1, CounterType_t.PACKETS) results;
     PoolBlock() pool_block;
     PoolBitmap() pool_bitmap;
     PoolCount() pool_count;
@@ -495,7 +499,7 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.srcPort = AGG_UDP_PORT;
         hdr.udp.checksum = 0;
         hdr.bridge.result_copy = 1;
-        events.count(EV_RESULT);
+        results.count(0);
     }
 
     action unicast_result() {
