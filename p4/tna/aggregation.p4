@@ -24,21 +24,31 @@
  *     that completes a slot (or a retransmission into a complete slot) is
  *     recirculated once, and its second pass reads the low sums.
  *   - 36 stateful ALUs (32 pairs, block, bitmap, count, exponent) are more
- *     than ingress can chain after the bookkeeping in 12 stages, so pairs
- *     16..31 (lanes 32..63) are in ingress and pairs 0..15 (lanes 0..31) in
- *     egress, which runs them with the operation and cell ingress bridges.
- *     Egress parses the header only up to lane 31 (agg_egress_h): the rest of
- *     the packet is payload there, which keeps egress's PHV to half the lanes.
- *     Every counted contribution therefore goes through egress, by the
+ *     than ingress can chain after the bookkeeping in 12 stages (4 per stage,
+ *     shared by ingress and egress), so pairs 8..31 (lanes 16..63) are in
+ *     ingress and pairs 0..7 (lanes 0..15) in egress, which runs them with the
+ *     operation and cell ingress bridges.  Egress can have no more: Tofino 1's
+ *     egress parser reads at most 160 bytes, of which its intrinsic metadata
+ *     takes 27, the bridged header 9, Ethernet, IPv4, UDP and the aggregation
+ *     header's first 16 bytes 58, leaving 66 bytes: lanes 0..15 (64 bytes,
+ *     agg_egress_h); the rest of the packet is payload there.  For the same
+ *     reason the second pass's details travel in the bridged header, and
+ *     egress writes them into agg_pass_h for the recirculated packet.
+ *     Every counted contribution goes through egress, by the
  *     recirculation port's queue: one FIFO, so egress adds the contributions
  *     in the order ingress counted them, and the completing packet sees all
  *     of them.  Contributions that do not complete the slot are dropped at the
  *     end of egress; the rest come back for their second pass.  The
  *     aggregation's throughput per pipe is therefore the recirculation
  *     port's (100 Gb/s on Tofino 1).
- *   - Second pass: ingress reads the low sums of pairs 16..31 and multicasts
+ *   - Ingress keys the bookkeeping's and the pairs' tables on the stateful
+ *     ALUs' own results (the block register returns the packet's age against
+ *     the pool's block; the bitmap returns the worker's bit) with ternary
+ *     matches, not on an operation derived from them, which would take a
+ *     stage of its own before each, leaving more stages to the pairs.
+ *   - Second pass: ingress reads the low sums of pairs 8..31 and multicasts
  *     the result (or unicasts it back to a retransmitter); egress reads the
- *     low sums of pairs 0..15 into each copy.  No pool is reused before
+ *     low sums of pairs 0..7 into each copy.  No pool is reused before
  *     every worker has its copy (a worker uses the pool again only after
  *     every worker has contributed to the other pool, which each does after
  *     receiving this result), so the copies read a stable cell.
@@ -76,15 +86,19 @@ const bit<8>  AGG_RESULT_TTL = 64;
 const bit<8>  AGG_MAX_WORKER_ID = 32;
 
 /* Which RegisterAction a register's control runs for this packet. */
-const bit<8> OP_NONE    = 0;
-const bit<8> OP_FIRST   = 1;  /* a new round: replace */
-const bit<8> OP_ADD     = 2;  /* the round goes on: accumulate */
-const bit<8> OP_READ_HI = 3;  /* first pass of a result: read (pairs: the high sums) */
-const bit<8> OP_READ_LO = 4;  /* second pass of a result: the pairs' low sums */
+const bit<4> OP_NONE    = 0;
+const bit<4> OP_FIRST   = 1;  /* a new round: replace */
+const bit<4> OP_ADD     = 2;  /* the round goes on: accumulate */
+const bit<4> OP_READ_HI = 3;  /* first pass of a result: read (pairs: the high sums) */
+const bit<4> OP_READ_LO = 4;  /* second pass of a result: the pairs' low sums */
 
 /* How the second pass sends the result. */
 const bit<8> PASS_MULTICAST = 1;  /* the slot completed: to every worker */
 const bit<8> PASS_UNICAST   = 2;  /* a retransmission: back to its sender */
+
+/* Ternary masks on the stateful ALUs' results (md.age, md.seen). */
+const bit<32> ALL_BITS  = 0xffffffff;
+const bit<32> SIGN_BIT  = 0x80000000;
 
 /* Index of Ingress.events, as AGG_EV_* of include/aggregation.p4. */
 const bit<8> EV_CONTRIBUTION = 0;
@@ -107,30 +121,40 @@ const bit<1> COPY_NO_WORKER = 1;
     M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) \
     M(30) M(31)
 
-/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 32..63) ... */
+/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 16..63) ... */
 #define AGG_FOR_EACH_INGRESS_PAIR(M) \
+    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
+    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31) \
     M(16, 32, 33) M(17, 34, 35) M(18, 36, 37) M(19, 38, 39) \
     M(20, 40, 41) M(21, 42, 43) M(22, 44, 45) M(23, 46, 47) \
     M(24, 48, 49) M(25, 50, 51) M(26, 52, 53) M(27, 54, 55) \
     M(28, 56, 57) M(29, 58, 59) M(30, 60, 61) M(31, 62, 63)
-/* ... and for those egress sums (lanes 0..31). */
+/* ... and for those egress sums (lanes 0..15). */
 #define AGG_FOR_EACH_EGRESS_PAIR(M) \
     M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) \
-    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15) \
-    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
-    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31)
+    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15)
+/* The lanes egress parses (agg_egress_h). */
+#define AGG_EGRESS_LANES(M) \
+    M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) \
+    M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
 
-/* Ingress to egress, before Ethernet: what egress does with the packet. */
+/* Ingress to egress, before Ethernet: what egress does with the packet, and
+ * for a packet going round again what its second pass needs (9 bytes: egress
+ * parses at most 160, see above). */
 header agg_bridge_h {
-    bit<8>  op;           /* OP_*: the egress pairs' operation */
-    bit<1>  has_pass;     /* an agg_pass_h follows (the packet is recirculated) */
-    bit<1>  result_copy;  /* a multicast copy of a result: agg_workers rewrites it */
-    bit<1>  drop_after;   /* a contribution that did not complete: dropped after egress */
-    bit<5>  pad;
-    bit<32> cell;         /* the register cell of (slot, pool) */
+    bit<4>   op;           /* OP_*: the egress pairs' operation */
+    bit<1>   has_pass;     /* recirculated: egress writes agg_pass_h from the fields below */
+    bit<1>   result_copy;  /* a multicast copy of a result: agg_workers rewrites it */
+    bit<1>   drop_after;   /* a contribution that did not complete: dropped after egress */
+    bit<1>   unicast;      /* the second pass's mode: PASS_UNICAST (else PASS_MULTICAST) */
+    bit<32>  cell;         /* the register cell of (slot, pool) */
+    bit<7>   pad;
+    PortId_t port;         /* the first pass's ingress port (PASS_UNICAST) */
+    bit<16>  mcast_grp;    /* the job's multicast group (PASS_MULTICAST) */
 }
 
-/* First pass to second, before Ethernet, through the recirculation port. */
+/* First pass to second, before Ethernet, through the recirculation port
+ * (written by egress, parsed by ingress on the recirculation port). */
 header agg_pass_h {
     bit<8>   mode;        /* PASS_* */
     bit<7>   pad;
@@ -139,8 +163,8 @@ header agg_pass_h {
     bit<32>  cell;
 }
 
-/* agg_t as egress parses it: its first 16 bytes and lanes 0..31 (the same
- * layout as include/aggregation_headers.p4's agg_t); lanes 32..63 stay payload. */
+/* agg_t as egress parses it: its first 16 bytes and lanes 0..15 (the same
+ * layout as include/aggregation_headers.p4's agg_t); lanes 16..63 stay payload. */
 header agg_egress_h {
     bit<8>  version;
     bit<8>  flags;
@@ -152,7 +176,7 @@ header agg_egress_h {
     bit<32> block;
     bit<16> exponent;
     bit<16> lane_count;
-    AGG_LANE_GROUP_0(AGG_LANE_FIELD)   /* bit<32> lane0; .. lane31; */
+    AGG_EGRESS_LANES(AGG_LANE_FIELD)   /* bit<32> lane0; .. lane15; */
 }
 
 struct agg_headers_t {
@@ -185,12 +209,12 @@ struct agg_ingress_md_t {
     bit<32> cell;         /* base + pool_slot */
     bit<32> worker_bit;
     int<32> block;        /* the packet's block, for serial-number comparison */
-    int<32> pool_block;   /* the pool's newest block before this packet */
-    int<32> age;          /* block - pool_block */
+    bit<32> age;          /* block - the pool's newest block before this packet */
     int<16> exponent;
     bit<32> seen;         /* the worker's bit in the pool's bitmap before this packet */
     bit<8>  count;
-    bit<8>  op;
+    bit<4>  op;           /* what the packet did (OP_*): bridged to egress's pairs */
+    bit<1>  second;       /* the second pass (from the recirculation port) */
 }
 
 struct agg_egress_md_t { }
@@ -211,6 +235,7 @@ parser IngressParser(packet_in pkt,
         pkt.advance(PORT_METADATA_SIZE);
         md.job_found = false;
         md.op = OP_NONE;
+        md.second = 0;
         transition select(ig_intr_md.ingress_port) {
             RECIRC_PORT: parse_pass;
             default: parse_ethernet;
@@ -219,6 +244,7 @@ parser IngressParser(packet_in pkt,
 
     state parse_pass {
         pkt.extract(hdr.pass);
+        md.second = 1;
         transition parse_ethernet;
     }
 
@@ -269,14 +295,6 @@ parser EgressParser(packet_in pkt,
     state start {
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
-        transition select(hdr.bridge.has_pass) {
-            1: parse_pass;
-            default: parse_ethernet;
-        }
-    }
-
-    state parse_pass {
-        pkt.extract(hdr.pass);
         transition parse_ethernet;
     }
 
@@ -298,12 +316,14 @@ parser EgressParser(packet_in pkt,
 
 /* ------------------------------------------------------------------ state */
 
-/* The newest block a pool has seen (serial-number order); out: the one before. */
+/* The newest block a pool has seen (serial-number order); out: the packet's
+ * age, its block minus the pool's before it (0: the round goes on; positive: a
+ * new round; negative: stale). */
 control PoolBlock(inout agg_ingress_md_t md) {
     Register<int<32>, bit<32>>(AGG_POOL_CELLS, -1) blocks;
     RegisterAction<int<32>, bit<32>, int<32>>(blocks) advance = {
         void apply(inout int<32> value, out int<32> rv) {
-            rv = value;
+            rv = md.block - value;
             if (md.block - value > 0) {
                 value = md.block;
             }
@@ -311,7 +331,7 @@ control PoolBlock(inout agg_ingress_md_t md) {
     };
 
     apply {
-        md.pool_block = advance.execute(md.cell);
+        md.age = (bit<32>)advance.execute(md.cell);
     }
 }
 
@@ -334,12 +354,13 @@ control PoolBitmap(inout agg_ingress_md_t md) {
     action do_restart() { md.seen = restart.execute(md.cell); }
     action do_join() { md.seen = join.execute(md.cell); }
 
+    /* by the age: 0, the round goes on; positive (sign bit clear), a new round */
     table bitmap_op {
-        key = { md.op: exact; }
+        key = { md.age: ternary; }
         actions = { do_restart; do_join; NoAction; }
         const entries = {
-            OP_FIRST: do_restart();
-            OP_ADD: do_join();
+            0 &&& ALL_BITS: do_join();
+            0 &&& SIGN_BIT: do_restart();
         }
         default_action = NoAction();
         size = 4;
@@ -373,13 +394,15 @@ control PoolCount(inout agg_ingress_md_t md) {
     action do_add() { md.count = add.execute(md.cell); }
     action do_read() { md.count = read.execute(md.cell); }
 
+    /* by (age, seen): the round goes on and the worker is new; the round goes
+     * on and the worker was counted before; a new round */
     table count_op {
-        key = { md.op: exact; }
+        key = { md.age: ternary; md.seen: ternary; }
         actions = { do_restart; do_add; do_read; NoAction; }
         const entries = {
-            OP_FIRST: do_restart();
-            OP_ADD: do_add();
-            OP_READ_HI: do_read();
+            (0 &&& ALL_BITS, 0 &&& ALL_BITS): do_add();
+            (0 &&& ALL_BITS, _): do_read();
+            (0 &&& SIGN_BIT, _): do_restart();
         }
         default_action = NoAction();
         size = 4;
@@ -413,13 +436,14 @@ control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
     action do_raise() { exponent = (bit<16>)raise.execute(md.cell); }
     action do_read() { exponent = (bit<16>)read.execute(md.cell); }
 
+    /* keyed as count_op */
     table exponent_op {
-        key = { md.op: exact; }
+        key = { md.age: ternary; md.seen: ternary; }
         actions = { do_restart; do_raise; do_read; NoAction; }
         const entries = {
-            OP_FIRST: do_restart();
-            OP_ADD: do_raise();
-            OP_READ_HI: do_read();
+            (0 &&& ALL_BITS, 0 &&& ALL_BITS): do_raise();
+            (0 &&& ALL_BITS, _): do_read();
+            (0 &&& SIGN_BIT, _): do_restart();
         }
         default_action = NoAction();
         size = 4;
@@ -428,37 +452,62 @@ control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
     apply { exponent_op.apply(); }
 }
 
-/* Two lanes' sums in one register cell; a RegisterAction returns one of them. */
-control LanePair(inout bit<32> lo, inout bit<32> hi, in bit<8> op, in bit<32> cell) {
-    Register<agg_pair_t, bit<32>>(AGG_POOL_CELLS) sums;
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) restart = {
-        void apply(inout agg_pair_t value) {
-            value.lo = lo;
-            value.hi = hi;
-        }
-    };
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) add = {
-        void apply(inout agg_pair_t value, out bit<32> rv) {
-            value.lo = value.lo + lo;
-            value.hi = value.hi + hi;
-            rv = value.hi;
-        }
-    };
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_hi = {
-        void apply(inout agg_pair_t value, out bit<32> rv) {
-            rv = value.hi;
-        }
-    };
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_lo = {
-        void apply(inout agg_pair_t value, out bit<32> rv) {
-            rv = value.lo;
-        }
-    };
-
-    action do_restart() { restart.execute(cell); }
-    action do_add() { hi = add.execute(cell); }
-    action do_read_hi() { hi = read_hi.execute(cell); }
+/* Two lanes' sums in one register cell; a RegisterAction returns one of them.
+ * The register and its actions, for the ingress and the egress pair controls. */
+#define AGG_PAIR_REGISTER                                                       \
+    Register<agg_pair_t, bit<32>>(AGG_POOL_CELLS) sums;                         \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) restart = {              \
+        void apply(inout agg_pair_t value) {                                    \
+            value.lo = lo;                                                      \
+            value.hi = hi;                                                      \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) add = {                  \
+        void apply(inout agg_pair_t value, out bit<32> rv) {                    \
+            value.lo = value.lo + lo;                                           \
+            value.hi = value.hi + hi;                                           \
+            rv = value.hi;                                                      \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_hi = {              \
+        void apply(inout agg_pair_t value, out bit<32> rv) {                    \
+            rv = value.hi;                                                      \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_lo = {              \
+        void apply(inout agg_pair_t value, out bit<32> rv) {                    \
+            rv = value.lo;                                                      \
+        }                                                                       \
+    };                                                                          \
+    action do_restart() { restart.execute(cell); }                              \
+    action do_add() { hi = add.execute(cell); }                                 \
+    action do_read_hi() { hi = read_hi.execute(cell); }                         \
     action do_read_lo() { lo = read_lo.execute(cell); }
+
+/* Ingress: the operation by the pass and the bookkeeping's results, as count_op. */
+control IngressLanePair(inout bit<32> lo, inout bit<32> hi, in bit<32> cell,
+                        in bit<1> second, in bit<32> age, in bit<32> seen) {
+    AGG_PAIR_REGISTER
+
+    table pair_op {
+        key = { second: exact; age: ternary; seen: ternary; }
+        actions = { do_restart; do_add; do_read_hi; do_read_lo; NoAction; }
+        const entries = {
+            (0, 0 &&& ALL_BITS, 0 &&& ALL_BITS): do_add();
+            (0, 0 &&& ALL_BITS, _): do_read_hi();
+            (0, 0 &&& SIGN_BIT, _): do_restart();
+            (1, _, _): do_read_lo();
+        }
+        default_action = NoAction();
+        size = 8;
+    }
+
+    apply { pair_op.apply(); }
+}
+
+/* Egress: the operation ingress bridged. */
+control EgressLanePair(inout bit<32> lo, inout bit<32> hi, in bit<4> op, in bit<32> cell) {
+    AGG_PAIR_REGISTER
 
     table pair_op {
         key = { op: exact; }
@@ -476,12 +525,13 @@ control LanePair(inout bit<32> lo, inout bit<32> hi, in bit<8> op, in bit<32> ce
     apply { pair_op.apply(); }
 }
 
-#define AGG_PAIR_INSTANCE(p, a, b) LanePair() pair##p;
+#define AGG_INGRESS_PAIR_INSTANCE(p, a, b) IngressLanePair() pair##p;
+#define AGG_EGRESS_PAIR_INSTANCE(p, a, b) EgressLanePair() pair##p;
 
 /* ------------------------------------------------------------------ ingress */
 
 #define AGG_INGRESS_PAIR_APPLY(p, a, b) \
-    pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, md.op, md.cell);
+    pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, md.cell, md.second, md.age, md.seen);
 
 control Ingress(inout agg_headers_t hdr,
                 inout agg_ingress_md_t md,
@@ -494,7 +544,7 @@ control Ingress(inout agg_headers_t hdr,
     PoolBitmap() pool_bitmap;
     PoolCount() pool_count;
     PoolExponent() pool_exponent;
-    AGG_FOR_EACH_INGRESS_PAIR(AGG_PAIR_INSTANCE)
+    AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_INSTANCE)
 
     action drop() {
         ig_dprsr_md.drop_ctl = 1;
@@ -559,21 +609,18 @@ control Ingress(inout agg_headers_t hdr,
 
     /* First pass: egress runs its pairs (md.op), then the packet comes back for
      * its second pass through the recirculation port. */
-    action to_second_pass(bit<8> mode) {
-        hdr.pass.setValid();
-        hdr.pass.mode = mode;
-        hdr.pass.pad = 0;
-        hdr.pass.port = ig_intr_md.ingress_port;
-        hdr.pass.mcast_grp = md.mcast_grp;
-        hdr.pass.cell = md.cell;
+    action to_second_pass(bit<1> unicast) {
         hdr.bridge.has_pass = 1;
+        hdr.bridge.unicast = unicast;
+        hdr.bridge.port = ig_intr_md.ingress_port;
+        hdr.bridge.mcast_grp = md.mcast_grp;
         hdr.bridge.op = md.op;
         hdr.bridge.cell = md.cell;
         ig_tm_md.ucast_egress_port = RECIRC_PORT;
     }
 
     /* A counted contribution that does not complete the slot: egress adds its
-     * lanes 32..63 (in the recirculation port's queue, see above), then drops it. */
+     * lanes 0..15 (in the recirculation port's queue, see above), then drops it. */
     action absorb() {
         hdr.bridge.op = md.op;
         hdr.bridge.cell = md.cell;
@@ -623,10 +670,13 @@ control Ingress(inout agg_headers_t hdr,
         hdr.bridge.has_pass = 0;
         hdr.bridge.result_copy = 0;
         hdr.bridge.drop_after = 0;
-        hdr.bridge.pad = 0;
+        hdr.bridge.unicast = 0;
         hdr.bridge.cell = 0;
+        hdr.bridge.pad = 0;
+        hdr.bridge.port = 0;
+        hdr.bridge.mcast_grp = 0;
 
-        if (hdr.pass.isValid()) {
+        if (md.second == 1) {
             /* second pass: read the low sums of the slot's pairs */
             md.op = OP_READ_LO;
             md.cell = hdr.pass.cell;
@@ -676,18 +726,17 @@ control Ingress(inout agg_headers_t hdr,
             md.cell = md.base + md.pool_slot;
 
             pool_block.apply(md);
-            md.age = md.block - md.pool_block;
             if (md.age[31:31] == 1) {
                 reject(EV_STALE);           /* an older round of this pool */
                 exit;
             }
-            if (md.age == 0) {
+            pool_bitmap.apply(md);
+            /* what the tables keyed on (age, seen) do, for the decisions below and egress */
+            if (md.age != 0) {
+                md.op = OP_FIRST;
+            } else if (md.seen == 0) {
                 md.op = OP_ADD;
             } else {
-                md.op = OP_FIRST;
-            }
-            pool_bitmap.apply(md);
-            if (md.op == OP_ADD && md.seen != 0) {
                 md.op = OP_READ_HI;         /* counted before: read back, change nothing */
             }
             pool_count.apply(md);
@@ -700,7 +749,7 @@ control Ingress(inout agg_headers_t hdr,
 
         AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
 
-        if (hdr.pass.isValid()) {
+        if (md.second == 1) {
             if (hdr.pass.mode == PASS_MULTICAST) {
                 multicast_result();
             } else {
@@ -708,11 +757,11 @@ control Ingress(inout agg_headers_t hdr,
             }
             hdr.pass.setInvalid();
         } else if (md.op == OP_READ_HI) {
-            to_second_pass(PASS_UNICAST);
+            to_second_pass(1);
         } else {
             events.count(EV_CONTRIBUTION);
             if (md.count == md.workers) {
-                to_second_pass(PASS_MULTICAST);
+                to_second_pass(0);
             } else {
                 absorb();
             }
@@ -746,7 +795,7 @@ control Egress(inout agg_egress_headers_t hdr,
                inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<32>, bit<1>>(2, CounterType_t.PACKETS) copies;
-    AGG_FOR_EACH_EGRESS_PAIR(AGG_PAIR_INSTANCE)
+    AGG_FOR_EACH_EGRESS_PAIR(AGG_EGRESS_PAIR_INSTANCE)
 
     action to_worker(macAddr_t mac, ip4Addr_t addr, bit<16> udp_port) {
         hdr.ethernet.dstAddr = mac;
@@ -772,12 +821,24 @@ control Egress(inout agg_egress_headers_t hdr,
         default_action = no_worker();
     }
 
+    /* A packet going round again: its second pass's details, before Ethernet. */
+    action to_second_pass() {
+        hdr.pass.setValid();
+        hdr.pass.mode = PASS_MULTICAST + (bit<8>)hdr.bridge.unicast;   /* PASS_UNICAST = 2 */
+        hdr.pass.pad = 0;
+        hdr.pass.port = hdr.bridge.port;
+        hdr.pass.mcast_grp = hdr.bridge.mcast_grp;
+        hdr.pass.cell = hdr.bridge.cell;
+    }
+
     apply {
         if (hdr.agg.isValid()) {
             AGG_FOR_EACH_EGRESS_PAIR(AGG_EGRESS_PAIR_APPLY)
         }
         if (hdr.bridge.drop_after == 1) {
             eg_dprsr_md.drop_ctl = 1;
+        } else if (hdr.bridge.has_pass == 1) {
+            to_second_pass();
         } else if (hdr.bridge.result_copy == 1 && hdr.agg.isValid()) {
             agg_workers.apply();
         }
