@@ -16,13 +16,23 @@
  *     can be accessed once per packet).  The estimate lags by the report's
  *     trip (mirror, recirculation), about a microsecond, plus the step.
  *   - There is no modulo: a group has 8 member slots that the controller
- *     fills by repeating its members (slot i = member i mod size), and every
- *     mode picks a slot (3 bits of crc32, of the entropy, of Random, of the
- *     round-robin counter).  Groups whose size does not divide 8 are biased
- *     (e.g. 3 members: 3/8, 3/8, 2/8).  Adaptive spraying takes the minimum
- *     of the eight slots' costs (depth ++ the slot's distance from a random
- *     start) as a tree of min() (three levels, not a chain of eight
- *     comparisons); the winner's slot is its cost's low three bits + start.
+ *     fills by repeating its members (slot i = member i mod size), and the
+ *     other modes pick a slot (3 bits of crc32, of the entropy, of Random, of
+ *     the round-robin counter).  Groups whose size does not divide 8 are
+ *     biased (e.g. 3 members: 3/8, 3/8, 2/8).  Adaptive spraying takes the
+ *     minimum of the eight members' costs as a tree of min() (three levels,
+ *     not a chain of eight comparisons).  A cost is the member's depth ++ its
+ *     port XOR a random 9-bit mask (drawn per packet): ties go to the member
+ *     whose port XOR the mask is least, and the winner's port is the
+ *     minimum's low 9 bits XOR the mask, with no slot-to-port step after it.
+ *   - Tofino 1 has 12 stages: ingress's longest chain of dependent steps is
+ *     meant to be route -> group members ->
+ *     eight depths -> three levels of min() -> port -> trim threshold and
+ *     depth -> margin -> trim.  Everything else runs beside it, not before
+ *     it: the drop reasons (malformed, multicast, routing) are kept apart
+ *     and merged once, the ACK aggregation marks an absorbed ACK instead of
+ *     ending the pipeline (`exit`), and whether a packet may be trimmed is
+ *     worked out from its headers at the start.
  *   - Trimming: ingress decides (queue estimate at or above the port's trim
  *     threshold), mirrors the packet (I2E) to the port's trim session, whose
  *     max_pkt_len truncates the copy to its headers and whose queue is the
@@ -123,7 +133,11 @@ struct tna_headers_t {
 
 struct tna_ingress_md_t {
     l4_ports_t  l4;
-    bit<8>      drop_reason;
+    bit<8>      drop_reason;   /* malformed (parser error, UDP length), then all merged */
+    bit<8>      mcast_drop;    /* DROP_BAD_MCAST */
+    bit<8>      route_drop;    /* DROP_TTL, DROP_NOT_IP, DROP_NO_ROUTE, DROP_BAD_GROUP */
+    bool        ack_absorbed;  /* an ACK the aggregation keeps: dropped, not forwarded */
+    bool        trim_candidate; /* a UET packet without IPv4 options: trimmable */
     bit<2>      route;
     bit<16>     group_id;
     bit<3>      mode;
@@ -144,15 +158,23 @@ struct tna_ingress_md_t {
     MirrorId_t  trim_session_ipv6;
     MirrorId_t  mirror_session;
     bit<8>      mirror_kind;   /* KIND_TRIM: the trim mirror header's first byte */
-    bit<3>      start;         /* adaptive: the random slot ties start from */
-    bit<22>     cost0;         /* adaptive: slot i's depth ++ (i - start) */
-    bit<22>     cost1;
-    bit<22>     cost2;
-    bit<22>     cost3;
-    bit<22>     cost4;
-    bit<22>     cost5;
-    bit<22>     cost6;
-    bit<22>     cost7;
+    bit<9>      tiebreak;      /* adaptive: the random mask ties are broken by */
+    bit<9>      tie0;          /* adaptive: slot i's port ^ tiebreak */
+    bit<9>      tie1;
+    bit<9>      tie2;
+    bit<9>      tie3;
+    bit<9>      tie4;
+    bit<9>      tie5;
+    bit<9>      tie6;
+    bit<9>      tie7;
+    bit<28>     cost0;         /* adaptive: slot i's depth ++ tie i */
+    bit<28>     cost1;
+    bit<28>     cost2;
+    bit<28>     cost3;
+    bit<28>     cost4;
+    bit<28>     cost5;
+    bit<28>     cost6;
+    bit<28>     cost7;
     bool        ack_aggregate;
     bit<32>     ack_expected;
     bool        ack_update_checksum;
@@ -181,6 +203,10 @@ parser FabricIngressParser(packet_in pkt,
         md.l4.srcPort = 0;
         md.l4.dstPort = 0;
         md.drop_reason = DROP_NONE;
+        md.mcast_drop = DROP_NONE;
+        md.route_drop = DROP_NONE;
+        md.ack_absorbed = false;
+        md.trim_candidate = false;
         md.route = ROUTE_NONE;
         md.ack_update_checksum = false;
         transition select(ig_intr_md.ingress_port) {
@@ -306,7 +332,7 @@ control FabricIngress(inout tna_headers_t hdr,
     Hash<bit<3>>(HashAlgorithm_t.CRC32) flow_hash_v4;
     Hash<bit<3>>(HashAlgorithm_t.CRC32) flow_hash_v6;
     Random<bit<3>>() random_slot;
-    Random<bit<3>>() random_start;
+    Random<bit<9>>() random_tiebreak;
 
     Register<bit<8>, bit<16>>(FABRIC_MAX_GROUPS, 0) rr_cursor;
     RegisterAction<bit<8>, bit<16>, bit<3>>(rr_cursor) next_rr_slot = {
@@ -340,7 +366,7 @@ control FabricIngress(inout tna_headers_t hdr,
     };
 
     action drop() {
-        md.drop_reason = DROP_NO_ROUTE;
+        md.route_drop = DROP_NO_ROUTE;
     }
 
     action route_to_port(PortId_t port) {
@@ -384,10 +410,18 @@ control FabricIngress(inout tna_headers_t hdr,
         md.port5 = port5;
         md.port6 = port6;
         md.port7 = port7;
+        md.tie0 = port0 ^ md.tiebreak;
+        md.tie1 = port1 ^ md.tiebreak;
+        md.tie2 = port2 ^ md.tiebreak;
+        md.tie3 = port3 ^ md.tiebreak;
+        md.tie4 = port4 ^ md.tiebreak;
+        md.tie5 = port5 ^ md.tiebreak;
+        md.tie6 = port6 ^ md.tiebreak;
+        md.tie7 = port7 ^ md.tiebreak;
     }
 
     action no_members() {
-        md.drop_reason = DROP_BAD_GROUP;
+        md.route_drop = DROP_BAD_GROUP;
     }
 
     table ecmp_groups {
@@ -454,12 +488,21 @@ control FabricIngress(inout tna_headers_t hdr,
         } else if (hdr.udp.isValid() && hdr.udp.length < 8) {
             md.drop_reason = DROP_BAD_LENGTH;
         }
+        /* Trimmable: a UET packet (RUD, ROD, UUD, with or without CC) without options. */
+        if (hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
+                && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
+                    || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
+                    || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
+            md.trim_candidate = true;
+        }
+        md.tiebreak = random_tiebreak.get();
 
-        /* Reliable-multicast ACK aggregation. */
-        if (md.drop_reason == DROP_NONE && hdr.mcast.isValid()
+        /* Reliable-multicast ACK aggregation (its drops are merged below; an
+         * absorbed ACK goes on through the pipeline and is dropped at its end). */
+        if (ig_prsr_md.parser_err == PARSER_ERROR_OK && hdr.mcast.isValid()
                 && hdr.mcast.kind != NW_MCAST_DATA) {
             if (hdr.mcast.kind != NW_MCAST_ACK || hdr.udp.length != NW_MCAST_ACK_UDP_LEN) {
-                md.drop_reason = DROP_BAD_MCAST;
+                md.mcast_drop = DROP_BAD_MCAST;
             } else {
                 ack_groups.apply();
                 if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
@@ -473,53 +516,43 @@ control FabricIngress(inout tna_headers_t hdr,
                         acks_forwarded.count(hdr.mcast.group);
                     } else {
                         acks_absorbed.count(hdr.mcast.group);
-                        ig_dprsr_md.drop_ctl = 1;
-                        exit;
+                        md.ack_absorbed = true;
                     }
                 }
             }
         }
 
-        /* Routing. */
-        if (md.drop_reason == DROP_NONE) {
-            if (hdr.ipv4.isValid()) {
-                if (hdr.ipv4.ttl <= 1) {
-                    md.drop_reason = DROP_TTL;
-                } else {
-                    ipv4_routes.apply();
-                    hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
-                }
-            } else if (hdr.ipv6.isValid()) {
-                if (hdr.ipv6.hopLimit <= 1) {
-                    md.drop_reason = DROP_TTL;
-                } else {
-                    ipv6_routes.apply();
-                    hdr.ipv6.hopLimit = hdr.ipv6.hopLimit - 1;
-                }
+        /* Routing (its drops in md.route_drop). */
+        if (hdr.ipv4.isValid()) {
+            if (hdr.ipv4.ttl <= 1) {
+                md.route_drop = DROP_TTL;
             } else {
-                md.drop_reason = DROP_NOT_IP;
+                ipv4_routes.apply();
+                hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
             }
+        } else if (hdr.ipv6.isValid()) {
+            if (hdr.ipv6.hopLimit <= 1) {
+                md.route_drop = DROP_TTL;
+            } else {
+                ipv6_routes.apply();
+                hdr.ipv6.hopLimit = hdr.ipv6.hopLimit - 1;
+            }
+        } else {
+            md.route_drop = DROP_NOT_IP;
         }
 
-        /* Spraying: a slot of the group. */
-        if (md.drop_reason == DROP_NONE && md.route == ROUTE_GROUP) {
+        /* Spraying: a member of the group. */
+        if (md.route == ROUTE_GROUP) {
             ecmp_groups.apply();
-            if (md.mode == SPRAY_ENTROPY) {
-                md.slot = md.l4.srcPort[2:0];
-            } else if (md.mode == SPRAY_RANDOM) {
-                md.slot = random_slot.get();
-            } else if (md.mode == SPRAY_ROUND_ROBIN) {
-                md.slot = next_rr_slot.execute(md.group_id);
-            } else if (md.mode == SPRAY_ADAPTIVE) {
-                md.start = random_start.get();
-                md.cost0 = (bit<19>)load_depth_m0.execute(md.port0) ++ (3w0 - md.start);
-                md.cost1 = (bit<19>)load_depth_m1.execute(md.port1) ++ (3w1 - md.start);
-                md.cost2 = (bit<19>)load_depth_m2.execute(md.port2) ++ (3w2 - md.start);
-                md.cost3 = (bit<19>)load_depth_m3.execute(md.port3) ++ (3w3 - md.start);
-                md.cost4 = (bit<19>)load_depth_m4.execute(md.port4) ++ (3w4 - md.start);
-                md.cost5 = (bit<19>)load_depth_m5.execute(md.port5) ++ (3w5 - md.start);
-                md.cost6 = (bit<19>)load_depth_m6.execute(md.port6) ++ (3w6 - md.start);
-                md.cost7 = (bit<19>)load_depth_m7.execute(md.port7) ++ (3w7 - md.start);
+            if (md.mode == SPRAY_ADAPTIVE) {
+                md.cost0 = (bit<19>)load_depth_m0.execute(md.port0) ++ md.tie0;
+                md.cost1 = (bit<19>)load_depth_m1.execute(md.port1) ++ md.tie1;
+                md.cost2 = (bit<19>)load_depth_m2.execute(md.port2) ++ md.tie2;
+                md.cost3 = (bit<19>)load_depth_m3.execute(md.port3) ++ md.tie3;
+                md.cost4 = (bit<19>)load_depth_m4.execute(md.port4) ++ md.tie4;
+                md.cost5 = (bit<19>)load_depth_m5.execute(md.port5) ++ md.tie5;
+                md.cost6 = (bit<19>)load_depth_m6.execute(md.port6) ++ md.tie6;
+                md.cost7 = (bit<19>)load_depth_m7.execute(md.port7) ++ md.tie7;
                 md.cost0 = min(md.cost0, md.cost1);
                 md.cost2 = min(md.cost2, md.cost3);
                 md.cost4 = min(md.cost4, md.cost5);
@@ -527,59 +560,58 @@ control FabricIngress(inout tna_headers_t hdr,
                 md.cost0 = min(md.cost0, md.cost2);
                 md.cost4 = min(md.cost4, md.cost6);
                 md.cost0 = min(md.cost0, md.cost4);
-                md.slot = md.cost0[2:0] + md.start;
-            } else if (hdr.ipv4.isValid()) {
-                md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
-                                             hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
+                ig_tm_md.ucast_egress_port = md.cost0[8:0] ^ md.tiebreak;
             } else {
-                md.slot = flow_hash_v6.get({ hdr.ipv6.srcAddr, hdr.ipv6.dstAddr,
-                                             hdr.ipv6.nextHdr, md.l4.srcPort, md.l4.dstPort });
-            }
-            if (md.slot == 0) {
-                ig_tm_md.ucast_egress_port = md.port0;
-            } else if (md.slot == 1) {
-                ig_tm_md.ucast_egress_port = md.port1;
-            } else if (md.slot == 2) {
-                ig_tm_md.ucast_egress_port = md.port2;
-            } else if (md.slot == 3) {
-                ig_tm_md.ucast_egress_port = md.port3;
-            } else if (md.slot == 4) {
-                ig_tm_md.ucast_egress_port = md.port4;
-            } else if (md.slot == 5) {
-                ig_tm_md.ucast_egress_port = md.port5;
-            } else if (md.slot == 6) {
-                ig_tm_md.ucast_egress_port = md.port6;
-            } else {
-                ig_tm_md.ucast_egress_port = md.port7;
-            }
-        }
-
-        /* Trimming: mirror a truncated copy at high priority, drop the original. */
-        if (md.drop_reason == DROP_NONE && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)
-                && hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
-                && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
-                    || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
-                    || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
-            trim_config.apply();
-            if (md.trim_enabled) {
-                md.port_depth = (bit<19>)load_depth_trim.execute(ig_tm_md.ucast_egress_port);
-                /* depth >= threshold: the 20-bit difference is not negative */
-                bit<20> margin = (bit<20>)md.port_depth - (bit<20>)md.trim_threshold;
-                if (margin[19:19] == 0) {
-                    if (hdr.ipv4.isValid()) {
-                        md.mirror_session = md.trim_session_ipv4;
-                    } else {
-                        md.mirror_session = md.trim_session_ipv6;
+                if (md.mode == SPRAY_ENTROPY) {
+                    md.slot = md.l4.srcPort[2:0];
+                } else if (md.mode == SPRAY_RANDOM) {
+                    md.slot = random_slot.get();
+                } else if (md.mode == SPRAY_ROUND_ROBIN) {
+                    /* the cursor does not move for packets already to be
+                     * dropped (malformed, a bad multicast header, an absorbed
+                     * ACK): the v1model program does not route those */
+                    if (md.drop_reason == DROP_NONE && md.mcast_drop == DROP_NONE
+                            && !md.ack_absorbed) {
+                        md.slot = next_rr_slot.execute(md.group_id);
                     }
-                    md.mirror_kind = KIND_TRIM;
-                    ig_dprsr_md.mirror_type = MIRROR_TRIM;
-                    ig_dprsr_md.drop_ctl = 1;
-                    trimmed.count(ig_tm_md.ucast_egress_port);
+                } else if (hdr.ipv4.isValid()) {
+                    md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
+                                                 hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
+                } else {
+                    md.slot = flow_hash_v6.get({ hdr.ipv6.srcAddr, hdr.ipv6.dstAddr,
+                                                 hdr.ipv6.nextHdr, md.l4.srcPort, md.l4.dstPort });
+                }
+                if (md.slot == 0) {
+                    ig_tm_md.ucast_egress_port = md.port0;
+                } else if (md.slot == 1) {
+                    ig_tm_md.ucast_egress_port = md.port1;
+                } else if (md.slot == 2) {
+                    ig_tm_md.ucast_egress_port = md.port2;
+                } else if (md.slot == 3) {
+                    ig_tm_md.ucast_egress_port = md.port3;
+                } else if (md.slot == 4) {
+                    ig_tm_md.ucast_egress_port = md.port4;
+                } else if (md.slot == 5) {
+                    ig_tm_md.ucast_egress_port = md.port5;
+                } else if (md.slot == 6) {
+                    ig_tm_md.ucast_egress_port = md.port6;
+                } else {
+                    ig_tm_md.ucast_egress_port = md.port7;
                 }
             }
         }
 
-        if (md.drop_reason != DROP_NONE) {
+        /* The drop reasons merged, first come first: malformed, multicast, routing. */
+        if (md.drop_reason == DROP_NONE) {
+            if (md.mcast_drop != DROP_NONE) {
+                md.drop_reason = md.mcast_drop;
+            } else {
+                md.drop_reason = md.route_drop;
+            }
+        }
+        if (md.ack_absorbed) {
+            ig_dprsr_md.drop_ctl = 1;       /* counted in acks_absorbed */
+        } else if (md.drop_reason != DROP_NONE) {
             drops.count(md.drop_reason);
             ig_dprsr_md.drop_ctl = 1;
         } else {
@@ -591,6 +623,27 @@ control FabricIngress(inout tna_headers_t hdr,
                 hdr.bridge.is_mcast = 1;
             }
             hdr.bridge.ingress_port = ig_intr_md.ingress_port;
+
+            /* Trimming: mirror a truncated copy at high priority, drop the
+             * original.  The threshold and the port's depth are looked up
+             * side by side (both by the egress port, the last thing known). */
+            if (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)) {
+                trim_config.apply();
+                md.port_depth = (bit<19>)load_depth_trim.execute(ig_tm_md.ucast_egress_port);
+                /* depth >= threshold: the 20-bit difference is not negative */
+                bit<20> margin = (bit<20>)md.port_depth - (bit<20>)md.trim_threshold;
+                if (md.trim_enabled && margin[19:19] == 0) {
+                    if (hdr.ipv4.isValid()) {
+                        md.mirror_session = md.trim_session_ipv4;
+                    } else {
+                        md.mirror_session = md.trim_session_ipv6;
+                    }
+                    md.mirror_kind = KIND_TRIM;
+                    ig_dprsr_md.mirror_type = MIRROR_TRIM;
+                    ig_dprsr_md.drop_ctl = 1;
+                    trimmed.count(ig_tm_md.ucast_egress_port);
+                }
+            }
         }
     }
 }
