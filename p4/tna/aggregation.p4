@@ -29,8 +29,8 @@
  *     ingress and pairs 0..7 (lanes 0..15) in egress, which runs them with the
  *     operation and cell ingress bridges.  Egress can have no more: Tofino 1's
  *     egress parser reads at most 160 bytes, of which its intrinsic metadata
- *     takes 27, the bridged header 9, Ethernet, IPv4, UDP and the aggregation
- *     header's first 16 bytes 58, leaving 66 bytes: lanes 0..15 (64 bytes,
+ *     takes 27, the bridged header 10, Ethernet, IPv4, UDP and the aggregation
+ *     header's first 16 bytes 58, leaving 65 bytes: lanes 0..15 (64 bytes,
  *     agg_egress_h); the rest of the packet is payload there.  For the same
  *     reason the second pass's details travel in the bridged header, and
  *     egress writes them into agg_pass_h for the recirculated packet.
@@ -139,14 +139,15 @@ const bit<1> COPY_NO_WORKER = 1;
     M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
 
 /* Ingress to egress, before Ethernet: what egress does with the packet, and
- * for a packet going round again what its second pass needs (9 bytes: egress
+ * for a packet going round again what its second pass needs (10 bytes: egress
  * parses at most 160, see above). */
 header agg_bridge_h {
     bit<4>   op;           /* OP_*: the egress pairs' operation */
     bit<1>   has_pass;     /* recirculated: egress writes agg_pass_h from the fields below */
     bit<1>   result_copy;  /* a multicast copy of a result: agg_workers rewrites it */
     bit<1>   drop_after;   /* a contribution that did not complete: dropped after egress */
-    bit<1>   unicast;      /* the second pass's mode: PASS_UNICAST (else PASS_MULTICAST) */
+    bit<1>   pad0;
+    bit<8>   mode;         /* the second pass's PASS_* */
     bit<32>  cell;         /* the register cell of (slot, pool) */
     bit<7>   pad;
     PortId_t port;         /* the first pass's ingress port (PASS_UNICAST) */
@@ -202,11 +203,12 @@ struct agg_egress_headers_t {
 struct agg_ingress_md_t {
     bool    job_found;
     bit<32> base;
-    bit<32> size;
+    bit<16> size;         /* the job's slots per pool (at most AGG_SLOTS) */
     bit<8>  workers;
     bit<16> mcast_grp;
-    bit<32> pool_slot;    /* slot + pool * AGG_SLOTS */
     bit<32> cell;         /* base + pool_slot */
+    bit<16> slot_margin;  /* slot - size (16 bits): negative when the slot is in range */
+    bit<8>  worker_margin; /* worker_id - workers (8 bits): negative when the worker is */
     bit<32> worker_bit;
     int<32> block;        /* the packet's block, for serial-number comparison */
     bit<32> age;          /* block - the pool's newest block before this packet */
@@ -215,6 +217,9 @@ struct agg_ingress_md_t {
     bit<8>  count;
     bit<4>  op;           /* what the packet did (OP_*): bridged to egress's pairs */
     bit<1>  second;       /* the second pass (from the recirculation port) */
+    bit<1>  go_on;        /* a first pass that passed every check: sum its lanes */
+    bit<1>  has_event;    /* count md.event in Ingress.events */
+    bit<8>  event;
 }
 
 struct agg_egress_md_t { }
@@ -236,6 +241,9 @@ parser IngressParser(packet_in pkt,
         md.job_found = false;
         md.op = OP_NONE;
         md.second = 0;
+        md.go_on = 0;
+        md.has_event = 0;
+        md.event = 0;
         transition select(ig_intr_md.ingress_port) {
             RECIRC_PORT: parse_pass;
             default: parse_ethernet;
@@ -540,6 +548,8 @@ control Ingress(inout agg_headers_t hdr,
                 inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                 inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Counter<bit<32>, bit<8>>(8, CounterType_t.PACKETS) events;
+    /* slot + pool * AGG_SLOTS: pool ++ slot, from the hash unit */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) pool_slot;
     PoolBlock() pool_block;
     PoolBitmap() pool_bitmap;
     PoolCount() pool_count;
@@ -550,15 +560,22 @@ control Ingress(inout agg_headers_t hdr,
         ig_dprsr_md.drop_ctl = 1;
     }
 
+    /* Ingress.events is updated in one place, at the end (count_event): a
+     * counter is updated once per packet, and bf-p4c must see that. */
     action reject(bit<8> event) {
-        events.count(event);
+        md.event = event;
+        md.has_event = 1;
         ig_dprsr_md.drop_ctl = 1;
+    }
+
+    action count_event() {
+        events.count(md.event);
     }
 
     action set_job(bit<32> base, bit<32> size, bit<8> workers, bit<16> mcast_grp) {
         md.job_found = true;
         md.base = base;
-        md.size = size;
+        md.size = (bit<16>)size;
         md.workers = workers;
         md.mcast_grp = mcast_grp;
     }
@@ -583,6 +600,21 @@ control Ingress(inout agg_headers_t hdr,
     }
 
     /* worker id -> its bit in a pool's bitmap (Tofino shifts by constants only). */
+    /* The register cell of (slot, pool).  A table's action, so that the sum
+     * stays a field: bf-p4c addresses a register by a field (through the hash
+     * unit), an action argument or a constant, not by an expression. */
+    action set_cell() {
+        md.cell = md.base + pool_slot.get({ hdr.agg.pool, hdr.agg.slot[AGG_SLOT_BITS - 1:0] });
+        md.slot_margin = hdr.agg.slot - md.size;
+        md.worker_margin = hdr.agg.worker_id - md.workers;
+    }
+
+    table pool_cell {
+        actions = { set_cell; }
+        default_action = set_cell();
+        size = 1;
+    }
+
     table worker_bits {
         key = { hdr.agg.worker_id: exact; }
         actions = { set_worker_bit; NoAction; }
@@ -609,13 +641,20 @@ control Ingress(inout agg_headers_t hdr,
 
     /* First pass: egress runs its pairs (md.op), then the packet comes back for
      * its second pass through the recirculation port. */
-    action to_second_pass(bit<1> unicast) {
+    /* The bridged header's first bytes (op, flags, mode): each action that
+     * changes them writes them all, from one field and constants (Tofino's
+     * action units take at most one field beside constants). */
+    action to_second_pass(bit<8> mode) {
+        hdr.bridge.op = md.op;
         hdr.bridge.has_pass = 1;
-        hdr.bridge.unicast = unicast;
+        hdr.bridge.result_copy = 0;
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = mode;
+        hdr.bridge.cell = md.cell;
+        hdr.bridge.pad = 0;
         hdr.bridge.port = ig_intr_md.ingress_port;
         hdr.bridge.mcast_grp = md.mcast_grp;
-        hdr.bridge.op = md.op;
-        hdr.bridge.cell = md.cell;
         ig_tm_md.ucast_egress_port = RECIRC_PORT;
     }
 
@@ -623,8 +662,12 @@ control Ingress(inout agg_headers_t hdr,
      * lanes 0..15 (in the recirculation port's queue, see above), then drops it. */
     action absorb() {
         hdr.bridge.op = md.op;
-        hdr.bridge.cell = md.cell;
+        hdr.bridge.has_pass = 0;
+        hdr.bridge.result_copy = 0;
         hdr.bridge.drop_after = 1;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
+        hdr.bridge.cell = md.cell;
         ig_tm_md.ucast_egress_port = RECIRC_PORT;
     }
 
@@ -639,9 +682,14 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.checksum = 0;
         ig_tm_md.mcast_grp_a = hdr.pass.mcast_grp;
         hdr.bridge.op = OP_READ_LO;
-        hdr.bridge.cell = hdr.pass.cell;
+        hdr.bridge.has_pass = 0;
         hdr.bridge.result_copy = 1;
-        events.count(EV_RESULT);
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
+        hdr.bridge.cell = hdr.pass.cell;
+        md.event = EV_RESULT;
+        md.has_event = 1;
     }
 
     /* Second pass of a retransmission into a complete slot: the stored result
@@ -660,8 +708,14 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.checksum = 0;
         ig_tm_md.ucast_egress_port = hdr.pass.port;
         hdr.bridge.op = OP_READ_LO;
+        hdr.bridge.has_pass = 0;
+        hdr.bridge.result_copy = 0;
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
         hdr.bridge.cell = hdr.pass.cell;
-        events.count(EV_RESENT);
+        md.event = EV_RESENT;
+        md.has_event = 1;
     }
 
     apply {
@@ -670,7 +724,8 @@ control Ingress(inout agg_headers_t hdr,
         hdr.bridge.has_pass = 0;
         hdr.bridge.result_copy = 0;
         hdr.bridge.drop_after = 0;
-        hdr.bridge.unicast = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
         hdr.bridge.cell = 0;
         hdr.bridge.pad = 0;
         hdr.bridge.port = 0;
@@ -680,15 +735,13 @@ control Ingress(inout agg_headers_t hdr,
             /* second pass: read the low sums of the slot's pairs */
             md.op = OP_READ_LO;
             md.cell = hdr.pass.cell;
-        } else {
-            if (ig_prsr_md.parser_err != 0) {
-                if (hdr.udp.isValid() && hdr.udp.dstPort == AGG_UDP_PORT) {
-                    reject(EV_MALFORMED);   /* the aggregation header is cut short */
-                } else {
-                    drop();
-                }
-                exit;
+        } else if (ig_prsr_md.parser_err != 0) {
+            if (hdr.udp.isValid() && hdr.udp.dstPort == AGG_UDP_PORT) {
+                reject(EV_MALFORMED);   /* the aggregation header is cut short */
+            } else {
+                drop();
             }
+        } else {
             if (hdr.agg.isValid() && hdr.ipv4.isValid()) {
                 agg_jobs.apply();
             }
@@ -699,55 +752,50 @@ control Ingress(inout agg_headers_t hdr,
                 } else {
                     drop();
                 }
-                exit;
-            }
-            if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
-                    || hdr.udp.length != AGG_UDP_LENGTH
-                    || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
-                reject(EV_MALFORMED);
-                exit;
-            }
-            /* slot >= size, worker_id >= workers: differences that are not negative
-             * (Tofino's gateways test a field against constants) */
-            bit<32> slot_margin = (bit<32>)hdr.agg.slot - md.size;
-            bit<9> worker_margin = (bit<9>)hdr.agg.worker_id - (bit<9>)md.workers;
-            if (slot_margin[31:31] == 0) {
-                reject(EV_BAD_SLOT);
-                exit;
-            }
-            if (worker_margin[8:8] == 0 || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
-                reject(EV_BAD_WORKER);
-                exit;
-            }
-            worker_bits.apply();
-            md.pool_slot = (bit<32>)(hdr.agg.pool ++ hdr.agg.slot[AGG_SLOT_BITS - 1:0]);
-            md.block = (int<32>)hdr.agg.block;
-            md.exponent = (int<16>)hdr.agg.exponent;
-            md.cell = md.base + md.pool_slot;
-
-            pool_block.apply(md);
-            if (md.age[31:31] == 1) {
-                reject(EV_STALE);           /* an older round of this pool */
-                exit;
-            }
-            pool_bitmap.apply(md);
-            /* what the tables keyed on (age, seen) do, for the decisions below and egress */
-            if (md.age != 0) {
-                md.op = OP_FIRST;
-            } else if (md.seen == 0) {
-                md.op = OP_ADD;
             } else {
-                md.op = OP_READ_HI;         /* counted before: read back, change nothing */
+                pool_cell.apply();
+                worker_bits.apply();
+                md.block = (int<32>)hdr.agg.block;
+                md.exponent = (int<16>)hdr.agg.exponent;
+                /* slot >= size, worker_id >= workers: differences that are not
+                 * negative (Tofino's gateways test a field against constants), in
+                 * the fields' own widths (Tofino's action units add fields of one
+                 * width); a slot must also be below AGG_SLOTS, the pool's cells */
+                if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
+                        || hdr.udp.length != AGG_UDP_LENGTH
+                        || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
+                    reject(EV_MALFORMED);
+                } else if (hdr.agg.slot[15:AGG_SLOT_BITS] != 0 || md.slot_margin[15:15] == 0) {
+                    reject(EV_BAD_SLOT);
+                } else if (md.worker_margin[7:7] == 0
+                        || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
+                    reject(EV_BAD_WORKER);
+                } else {
+                    pool_block.apply(md);
+                    if (md.age[31:31] == 1) {
+                        reject(EV_STALE);           /* an older round of this pool */
+                    } else {
+                        pool_bitmap.apply(md);
+                        /* what the tables keyed on (age, seen) do, for the decisions
+                         * below and egress */
+                        if (md.age != 0) {
+                            md.op = OP_FIRST;
+                        } else if (md.seen == 0) {
+                            md.op = OP_ADD;
+                        } else {
+                            md.op = OP_READ_HI;     /* counted before: read back, change nothing */
+                        }
+                        pool_count.apply(md);
+                        pool_exponent.apply(hdr.agg.exponent, md);
+                        md.go_on = 1;
+                    }
+                }
             }
-            pool_count.apply(md);
-            if (md.op == OP_READ_HI && md.count != md.workers) {
-                reject(EV_DUPLICATE);       /* counted before, the slot still incomplete */
-                exit;
-            }
-            pool_exponent.apply(hdr.agg.exponent, md);
         }
 
-        AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
+        if (md.second == 1 || md.go_on == 1) {
+            AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
+        }
 
         if (md.second == 1) {
             if (hdr.pass.mode == PASS_MULTICAST) {
@@ -756,15 +804,26 @@ control Ingress(inout agg_headers_t hdr,
                 unicast_result();
             }
             hdr.pass.setInvalid();
-        } else if (md.op == OP_READ_HI) {
-            to_second_pass(1);
-        } else {
-            events.count(EV_CONTRIBUTION);
-            if (md.count == md.workers) {
-                to_second_pass(0);
+        } else if (md.go_on == 1) {
+            if (md.op == OP_READ_HI) {
+                if (md.count != md.workers) {
+                    reject(EV_DUPLICATE);   /* counted before, the slot still incomplete */
+                } else {
+                    to_second_pass(PASS_UNICAST);
+                }
             } else {
-                absorb();
+                md.event = EV_CONTRIBUTION;
+                md.has_event = 1;
+                if (md.count == md.workers) {
+                    to_second_pass(PASS_MULTICAST);
+                } else {
+                    absorb();
+                }
             }
+        }
+
+        if (md.has_event == 1) {
+            count_event();
         }
     }
 }
@@ -824,7 +883,7 @@ control Egress(inout agg_egress_headers_t hdr,
     /* A packet going round again: its second pass's details, before Ethernet. */
     action to_second_pass() {
         hdr.pass.setValid();
-        hdr.pass.mode = PASS_MULTICAST + (bit<8>)hdr.bridge.unicast;   /* PASS_UNICAST = 2 */
+        hdr.pass.mode = hdr.bridge.mode;
         hdr.pass.pad = 0;
         hdr.pass.port = hdr.bridge.port;
         hdr.pass.mcast_grp = hdr.bridge.mcast_grp;
