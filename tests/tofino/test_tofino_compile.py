@@ -24,7 +24,7 @@ TOFINO1 = sorted((ROOT / "p4" / "tna").glob("*.p4"))
 TOFINO2 = sorted((ROOT / "p4" / "t2na").glob("*.p4"))
 
 # How far the Tofino 2 programs are compiled (see the module's docstring).
-TOFINO2_BINARY = False
+TOFINO2_BINARY = True
 
 
 def tofino_compiler() -> str:
