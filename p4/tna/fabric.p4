@@ -159,6 +159,7 @@ struct tna_ingress_md_t {
     PortId_t    port5;
     PortId_t    port6;
     PortId_t    port7;
+    PortId_t    trim_port;     /* the egress port (a report's port): the trim copy's index */
     bit<32>     port_depth;
     bit<32>     trim_margin;   /* port_depth - trim_threshold */
     bit<32>     ack_seen;      /* the ACK slot's receivers after this ACK */
@@ -221,6 +222,7 @@ parser FabricIngressParser(packet_in pkt,
         md.mcast_drop = DROP_NONE;
         md.route_drop = DROP_NONE;
         md.ack_absorbed = false;
+        md.ack_aggregate = false;
         md.trim_candidate = false;
         md.route = ROUTE_NONE;
         md.ack_update_checksum = false;
@@ -230,8 +232,20 @@ parser FabricIngressParser(packet_in pkt,
         }
     }
 
+    /* A report's port is also each depth register's index field, so that a
+     * register's store (reports) and load (packets) share their index and
+     * stage. */
     state parse_report {
         pkt.extract(hdr.report);
+        md.port0 = hdr.report.port;
+        md.port1 = hdr.report.port;
+        md.port2 = hdr.report.port;
+        md.port3 = hdr.report.port;
+        md.port4 = hdr.report.port;
+        md.port5 = hdr.report.port;
+        md.port6 = hdr.report.port;
+        md.port7 = hdr.report.port;
+        md.trim_port = hdr.report.port;
         transition accept;
     }
 
@@ -417,6 +431,7 @@ control FabricIngress(inout tna_headers_t hdr,
     action route_to_port(PortId_t port) {
         md.route = ROUTE_PORT;
         ig_tm_md.ucast_egress_port = port;
+        md.trim_port = port;
     }
 
     action route_to_group(bit<16> group_id, bit<3> mode) {
@@ -437,10 +452,12 @@ control FabricIngress(inout tna_headers_t hdr,
         default_action = drop();
     }
 
+    /* 2048 entries: 4096 128-bit TCAM entries take all 24 TCAM blocks of a
+     * Tofino 1 stage, and ipv4_routes would have to wait a stage for them */
     table ipv6_routes {
         key = { hdr.ipv6.dstAddr: lpm; }
         actions = { route_to_port; route_to_group; route_to_multicast; drop; }
-        size = 4096;
+        size = 2048;
         default_action = drop();
     }
 
@@ -521,14 +538,14 @@ control FabricIngress(inout tna_headers_t hdr,
     }
 
     /* A member slot's port to the traffic manager. */
-    action use_port0() { ig_tm_md.ucast_egress_port = md.port0; }
-    action use_port1() { ig_tm_md.ucast_egress_port = md.port1; }
-    action use_port2() { ig_tm_md.ucast_egress_port = md.port2; }
-    action use_port3() { ig_tm_md.ucast_egress_port = md.port3; }
-    action use_port4() { ig_tm_md.ucast_egress_port = md.port4; }
-    action use_port5() { ig_tm_md.ucast_egress_port = md.port5; }
-    action use_port6() { ig_tm_md.ucast_egress_port = md.port6; }
-    action use_port7() { ig_tm_md.ucast_egress_port = md.port7; }
+    action use_port0() { ig_tm_md.ucast_egress_port = md.port0; md.trim_port = md.port0; }
+    action use_port1() { ig_tm_md.ucast_egress_port = md.port1; md.trim_port = md.port1; }
+    action use_port2() { ig_tm_md.ucast_egress_port = md.port2; md.trim_port = md.port2; }
+    action use_port3() { ig_tm_md.ucast_egress_port = md.port3; md.trim_port = md.port3; }
+    action use_port4() { ig_tm_md.ucast_egress_port = md.port4; md.trim_port = md.port4; }
+    action use_port5() { ig_tm_md.ucast_egress_port = md.port5; md.trim_port = md.port5; }
+    action use_port6() { ig_tm_md.ucast_egress_port = md.port6; md.trim_port = md.port6; }
+    action use_port7() { ig_tm_md.ucast_egress_port = md.port7; md.trim_port = md.port7; }
 
     /* slot -> its port (flow hash, entropy, random, round robin) */
     table member_port {
@@ -545,7 +562,7 @@ control FabricIngress(inout tna_headers_t hdr,
     /* adaptive: (the minimum cost's low 3 bits, start) -> the port of slot
      * low bits ^ start, in one stage after the min() tree */
     table adaptive_port {
-        key = { md.cost0[2:0]: exact; md.start: exact; }
+        key = { md.cost0[2:0]: exact @name("cost_low_bits"); md.start: exact; }
         actions = { use_port0; use_port1; use_port2; use_port3;
                     use_port4; use_port5; use_port6; use_port7; }
         const entries = {
@@ -595,15 +612,15 @@ control FabricIngress(inout tna_headers_t hdr,
         /* A depth report from egress: store it in every copy, then drop it. */
         if (hdr.report.isValid()) {
             report_x8.apply();
-            store_depth_m0.execute(hdr.report.port);
-            store_depth_m1.execute(hdr.report.port);
-            store_depth_m2.execute(hdr.report.port);
-            store_depth_m3.execute(hdr.report.port);
-            store_depth_m4.execute(hdr.report.port);
-            store_depth_m5.execute(hdr.report.port);
-            store_depth_m6.execute(hdr.report.port);
-            store_depth_m7.execute(hdr.report.port);
-            store_depth_trim.execute(hdr.report.port);
+            store_depth_m0.execute(md.port0);
+            store_depth_m1.execute(md.port1);
+            store_depth_m2.execute(md.port2);
+            store_depth_m3.execute(md.port3);
+            store_depth_m4.execute(md.port4);
+            store_depth_m5.execute(md.port5);
+            store_depth_m6.execute(md.port6);
+            store_depth_m7.execute(md.port7);
+            store_depth_trim.execute(md.trim_port);
             ig_dprsr_md.drop_ctl = 1;
         } else {
 
@@ -621,34 +638,20 @@ control FabricIngress(inout tna_headers_t hdr,
             }
             md.start = random_start.get();
 
-            /* Reliable-multicast ACK aggregation (its drops are merged below; an
-             * absorbed ACK goes on through the pipeline and is dropped at its end). */
+            /* The ACK aggregation's four dependent steps are interleaved with
+             * routing and spraying, step by step, rather than run before them:
+             * Tofino 1's tables follow the program's order from stage to stage,
+             * so an ACK block first would delay routing by its four stages.
+             * Its drops are merged below; an absorbed ACK goes on through the
+             * pipeline and is dropped at its end. */
+
+            /* ACK step 1: a multicast control packet's group settings. */
             if (ig_prsr_md.parser_err == PARSER_ERROR_OK && hdr.mcast.isValid()
                     && hdr.mcast.kind != NW_MCAST_DATA) {
                 if (hdr.mcast.kind != NW_MCAST_ACK || hdr.udp.length != NW_MCAST_ACK_UDP_LEN) {
                     md.mcast_drop = DROP_BAD_MCAST;
                 } else {
                     ack_groups.apply();
-                    if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
-                        /* slot (group << 8) | seq[7:0], from the hash unit (group < 64) */
-                        md.ack_seen = merge_ack.execute(
-                            ack_slot.get({ hdr.mcast.group[5:0], hdr.mcast.seq[7:0] }));
-                        ack_missing.apply();
-                        /* counters apart from constants: a gateway's action cannot
-                         * take both an index from the hash unit and action data */
-                        if (md.ack_missing == 0) {
-                            hdr.mcast.receivers = md.ack_seen;
-                            hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
-                            md.ack_update_checksum = true;
-                        } else {
-                            md.ack_absorbed = true;
-                        }
-                        if (md.ack_missing == 0) {
-                            acks_forwarded.count(hdr.mcast.group);
-                        } else {
-                            acks_absorbed.count(hdr.mcast.group);
-                        }
-                    }
                 }
             }
 
@@ -671,19 +674,59 @@ control FabricIngress(inout tna_headers_t hdr,
                 md.route_drop = DROP_NOT_IP;
             }
 
-            /* Spraying: a member of the group. */
+            /* ACK step 2: merge the ACK into its slot, (group << 8) | seq[7:0]
+             * from the hash unit (group < 64). */
+            if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+                md.ack_seen = merge_ack.execute(
+                    ack_slot.get({ hdr.mcast.group[5:0], hdr.mcast.seq[7:0] }));
+            }
+
+            /* Spraying, first: the group's members (and adaptive's tie bits). */
             if (md.route == ROUTE_GROUP) {
                 ecmp_groups.apply();
                 if (md.mode == SPRAY_ADAPTIVE) {
                     tie_bits.apply();
-                    md.cost0 = load_depth_m0.execute(md.port0);
-                    md.cost1 = load_depth_m1.execute(md.port1);
-                    md.cost2 = load_depth_m2.execute(md.port2);
-                    md.cost3 = load_depth_m3.execute(md.port3);
-                    md.cost4 = load_depth_m4.execute(md.port4);
-                    md.cost5 = load_depth_m5.execute(md.port5);
-                    md.cost6 = load_depth_m6.execute(md.port6);
-                    md.cost7 = load_depth_m7.execute(md.port7);
+                }
+            }
+
+            /* ACK step 3: the expected receivers not seen yet. */
+            if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+                ack_missing.apply();
+            }
+
+            /* Spraying, second: adaptive's eight costs. */
+            if (md.route == ROUTE_GROUP && md.mode == SPRAY_ADAPTIVE) {
+                md.cost0 = load_depth_m0.execute(md.port0);
+                md.cost1 = load_depth_m1.execute(md.port1);
+                md.cost2 = load_depth_m2.execute(md.port2);
+                md.cost3 = load_depth_m3.execute(md.port3);
+                md.cost4 = load_depth_m4.execute(md.port4);
+                md.cost5 = load_depth_m5.execute(md.port5);
+                md.cost6 = load_depth_m6.execute(md.port6);
+                md.cost7 = load_depth_m7.execute(md.port7);
+            }
+
+            /* ACK step 4: forward the ACK, aggregated, or absorb it (counters
+             * apart from constants: a gateway's action cannot take both an
+             * index from the hash unit and action data). */
+            if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+                if (md.ack_missing == 0) {
+                    hdr.mcast.receivers = md.ack_seen;
+                    hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
+                    md.ack_update_checksum = true;
+                } else {
+                    md.ack_absorbed = true;
+                }
+                if (md.ack_missing == 0) {
+                    acks_forwarded.count(hdr.mcast.group);
+                } else {
+                    acks_absorbed.count(hdr.mcast.group);
+                }
+            }
+
+            /* Spraying, last: the member's port. */
+            if (md.route == ROUTE_GROUP) {
+                if (md.mode == SPRAY_ADAPTIVE) {
                     md.cost0 = min(md.cost0, md.cost1);
                     md.cost2 = min(md.cost2, md.cost3);
                     md.cost4 = min(md.cost4, md.cost5);
@@ -746,7 +789,7 @@ control FabricIngress(inout tna_headers_t hdr,
                  * side by side (both by the egress port, the last thing known). */
                 if (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)) {
                     trim_config.apply();
-                    md.port_depth = load_depth_trim.execute(ig_tm_md.ucast_egress_port);
+                    md.port_depth = load_depth_trim.execute(md.trim_port);
                     /* depth >= threshold: the 32-bit difference is not negative */
                     trim_margin.apply();
                     if (md.trim_enabled && md.trim_margin[31:31] == 0) {
