@@ -3,9 +3,9 @@
  *
  * The design of p4/fabric.p4 written to Tofino's architecture, compiled with
  * `bf-p4c --target tofino --arch tna p4/tna/fabric.p4`: it passes the back
- * end's checks up to table placement, which needs 16 ingress stages of
- * Tofino 1's 12, so no tofino.bin yet (docs/tofino.md); docs/fabric.md ("The
- * Tofino variant") lists where it differs from the v1model program.
+ * end's checks up to table placement, which fails (docs/tofino.md), so no
+ * tofino.bin yet; docs/fabric.md ("The Tofino variant") lists where it
+ * differs from the v1model program.
  *
  * What Tofino changes:
  *   - Ingress cannot read egress state (each gress has its own registers), so
