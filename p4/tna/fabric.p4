@@ -411,6 +411,31 @@ control FabricIngress(inout tna_headers_t hdr,
     DEPTH_COPY(m7, md.tb7)
     DEPTH_COPY_TRIM
 
+    /* One table per depth register, keyed on whether the packet is a depth
+     * report: a report stores, any other packet loads, so that both of a
+     * register's RegisterActions run from one table in one stage. */
+#define DEPTH_TABLE(n, out, index)                                             \
+    action do_store_##n() { store_depth_##n.execute(index); }                  \
+    action do_load_##n() { out = load_depth_##n.execute(index); }              \
+    table depth_op_##n {                                                       \
+        key = { hdr.report.isValid(): exact; }                                 \
+        actions = { do_store_##n; do_load_##n; }                               \
+        const entries = {                                                      \
+            true: do_store_##n();                                              \
+            false: do_load_##n();                                              \
+        }                                                                      \
+        size = 2;                                                              \
+    }
+    DEPTH_TABLE(m0, md.cost0, md.port0)
+    DEPTH_TABLE(m1, md.cost1, md.port1)
+    DEPTH_TABLE(m2, md.cost2, md.port2)
+    DEPTH_TABLE(m3, md.cost3, md.port3)
+    DEPTH_TABLE(m4, md.cost4, md.port4)
+    DEPTH_TABLE(m5, md.cost5, md.port5)
+    DEPTH_TABLE(m6, md.cost6, md.port6)
+    DEPTH_TABLE(m7, md.cost7, md.port7)
+    DEPTH_TABLE(trim, md.port_depth, md.trim_port)
+
     Register<ack_slot_t, bit<32>>(FABRIC_ACK_SLOTS) ack_slots;
     RegisterAction<ack_slot_t, bit<32>, bit<32>>(ack_slots) merge_ack = {
         void apply(inout ack_slot_t value, out bit<32> seen) {
@@ -609,202 +634,198 @@ control FabricIngress(inout tna_headers_t hdr,
     }
 
     apply {
-        /* A depth report from egress: store it in every copy, then drop it. */
+        /* A depth report from egress: stored in every copy (by the depth_op
+         * tables below, which load for other packets), then dropped. */
         if (hdr.report.isValid()) {
             report_x8.apply();
-            store_depth_m0.execute(md.port0);
-            store_depth_m1.execute(md.port1);
-            store_depth_m2.execute(md.port2);
-            store_depth_m3.execute(md.port3);
-            store_depth_m4.execute(md.port4);
-            store_depth_m5.execute(md.port5);
-            store_depth_m6.execute(md.port6);
-            store_depth_m7.execute(md.port7);
-            store_depth_trim.execute(md.trim_port);
+            ig_dprsr_md.drop_ctl = 1;
+        }
+
+        if (ig_prsr_md.parser_err != PARSER_ERROR_OK) {
+            md.drop_reason = DROP_PARSER_ERROR;
+        } else if (hdr.udp.isValid() && hdr.udp.length < 8) {
+            md.drop_reason = DROP_BAD_LENGTH;
+        }
+        /* Trimmable: a UET packet (RUD, ROD, UUD, with or without CC) without options. */
+        if (hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
+                && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
+                    || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
+                    || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
+            md.trim_candidate = true;
+        }
+        md.start = random_start.get();
+
+        /* The ACK aggregation's four dependent steps are interleaved with
+         * routing and spraying, step by step, rather than run before them:
+         * Tofino 1's tables follow the program's order from stage to stage,
+         * so an ACK block first would delay routing by its four stages.
+         * Its drops are merged below; an absorbed ACK goes on through the
+         * pipeline and is dropped at its end. */
+
+        /* ACK step 1: a multicast control packet's group settings. */
+        if (ig_prsr_md.parser_err == PARSER_ERROR_OK && hdr.mcast.isValid()
+                && hdr.mcast.kind != NW_MCAST_DATA) {
+            if (hdr.mcast.kind != NW_MCAST_ACK || hdr.udp.length != NW_MCAST_ACK_UDP_LEN) {
+                md.mcast_drop = DROP_BAD_MCAST;
+            } else {
+                ack_groups.apply();
+            }
+        }
+
+        /* Routing (its drops in md.route_drop). */
+        if (hdr.ipv4.isValid()) {
+            if (hdr.ipv4.ttl <= 1) {
+                md.route_drop = DROP_TTL;
+            } else {
+                ipv4_routes.apply();
+                hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+            }
+        } else if (hdr.ipv6.isValid()) {
+            if (hdr.ipv6.hopLimit <= 1) {
+                md.route_drop = DROP_TTL;
+            } else {
+                ipv6_routes.apply();
+                hdr.ipv6.hopLimit = hdr.ipv6.hopLimit - 1;
+            }
+        } else {
+            md.route_drop = DROP_NOT_IP;
+        }
+
+        /* ACK step 2: merge the ACK into its slot, (group << 8) | seq[7:0]
+         * from the hash unit (group < 64). */
+        if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+            md.ack_seen = merge_ack.execute(
+                ack_slot.get({ hdr.mcast.group[5:0], hdr.mcast.seq[7:0] }));
+        }
+
+        /* Spraying, first: the group's members (and adaptive's tie bits). */
+        if (md.route == ROUTE_GROUP) {
+            ecmp_groups.apply();
+            if (md.mode == SPRAY_ADAPTIVE) {
+                tie_bits.apply();
+            }
+        }
+
+        /* ACK step 3: the expected receivers not seen yet. */
+        if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+            ack_missing.apply();
+        }
+
+        /* Spraying, second: adaptive's eight costs. */
+        if (hdr.report.isValid() || (md.route == ROUTE_GROUP && md.mode == SPRAY_ADAPTIVE)) {
+            depth_op_m0.apply();
+            depth_op_m1.apply();
+            depth_op_m2.apply();
+            depth_op_m3.apply();
+            depth_op_m4.apply();
+            depth_op_m5.apply();
+            depth_op_m6.apply();
+            depth_op_m7.apply();
+        }
+
+        /* ACK step 4: forward the ACK, aggregated, or absorb it (counters
+         * apart from constants: a gateway's action cannot take both an
+         * index from the hash unit and action data). */
+        if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+            if (md.ack_missing == 0) {
+                hdr.mcast.receivers = md.ack_seen;
+                hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
+                md.ack_update_checksum = true;
+            } else {
+                md.ack_absorbed = true;
+            }
+            if (md.ack_missing == 0) {
+                acks_forwarded.count(hdr.mcast.group);
+            } else {
+                acks_absorbed.count(hdr.mcast.group);
+            }
+        }
+
+        /* Spraying, last: the member's port. */
+        if (md.route == ROUTE_GROUP) {
+            if (md.mode == SPRAY_ADAPTIVE) {
+                md.cost0 = min(md.cost0, md.cost1);
+                md.cost2 = min(md.cost2, md.cost3);
+                md.cost4 = min(md.cost4, md.cost5);
+                md.cost6 = min(md.cost6, md.cost7);
+                md.cost0 = min(md.cost0, md.cost2);
+                md.cost4 = min(md.cost4, md.cost6);
+                md.cost0 = min(md.cost0, md.cost4);
+                adaptive_port.apply();
+            } else {
+                if (md.mode == SPRAY_ENTROPY) {
+                    md.slot = md.l4.srcPort[2:0];
+                } else if (md.mode == SPRAY_RANDOM) {
+                    md.slot = random_slot.get();
+                } else if (md.mode == SPRAY_ROUND_ROBIN) {
+                    /* the cursor does not move for packets already to be
+                     * dropped (malformed, a bad multicast header, an absorbed
+                     * ACK): the v1model program does not route those */
+                    if (md.drop_reason == DROP_NONE && md.mcast_drop == DROP_NONE
+                            && !md.ack_absorbed) {
+                        md.slot = next_rr_slot.execute(md.group_id);
+                    }
+                } else if (hdr.ipv4.isValid()) {
+                    md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
+                                                 hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
+                } else {
+                    md.slot = flow_hash_v6.get({ hdr.ipv6.srcAddr, hdr.ipv6.dstAddr,
+                                                 hdr.ipv6.nextHdr, md.l4.srcPort, md.l4.dstPort });
+                }
+                member_port.apply();
+            }
+        }
+
+        /* The trim copy: a report's store, or the egress port's depth. */
+        if (hdr.report.isValid()
+                || (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP))) {
+            depth_op_trim.apply();
+        }
+
+        /* The drop reasons merged, first come first: malformed, multicast, routing. */
+        if (md.drop_reason == DROP_NONE) {
+            if (md.mcast_drop != DROP_NONE) {
+                md.drop_reason = md.mcast_drop;
+            } else {
+                md.drop_reason = md.route_drop;
+            }
+        }
+        if (!md.ack_absorbed && !hdr.report.isValid() && md.drop_reason != DROP_NONE) {
+            drops.count(md.drop_reason);
+        }
+        if (md.ack_absorbed) {
+            ig_dprsr_md.drop_ctl = 1;       /* counted in acks_absorbed */
+        } else if (md.drop_reason != DROP_NONE) {
             ig_dprsr_md.drop_ctl = 1;
         } else {
-
-            if (ig_prsr_md.parser_err != PARSER_ERROR_OK) {
-                md.drop_reason = DROP_PARSER_ERROR;
-            } else if (hdr.udp.isValid() && hdr.udp.length < 8) {
-                md.drop_reason = DROP_BAD_LENGTH;
+            hdr.bridge.setValid();
+            hdr.bridge.kind = KIND_BRIDGE;
+            hdr.bridge._pad0 = 0;
+            hdr.bridge.is_mcast = 0;
+            if (md.route == ROUTE_MULTICAST) {
+                hdr.bridge.is_mcast = 1;
             }
-            /* Trimmable: a UET packet (RUD, ROD, UUD, with or without CC) without options. */
-            if (hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
-                    && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
-                        || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
-                        || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
-                md.trim_candidate = true;
-            }
-            md.start = random_start.get();
+            hdr.bridge.ingress_port = ig_intr_md.ingress_port;
 
-            /* The ACK aggregation's four dependent steps are interleaved with
-             * routing and spraying, step by step, rather than run before them:
-             * Tofino 1's tables follow the program's order from stage to stage,
-             * so an ACK block first would delay routing by its four stages.
-             * Its drops are merged below; an absorbed ACK goes on through the
-             * pipeline and is dropped at its end. */
-
-            /* ACK step 1: a multicast control packet's group settings. */
-            if (ig_prsr_md.parser_err == PARSER_ERROR_OK && hdr.mcast.isValid()
-                    && hdr.mcast.kind != NW_MCAST_DATA) {
-                if (hdr.mcast.kind != NW_MCAST_ACK || hdr.udp.length != NW_MCAST_ACK_UDP_LEN) {
-                    md.mcast_drop = DROP_BAD_MCAST;
-                } else {
-                    ack_groups.apply();
-                }
-            }
-
-            /* Routing (its drops in md.route_drop). */
-            if (hdr.ipv4.isValid()) {
-                if (hdr.ipv4.ttl <= 1) {
-                    md.route_drop = DROP_TTL;
-                } else {
-                    ipv4_routes.apply();
-                    hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
-                }
-            } else if (hdr.ipv6.isValid()) {
-                if (hdr.ipv6.hopLimit <= 1) {
-                    md.route_drop = DROP_TTL;
-                } else {
-                    ipv6_routes.apply();
-                    hdr.ipv6.hopLimit = hdr.ipv6.hopLimit - 1;
-                }
-            } else {
-                md.route_drop = DROP_NOT_IP;
-            }
-
-            /* ACK step 2: merge the ACK into its slot, (group << 8) | seq[7:0]
-             * from the hash unit (group < 64). */
-            if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
-                md.ack_seen = merge_ack.execute(
-                    ack_slot.get({ hdr.mcast.group[5:0], hdr.mcast.seq[7:0] }));
-            }
-
-            /* Spraying, first: the group's members (and adaptive's tie bits). */
-            if (md.route == ROUTE_GROUP) {
-                ecmp_groups.apply();
-                if (md.mode == SPRAY_ADAPTIVE) {
-                    tie_bits.apply();
-                }
-            }
-
-            /* ACK step 3: the expected receivers not seen yet. */
-            if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
-                ack_missing.apply();
-            }
-
-            /* Spraying, second: adaptive's eight costs. */
-            if (md.route == ROUTE_GROUP && md.mode == SPRAY_ADAPTIVE) {
-                md.cost0 = load_depth_m0.execute(md.port0);
-                md.cost1 = load_depth_m1.execute(md.port1);
-                md.cost2 = load_depth_m2.execute(md.port2);
-                md.cost3 = load_depth_m3.execute(md.port3);
-                md.cost4 = load_depth_m4.execute(md.port4);
-                md.cost5 = load_depth_m5.execute(md.port5);
-                md.cost6 = load_depth_m6.execute(md.port6);
-                md.cost7 = load_depth_m7.execute(md.port7);
-            }
-
-            /* ACK step 4: forward the ACK, aggregated, or absorb it (counters
-             * apart from constants: a gateway's action cannot take both an
-             * index from the hash unit and action data). */
-            if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
-                if (md.ack_missing == 0) {
-                    hdr.mcast.receivers = md.ack_seen;
-                    hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
-                    md.ack_update_checksum = true;
-                } else {
-                    md.ack_absorbed = true;
-                }
-                if (md.ack_missing == 0) {
-                    acks_forwarded.count(hdr.mcast.group);
-                } else {
-                    acks_absorbed.count(hdr.mcast.group);
-                }
-            }
-
-            /* Spraying, last: the member's port. */
-            if (md.route == ROUTE_GROUP) {
-                if (md.mode == SPRAY_ADAPTIVE) {
-                    md.cost0 = min(md.cost0, md.cost1);
-                    md.cost2 = min(md.cost2, md.cost3);
-                    md.cost4 = min(md.cost4, md.cost5);
-                    md.cost6 = min(md.cost6, md.cost7);
-                    md.cost0 = min(md.cost0, md.cost2);
-                    md.cost4 = min(md.cost4, md.cost6);
-                    md.cost0 = min(md.cost0, md.cost4);
-                    adaptive_port.apply();
-                } else {
-                    if (md.mode == SPRAY_ENTROPY) {
-                        md.slot = md.l4.srcPort[2:0];
-                    } else if (md.mode == SPRAY_RANDOM) {
-                        md.slot = random_slot.get();
-                    } else if (md.mode == SPRAY_ROUND_ROBIN) {
-                        /* the cursor does not move for packets already to be
-                         * dropped (malformed, a bad multicast header, an absorbed
-                         * ACK): the v1model program does not route those */
-                        if (md.drop_reason == DROP_NONE && md.mcast_drop == DROP_NONE
-                                && !md.ack_absorbed) {
-                            md.slot = next_rr_slot.execute(md.group_id);
-                        }
-                    } else if (hdr.ipv4.isValid()) {
-                        md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
-                                                     hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
+            /* Trimming: mirror a truncated copy at high priority, drop the
+             * original.  The threshold and the port's depth are looked up
+             * side by side (both by the egress port, the last thing known). */
+            if (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)) {
+                trim_config.apply();
+                /* depth >= threshold: the 32-bit difference is not negative */
+                trim_margin.apply();
+                if (md.trim_enabled && md.trim_margin[31:31] == 0) {
+                    if (hdr.ipv4.isValid()) {
+                        md.mirror_session = md.trim_session_ipv4;
                     } else {
-                        md.slot = flow_hash_v6.get({ hdr.ipv6.srcAddr, hdr.ipv6.dstAddr,
-                                                     hdr.ipv6.nextHdr, md.l4.srcPort, md.l4.dstPort });
+                        md.mirror_session = md.trim_session_ipv6;
                     }
-                    member_port.apply();
+                    md.mirror_kind = KIND_TRIM;
+                    ig_dprsr_md.mirror_type = MIRROR_TRIM;
+                    ig_dprsr_md.drop_ctl = 1;
                 }
-            }
-
-            /* The drop reasons merged, first come first: malformed, multicast, routing. */
-            if (md.drop_reason == DROP_NONE) {
-                if (md.mcast_drop != DROP_NONE) {
-                    md.drop_reason = md.mcast_drop;
-                } else {
-                    md.drop_reason = md.route_drop;
-                }
-            }
-            if (!md.ack_absorbed && md.drop_reason != DROP_NONE) {
-                drops.count(md.drop_reason);
-            }
-            if (md.ack_absorbed) {
-                ig_dprsr_md.drop_ctl = 1;       /* counted in acks_absorbed */
-            } else if (md.drop_reason != DROP_NONE) {
-                ig_dprsr_md.drop_ctl = 1;
-            } else {
-                hdr.bridge.setValid();
-                hdr.bridge.kind = KIND_BRIDGE;
-                hdr.bridge._pad0 = 0;
-                hdr.bridge.is_mcast = 0;
-                if (md.route == ROUTE_MULTICAST) {
-                    hdr.bridge.is_mcast = 1;
-                }
-                hdr.bridge.ingress_port = ig_intr_md.ingress_port;
-
-                /* Trimming: mirror a truncated copy at high priority, drop the
-                 * original.  The threshold and the port's depth are looked up
-                 * side by side (both by the egress port, the last thing known). */
-                if (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)) {
-                    trim_config.apply();
-                    md.port_depth = load_depth_trim.execute(md.trim_port);
-                    /* depth >= threshold: the 32-bit difference is not negative */
-                    trim_margin.apply();
-                    if (md.trim_enabled && md.trim_margin[31:31] == 0) {
-                        if (hdr.ipv4.isValid()) {
-                            md.mirror_session = md.trim_session_ipv4;
-                        } else {
-                            md.mirror_session = md.trim_session_ipv6;
-                        }
-                        md.mirror_kind = KIND_TRIM;
-                        ig_dprsr_md.mirror_type = MIRROR_TRIM;
-                        ig_dprsr_md.drop_ctl = 1;
-                    }
-                    if (md.trim_enabled && md.trim_margin[31:31] == 0) {
-                        trimmed.count(ig_tm_md.ucast_egress_port);
-                    }
+                if (md.trim_enabled && md.trim_margin[31:31] == 0) {
+                    trimmed.count(ig_tm_md.ucast_egress_port);
                 }
             }
         }
