@@ -2,10 +2,9 @@
  * p4/tna/fabric.p4 — the fabric program for Tofino 1 (TNA, tna.p4).
  *
  * The design of p4/fabric.p4 written to Tofino's architecture, compiled with
- * `bf-p4c --target tofino --arch tna p4/tna/fabric.p4`: it passes the back
- * end's checks up to table placement, which fails (docs/tofino.md), so no
- * tofino.bin yet; docs/fabric.md ("The Tofino variant") lists where it
- * differs from the v1model program.
+ * `bf-p4c --target tofino --arch tna p4/tna/fabric.p4` (docs/tofino.md says
+ * what was compiled and the resources); docs/fabric.md ("The Tofino
+ * variant") lists where it differs from the v1model program.
  *
  * What Tofino changes:
  *   - Ingress cannot read egress state (each gress has its own registers), so
