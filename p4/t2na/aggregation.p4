@@ -111,7 +111,11 @@ struct agg_headers_t {
 struct agg_ingress_md_t {
     bool        job_found;
     bit<32>     base;
-    bit<32>     size;
+    bit<16>     size;      /* the job's slots per pool (at most AGG_SLOTS) */
+    bit<16>     slot_margin;   /* slot - size: negative when the slot is in range */
+    bit<8>      worker_margin; /* worker_id - workers: negative when the worker is */
+    bit<1>      has_event; /* count md.event in Ingress.events */
+    bit<8>      event;
     bit<8>      workers;
     agg_index_t cell;      /* (slot, pool) register cell */
     bit<32>     worker_bit;
@@ -140,7 +144,7 @@ parser IngressParser(packet_in pkt,
     state start {
         pkt.extract(ig_intr_md);
         pkt.advance(PORT_METADATA_SIZE);
-        md = {false, 0, 0, 0, 0, 0, 0, 0, 0, 0, OP_NONE, 0, 0};
+        md = {false, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, OP_NONE, 0, 0};
         transition parse_ethernet;
     }
 
@@ -231,22 +235,23 @@ parser EgressParser(packet_in pkt,
 /* ------------------------------------------------------------------ state */
 
 /* The newest block a pool has seen (serial-number order: md.block - value > 0
- * is the stateful ALU's signed comparison of the difference); rv = the one
- * before this packet. */
+ * is the stateful ALU's signed comparison of the difference). */
 control PoolBlock(in bit<32> block, inout agg_ingress_md_t md) {
     Register<int<32>, agg_index_t>(AGG_POOL_CELLS, -1) blocks;
     RegisterAction<int<32>, agg_index_t, int<32>>(blocks) advance = {
         void apply(inout int<32> value, out int<32> rv) {
-            rv = value;
+            rv = md.block - value;
             if (md.block - value > 0) {
                 value = md.block;
             }
         }
     };
 
+    /* out: the packet's age, its block minus the pool's newest before it
+     * (0: the round goes on; positive: a new round; negative: stale),
+     * returned by the stateful ALU itself */
     apply {
-        md.pool_block = (bit<32>)advance.execute(md.cell);
-        md.age = block - md.pool_block;
+        md.age = (bit<32>)advance.execute(md.cell);
     }
 }
 
@@ -421,6 +426,10 @@ control Ingress(inout agg_headers_t hdr,
                 inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                 inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Counter<bit<32>, bit<8>>(8, CounterType_t.PACKETS) events;
+    /* Results multicast (AGG_EV_RESULT's count): a counter of its own, since the
+     * completing contribution is already counted in events (EV_CONTRIBUTION) and
+     * a counter can be updated once per packet. */
+    Counter<bit<32>, bit<1>>(1, CounterType_t.PACKETS) results;
     PoolBlock() pool_block;
     PoolBitmap() pool_bitmap;
     PoolCount() pool_count;
@@ -431,15 +440,40 @@ control Ingress(inout agg_headers_t hdr,
         ig_dprsr_md.drop_ctl = 1;
     }
 
+    /* Ingress.events is updated in one place, at the end (count_event): a
+     * counter is updated once per packet, and bf-p4c must see that. */
     action reject(bit<8> event) {
-        events.count(event);
+        md.event = event;
+        md.has_event = 1;
         ig_dprsr_md.drop_ctl = 1;
+    }
+
+    action count_event() {
+        events.count(md.event);
+    }
+
+    /* slot + pool * AGG_SLOTS: pool ++ slot, from the hash unit */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) pool_slot;
+
+    /* The register cell of (slot, pool) and the range checks' differences: a
+     * table's action, so that they stay fields (bf-p4c addresses a register
+     * by a field through the hash unit, an action argument or a constant). */
+    action set_cell() {
+        md.cell = md.base + pool_slot.get({ hdr.agg.pool, hdr.agg.slot[9:0] });
+        md.slot_margin = hdr.agg.slot - md.size;
+        md.worker_margin = hdr.agg.worker_id - md.workers;
+    }
+
+    table pool_cell {
+        actions = { set_cell; }
+        default_action = set_cell();
+        size = 1;
     }
 
     action set_job(bit<32> base, bit<32> size, bit<8> workers, bit<16> mcast_grp) {
         md.job_found = true;
         md.base = base;
-        md.size = size;
+        md.size = (bit<16>)size;
         md.workers = workers;
         ig_tm_md.mcast_grp_a = mcast_grp;
     }
@@ -495,7 +529,7 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.srcPort = AGG_UDP_PORT;
         hdr.udp.checksum = 0;
         hdr.bridge.result_copy = 1;
-        events.count(EV_RESULT);
+        results.count(0);
     }
 
     action unicast_result() {
@@ -512,7 +546,8 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.checksum = 0;
         ig_tm_md.mcast_grp_a = 0;
         ig_tm_md.ucast_egress_port = ig_intr_md.ingress_port;
-        events.count(EV_RESENT);
+        md.event = EV_RESENT;
+        md.has_event = 1;
     }
 
     apply {
@@ -525,75 +560,71 @@ control Ingress(inout agg_headers_t hdr,
             } else {
                 drop();
             }
-            exit;
-        }
-        if (hdr.agg.isValid()) {
-            agg_jobs.apply();
-        }
-        if (!md.job_found) {
-            if (hdr.ipv4.isValid() && hdr.ipv4.ttl > 1) {
-                ipv4_routes.apply();
-            } else {
-                drop();
-            }
-            exit;
-        }
-        if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
-                || hdr.udp.length != AGG_UDP_LENGTH
-                || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
-            reject(EV_MALFORMED);
-            exit;
-        }
-        /* slot >= size, worker_id >= workers: differences that are not negative
-         * (Tofino's gateways test a field against constants) */
-        bit<32> slot_margin = (bit<32>)hdr.agg.slot - md.size;
-        bit<9> worker_margin = (bit<9>)hdr.agg.worker_id - (bit<9>)md.workers;
-        if (slot_margin[31:31] == 0) {
-            reject(EV_BAD_SLOT);
-            exit;
-        }
-        if (worker_margin[8:8] == 0 || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
-            reject(EV_BAD_WORKER);
-            exit;
-        }
-        md.cell = md.base + (bit<32>)hdr.agg.slot;
-        if (hdr.agg.pool == 1) {
-            md.cell = md.cell + AGG_SLOTS;
-        }
-        worker_bits.apply();
-
-        md.exponent = (int<16>)hdr.agg.exponent;
-        md.block = (int<32>)hdr.agg.block;
-        pool_block.apply(hdr.agg.block, md);
-        if (md.age[31:31] == 1) {
-            reject(EV_STALE);           /* an older round of this pool */
-            exit;
-        }
-        if (md.age == 0) {
-            md.op = OP_ADD;
         } else {
-            md.op = OP_FIRST;
-        }
-        pool_bitmap.apply(md);
-        if (md.op == OP_ADD && md.seen != 0) {
-            md.op = OP_READ;            /* counted before: read back, change nothing */
-        }
-        pool_count.apply(md);
-        if (md.op == OP_READ && md.count != md.workers) {
-            reject(EV_DUPLICATE);
-            exit;
-        }
-        pool_exponent.apply(hdr.agg.exponent, md);
-        AGG_FOR_EACH_PAIR(AGG_PAIR_APPLY)
-        if (md.op == OP_READ) {
-            unicast_result();
-        } else {
-            events.count(EV_CONTRIBUTION);
-            if (md.count == md.workers) {
-                multicast_result();
-            } else {
-                drop();
+            if (hdr.agg.isValid()) {
+                agg_jobs.apply();
             }
+            if (!md.job_found) {
+                if (hdr.ipv4.isValid() && hdr.ipv4.ttl > 1) {
+                    ipv4_routes.apply();
+                } else {
+                    drop();
+                }
+            } else {
+                pool_cell.apply();
+                worker_bits.apply();
+                md.exponent = (int<16>)hdr.agg.exponent;
+                md.block = (int<32>)hdr.agg.block;
+                /* slot >= size, worker_id >= workers: differences that are not
+                 * negative (Tofino's gateways test a field against constants), in
+                 * the fields' own widths; a slot must also be below AGG_SLOTS */
+                if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
+                        || hdr.udp.length != AGG_UDP_LENGTH
+                        || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
+                    reject(EV_MALFORMED);
+                } else if (hdr.agg.slot[15:10] != 0 || md.slot_margin[15:15] == 0) {
+                    reject(EV_BAD_SLOT);
+                } else if (md.worker_margin[7:7] == 0
+                        || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
+                    reject(EV_BAD_WORKER);
+                } else {
+                    pool_block.apply(hdr.agg.block, md);
+                    if (md.age[31:31] == 1) {
+                        reject(EV_STALE);           /* an older round of this pool */
+                    } else {
+                        if (md.age == 0) {
+                            md.op = OP_ADD;
+                        } else {
+                            md.op = OP_FIRST;
+                        }
+                        pool_bitmap.apply(md);
+                        if (md.op == OP_ADD && md.seen != 0) {
+                            md.op = OP_READ;        /* counted before: read back, change nothing */
+                        }
+                        pool_count.apply(md);
+                        if (md.op == OP_READ && md.count != md.workers) {
+                            reject(EV_DUPLICATE);
+                        } else {
+                            pool_exponent.apply(hdr.agg.exponent, md);
+                            AGG_FOR_EACH_PAIR(AGG_PAIR_APPLY)
+                            if (md.op == OP_READ) {
+                                unicast_result();
+                            } else {
+                                md.event = EV_CONTRIBUTION;
+                                md.has_event = 1;
+                                if (md.count == md.workers) {
+                                    multicast_result();
+                                } else {
+                                    drop();
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if (md.has_event == 1) {
+            count_event();
         }
     }
 }

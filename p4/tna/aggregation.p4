@@ -24,21 +24,31 @@
  *     that completes a slot (or a retransmission into a complete slot) is
  *     recirculated once, and its second pass reads the low sums.
  *   - 36 stateful ALUs (32 pairs, block, bitmap, count, exponent) are more
- *     than ingress can chain after the bookkeeping in 12 stages, so pairs
- *     16..31 (lanes 32..63) are in ingress and pairs 0..15 (lanes 0..31) in
- *     egress, which runs them with the operation and cell ingress bridges.
- *     Egress parses the header only up to lane 31 (agg_egress_h): the rest of
- *     the packet is payload there, which keeps egress's PHV to half the lanes.
- *     Every counted contribution therefore goes through egress, by the
+ *     than ingress can chain after the bookkeeping in 12 stages (4 per stage,
+ *     shared by ingress and egress), so pairs 8..31 (lanes 16..63) are in
+ *     ingress and pairs 0..7 (lanes 0..15) in egress, which runs them with the
+ *     operation and cell ingress bridges.  Egress can have no more: Tofino 1's
+ *     egress parser reads at most 160 bytes, of which its intrinsic metadata
+ *     takes 27, the bridged header 10, Ethernet, IPv4, UDP and the aggregation
+ *     header's first 16 bytes 58, leaving 65 bytes: lanes 0..15 (64 bytes,
+ *     agg_egress_h); the rest of the packet is payload there.  For the same
+ *     reason the second pass's details travel in the bridged header, and
+ *     egress writes them into agg_pass_h for the recirculated packet.
+ *     Every counted contribution goes through egress, by the
  *     recirculation port's queue: one FIFO, so egress adds the contributions
  *     in the order ingress counted them, and the completing packet sees all
  *     of them.  Contributions that do not complete the slot are dropped at the
  *     end of egress; the rest come back for their second pass.  The
  *     aggregation's throughput per pipe is therefore the recirculation
  *     port's (100 Gb/s on Tofino 1).
- *   - Second pass: ingress reads the low sums of pairs 16..31 and multicasts
+ *   - Ingress keys the bookkeeping's and the pairs' tables on the stateful
+ *     ALUs' own results (the block register returns the packet's age against
+ *     the pool's block; the bitmap returns the worker's bit) with ternary
+ *     matches, not on an operation derived from them, which would take a
+ *     stage of its own before each, leaving more stages to the pairs.
+ *   - Second pass: ingress reads the low sums of pairs 8..31 and multicasts
  *     the result (or unicasts it back to a retransmitter); egress reads the
- *     low sums of pairs 0..15 into each copy.  No pool is reused before
+ *     low sums of pairs 0..7 into each copy.  No pool is reused before
  *     every worker has its copy (a worker uses the pool again only after
  *     every worker has contributed to the other pool, which each does after
  *     receiving this result), so the copies read a stable cell.
@@ -76,15 +86,19 @@ const bit<8>  AGG_RESULT_TTL = 64;
 const bit<8>  AGG_MAX_WORKER_ID = 32;
 
 /* Which RegisterAction a register's control runs for this packet. */
-const bit<8> OP_NONE    = 0;
-const bit<8> OP_FIRST   = 1;  /* a new round: replace */
-const bit<8> OP_ADD     = 2;  /* the round goes on: accumulate */
-const bit<8> OP_READ_HI = 3;  /* first pass of a result: read (pairs: the high sums) */
-const bit<8> OP_READ_LO = 4;  /* second pass of a result: the pairs' low sums */
+const bit<4> OP_NONE    = 0;
+const bit<4> OP_FIRST   = 1;  /* a new round: replace */
+const bit<4> OP_ADD     = 2;  /* the round goes on: accumulate */
+const bit<4> OP_READ_HI = 3;  /* first pass of a result: read (pairs: the high sums) */
+const bit<4> OP_READ_LO = 4;  /* second pass of a result: the pairs' low sums */
 
 /* How the second pass sends the result. */
 const bit<8> PASS_MULTICAST = 1;  /* the slot completed: to every worker */
 const bit<8> PASS_UNICAST   = 2;  /* a retransmission: back to its sender */
+
+/* Ternary masks on the stateful ALUs' results (md.age, md.seen). */
+const bit<32> ALL_BITS  = 0xffffffff;
+const bit<32> SIGN_BIT  = 0x80000000;
 
 /* Index of Ingress.events, as AGG_EV_* of include/aggregation.p4. */
 const bit<8> EV_CONTRIBUTION = 0;
@@ -107,30 +121,41 @@ const bit<1> COPY_NO_WORKER = 1;
     M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26) M(27) M(28) M(29) \
     M(30) M(31)
 
-/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 32..63) ... */
+/* M(pair, low lane, high lane) for the pairs ingress sums (lanes 16..63) ... */
 #define AGG_FOR_EACH_INGRESS_PAIR(M) \
+    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
+    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31) \
     M(16, 32, 33) M(17, 34, 35) M(18, 36, 37) M(19, 38, 39) \
     M(20, 40, 41) M(21, 42, 43) M(22, 44, 45) M(23, 46, 47) \
     M(24, 48, 49) M(25, 50, 51) M(26, 52, 53) M(27, 54, 55) \
     M(28, 56, 57) M(29, 58, 59) M(30, 60, 61) M(31, 62, 63)
-/* ... and for those egress sums (lanes 0..31). */
+/* ... and for those egress sums (lanes 0..15). */
 #define AGG_FOR_EACH_EGRESS_PAIR(M) \
     M(0, 0, 1) M(1, 2, 3) M(2, 4, 5) M(3, 6, 7) \
-    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15) \
-    M(8, 16, 17) M(9, 18, 19) M(10, 20, 21) M(11, 22, 23) \
-    M(12, 24, 25) M(13, 26, 27) M(14, 28, 29) M(15, 30, 31)
+    M(4, 8, 9) M(5, 10, 11) M(6, 12, 13) M(7, 14, 15)
+/* The lanes egress parses (agg_egress_h). */
+#define AGG_EGRESS_LANES(M) \
+    M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) \
+    M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
 
-/* Ingress to egress, before Ethernet: what egress does with the packet. */
+/* Ingress to egress, before Ethernet: what egress does with the packet, and
+ * for a packet going round again what its second pass needs (10 bytes: egress
+ * parses at most 160, see above). */
 header agg_bridge_h {
-    bit<8>  op;           /* OP_*: the egress pairs' operation */
-    bit<1>  has_pass;     /* an agg_pass_h follows (the packet is recirculated) */
-    bit<1>  result_copy;  /* a multicast copy of a result: agg_workers rewrites it */
-    bit<1>  drop_after;   /* a contribution that did not complete: dropped after egress */
-    bit<5>  pad;
-    bit<32> cell;         /* the register cell of (slot, pool) */
+    bit<4>   op;           /* OP_*: the egress pairs' operation */
+    bit<1>   has_pass;     /* recirculated: egress writes agg_pass_h from the fields below */
+    bit<1>   result_copy;  /* a multicast copy of a result: agg_workers rewrites it */
+    bit<1>   drop_after;   /* a contribution that did not complete: dropped after egress */
+    bit<1>   pad0;
+    bit<8>   mode;         /* the second pass's PASS_* */
+    bit<32>  cell;         /* the register cell of (slot, pool) */
+    bit<7>   pad;
+    PortId_t port;         /* the first pass's ingress port (PASS_UNICAST) */
+    bit<16>  mcast_grp;    /* the job's multicast group (PASS_MULTICAST) */
 }
 
-/* First pass to second, before Ethernet, through the recirculation port. */
+/* First pass to second, before Ethernet, through the recirculation port
+ * (written by egress, parsed by ingress on the recirculation port). */
 header agg_pass_h {
     bit<8>   mode;        /* PASS_* */
     bit<7>   pad;
@@ -139,8 +164,8 @@ header agg_pass_h {
     bit<32>  cell;
 }
 
-/* agg_t as egress parses it: its first 16 bytes and lanes 0..31 (the same
- * layout as include/aggregation_headers.p4's agg_t); lanes 32..63 stay payload. */
+/* agg_t as egress parses it: its first 16 bytes and lanes 0..15 (the same
+ * layout as include/aggregation_headers.p4's agg_t); lanes 16..63 stay payload. */
 header agg_egress_h {
     bit<8>  version;
     bit<8>  flags;
@@ -152,7 +177,7 @@ header agg_egress_h {
     bit<32> block;
     bit<16> exponent;
     bit<16> lane_count;
-    AGG_LANE_GROUP_0(AGG_LANE_FIELD)   /* bit<32> lane0; .. lane31; */
+    AGG_EGRESS_LANES(AGG_LANE_FIELD)   /* bit<32> lane0; .. lane15; */
 }
 
 struct agg_headers_t {
@@ -178,19 +203,23 @@ struct agg_egress_headers_t {
 struct agg_ingress_md_t {
     bool    job_found;
     bit<32> base;
-    bit<32> size;
+    bit<16> size;         /* the job's slots per pool (at most AGG_SLOTS) */
     bit<8>  workers;
     bit<16> mcast_grp;
-    bit<32> pool_slot;    /* slot + pool * AGG_SLOTS */
     bit<32> cell;         /* base + pool_slot */
+    bit<16> slot_margin;  /* slot - size (16 bits): negative when the slot is in range */
+    bit<8>  worker_margin; /* worker_id - workers (8 bits): negative when the worker is */
     bit<32> worker_bit;
     int<32> block;        /* the packet's block, for serial-number comparison */
-    int<32> pool_block;   /* the pool's newest block before this packet */
-    int<32> age;          /* block - pool_block */
+    bit<32> age;          /* block - the pool's newest block before this packet */
     int<16> exponent;
     bit<32> seen;         /* the worker's bit in the pool's bitmap before this packet */
     bit<8>  count;
-    bit<8>  op;
+    bit<4>  op;           /* what the packet did (OP_*): bridged to egress's pairs */
+    bit<1>  second;       /* the second pass (from the recirculation port) */
+    bit<1>  go_on;        /* a first pass that passed every check: sum its lanes */
+    bit<1>  has_event;    /* count md.event in Ingress.events */
+    bit<8>  event;
 }
 
 struct agg_egress_md_t { }
@@ -211,6 +240,10 @@ parser IngressParser(packet_in pkt,
         pkt.advance(PORT_METADATA_SIZE);
         md.job_found = false;
         md.op = OP_NONE;
+        md.second = 0;
+        md.go_on = 0;
+        md.has_event = 0;
+        md.event = 0;
         transition select(ig_intr_md.ingress_port) {
             RECIRC_PORT: parse_pass;
             default: parse_ethernet;
@@ -219,6 +252,7 @@ parser IngressParser(packet_in pkt,
 
     state parse_pass {
         pkt.extract(hdr.pass);
+        md.second = 1;
         transition parse_ethernet;
     }
 
@@ -269,14 +303,6 @@ parser EgressParser(packet_in pkt,
     state start {
         pkt.extract(eg_intr_md);
         pkt.extract(hdr.bridge);
-        transition select(hdr.bridge.has_pass) {
-            1: parse_pass;
-            default: parse_ethernet;
-        }
-    }
-
-    state parse_pass {
-        pkt.extract(hdr.pass);
         transition parse_ethernet;
     }
 
@@ -298,12 +324,14 @@ parser EgressParser(packet_in pkt,
 
 /* ------------------------------------------------------------------ state */
 
-/* The newest block a pool has seen (serial-number order); out: the one before. */
+/* The newest block a pool has seen (serial-number order); out: the packet's
+ * age, its block minus the pool's before it (0: the round goes on; positive: a
+ * new round; negative: stale). */
 control PoolBlock(inout agg_ingress_md_t md) {
     Register<int<32>, bit<32>>(AGG_POOL_CELLS, -1) blocks;
     RegisterAction<int<32>, bit<32>, int<32>>(blocks) advance = {
         void apply(inout int<32> value, out int<32> rv) {
-            rv = value;
+            rv = md.block - value;
             if (md.block - value > 0) {
                 value = md.block;
             }
@@ -311,7 +339,7 @@ control PoolBlock(inout agg_ingress_md_t md) {
     };
 
     apply {
-        md.pool_block = advance.execute(md.cell);
+        md.age = (bit<32>)advance.execute(md.cell);
     }
 }
 
@@ -334,12 +362,13 @@ control PoolBitmap(inout agg_ingress_md_t md) {
     action do_restart() { md.seen = restart.execute(md.cell); }
     action do_join() { md.seen = join.execute(md.cell); }
 
+    /* by the age: 0, the round goes on; positive (sign bit clear), a new round */
     table bitmap_op {
-        key = { md.op: exact; }
+        key = { md.age: ternary; }
         actions = { do_restart; do_join; NoAction; }
         const entries = {
-            OP_FIRST: do_restart();
-            OP_ADD: do_join();
+            0 &&& ALL_BITS: do_join();
+            0 &&& SIGN_BIT: do_restart();
         }
         default_action = NoAction();
         size = 4;
@@ -373,13 +402,15 @@ control PoolCount(inout agg_ingress_md_t md) {
     action do_add() { md.count = add.execute(md.cell); }
     action do_read() { md.count = read.execute(md.cell); }
 
+    /* by (age, seen): the round goes on and the worker is new; the round goes
+     * on and the worker was counted before; a new round */
     table count_op {
-        key = { md.op: exact; }
+        key = { md.age: ternary; md.seen: ternary; }
         actions = { do_restart; do_add; do_read; NoAction; }
         const entries = {
-            OP_FIRST: do_restart();
-            OP_ADD: do_add();
-            OP_READ_HI: do_read();
+            (0 &&& ALL_BITS, 0 &&& ALL_BITS): do_add();
+            (0 &&& ALL_BITS, _): do_read();
+            (0 &&& SIGN_BIT, _): do_restart();
         }
         default_action = NoAction();
         size = 4;
@@ -413,13 +444,14 @@ control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
     action do_raise() { exponent = (bit<16>)raise.execute(md.cell); }
     action do_read() { exponent = (bit<16>)read.execute(md.cell); }
 
+    /* keyed as count_op */
     table exponent_op {
-        key = { md.op: exact; }
+        key = { md.age: ternary; md.seen: ternary; }
         actions = { do_restart; do_raise; do_read; NoAction; }
         const entries = {
-            OP_FIRST: do_restart();
-            OP_ADD: do_raise();
-            OP_READ_HI: do_read();
+            (0 &&& ALL_BITS, 0 &&& ALL_BITS): do_raise();
+            (0 &&& ALL_BITS, _): do_read();
+            (0 &&& SIGN_BIT, _): do_restart();
         }
         default_action = NoAction();
         size = 4;
@@ -428,37 +460,62 @@ control PoolExponent(inout bit<16> exponent, in agg_ingress_md_t md) {
     apply { exponent_op.apply(); }
 }
 
-/* Two lanes' sums in one register cell; a RegisterAction returns one of them. */
-control LanePair(inout bit<32> lo, inout bit<32> hi, in bit<8> op, in bit<32> cell) {
-    Register<agg_pair_t, bit<32>>(AGG_POOL_CELLS) sums;
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) restart = {
-        void apply(inout agg_pair_t value) {
-            value.lo = lo;
-            value.hi = hi;
-        }
-    };
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) add = {
-        void apply(inout agg_pair_t value, out bit<32> rv) {
-            value.lo = value.lo + lo;
-            value.hi = value.hi + hi;
-            rv = value.hi;
-        }
-    };
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_hi = {
-        void apply(inout agg_pair_t value, out bit<32> rv) {
-            rv = value.hi;
-        }
-    };
-    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_lo = {
-        void apply(inout agg_pair_t value, out bit<32> rv) {
-            rv = value.lo;
-        }
-    };
-
-    action do_restart() { restart.execute(cell); }
-    action do_add() { hi = add.execute(cell); }
-    action do_read_hi() { hi = read_hi.execute(cell); }
+/* Two lanes' sums in one register cell; a RegisterAction returns one of them.
+ * The register and its actions, for the ingress and the egress pair controls. */
+#define AGG_PAIR_REGISTER                                                       \
+    Register<agg_pair_t, bit<32>>(AGG_POOL_CELLS) sums;                         \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) restart = {              \
+        void apply(inout agg_pair_t value) {                                    \
+            value.lo = lo;                                                      \
+            value.hi = hi;                                                      \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) add = {                  \
+        void apply(inout agg_pair_t value, out bit<32> rv) {                    \
+            value.lo = value.lo + lo;                                           \
+            value.hi = value.hi + hi;                                           \
+            rv = value.hi;                                                      \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_hi = {              \
+        void apply(inout agg_pair_t value, out bit<32> rv) {                    \
+            rv = value.hi;                                                      \
+        }                                                                       \
+    };                                                                          \
+    RegisterAction<agg_pair_t, bit<32>, bit<32>>(sums) read_lo = {              \
+        void apply(inout agg_pair_t value, out bit<32> rv) {                    \
+            rv = value.lo;                                                      \
+        }                                                                       \
+    };                                                                          \
+    action do_restart() { restart.execute(cell); }                              \
+    action do_add() { hi = add.execute(cell); }                                 \
+    action do_read_hi() { hi = read_hi.execute(cell); }                         \
     action do_read_lo() { lo = read_lo.execute(cell); }
+
+/* Ingress: the operation by the pass and the bookkeeping's results, as count_op. */
+control IngressLanePair(inout bit<32> lo, inout bit<32> hi, in bit<32> cell,
+                        in bit<1> second, in bit<32> age, in bit<32> seen) {
+    AGG_PAIR_REGISTER
+
+    table pair_op {
+        key = { second: exact; age: ternary; seen: ternary; }
+        actions = { do_restart; do_add; do_read_hi; do_read_lo; NoAction; }
+        const entries = {
+            (0, 0 &&& ALL_BITS, 0 &&& ALL_BITS): do_add();
+            (0, 0 &&& ALL_BITS, _): do_read_hi();
+            (0, 0 &&& SIGN_BIT, _): do_restart();
+            (1, _, _): do_read_lo();
+        }
+        default_action = NoAction();
+        size = 8;
+    }
+
+    apply { pair_op.apply(); }
+}
+
+/* Egress: the operation ingress bridged. */
+control EgressLanePair(inout bit<32> lo, inout bit<32> hi, in bit<4> op, in bit<32> cell) {
+    AGG_PAIR_REGISTER
 
     table pair_op {
         key = { op: exact; }
@@ -476,12 +533,13 @@ control LanePair(inout bit<32> lo, inout bit<32> hi, in bit<8> op, in bit<32> ce
     apply { pair_op.apply(); }
 }
 
-#define AGG_PAIR_INSTANCE(p, a, b) LanePair() pair##p;
+#define AGG_INGRESS_PAIR_INSTANCE(p, a, b) IngressLanePair() pair##p;
+#define AGG_EGRESS_PAIR_INSTANCE(p, a, b) EgressLanePair() pair##p;
 
 /* ------------------------------------------------------------------ ingress */
 
 #define AGG_INGRESS_PAIR_APPLY(p, a, b) \
-    pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, md.op, md.cell);
+    pair##p.apply(hdr.agg.lane##a, hdr.agg.lane##b, md.cell, md.second, md.age, md.seen);
 
 control Ingress(inout agg_headers_t hdr,
                 inout agg_ingress_md_t md,
@@ -490,25 +548,34 @@ control Ingress(inout agg_headers_t hdr,
                 inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                 inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     Counter<bit<32>, bit<8>>(8, CounterType_t.PACKETS) events;
+    /* slot + pool * AGG_SLOTS: pool ++ slot, from the hash unit */
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) pool_slot;
     PoolBlock() pool_block;
     PoolBitmap() pool_bitmap;
     PoolCount() pool_count;
     PoolExponent() pool_exponent;
-    AGG_FOR_EACH_INGRESS_PAIR(AGG_PAIR_INSTANCE)
+    AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_INSTANCE)
 
     action drop() {
         ig_dprsr_md.drop_ctl = 1;
     }
 
+    /* Ingress.events is updated in one place, at the end (count_event): a
+     * counter is updated once per packet, and bf-p4c must see that. */
     action reject(bit<8> event) {
-        events.count(event);
+        md.event = event;
+        md.has_event = 1;
         ig_dprsr_md.drop_ctl = 1;
+    }
+
+    action count_event() {
+        events.count(md.event);
     }
 
     action set_job(bit<32> base, bit<32> size, bit<8> workers, bit<16> mcast_grp) {
         md.job_found = true;
         md.base = base;
-        md.size = size;
+        md.size = (bit<16>)size;
         md.workers = workers;
         md.mcast_grp = mcast_grp;
     }
@@ -533,6 +600,21 @@ control Ingress(inout agg_headers_t hdr,
     }
 
     /* worker id -> its bit in a pool's bitmap (Tofino shifts by constants only). */
+    /* The register cell of (slot, pool).  A table's action, so that the sum
+     * stays a field: bf-p4c addresses a register by a field (through the hash
+     * unit), an action argument or a constant, not by an expression. */
+    action set_cell() {
+        md.cell = md.base + pool_slot.get({ hdr.agg.pool, hdr.agg.slot[AGG_SLOT_BITS - 1:0] });
+        md.slot_margin = hdr.agg.slot - md.size;
+        md.worker_margin = hdr.agg.worker_id - md.workers;
+    }
+
+    table pool_cell {
+        actions = { set_cell; }
+        default_action = set_cell();
+        size = 1;
+    }
+
     table worker_bits {
         key = { hdr.agg.worker_id: exact; }
         actions = { set_worker_bit; NoAction; }
@@ -559,25 +641,33 @@ control Ingress(inout agg_headers_t hdr,
 
     /* First pass: egress runs its pairs (md.op), then the packet comes back for
      * its second pass through the recirculation port. */
+    /* The bridged header's first bytes (op, flags, mode): each action that
+     * changes them writes them all, from one field and constants (Tofino's
+     * action units take at most one field beside constants). */
     action to_second_pass(bit<8> mode) {
-        hdr.pass.setValid();
-        hdr.pass.mode = mode;
-        hdr.pass.pad = 0;
-        hdr.pass.port = ig_intr_md.ingress_port;
-        hdr.pass.mcast_grp = md.mcast_grp;
-        hdr.pass.cell = md.cell;
-        hdr.bridge.has_pass = 1;
         hdr.bridge.op = md.op;
+        hdr.bridge.has_pass = 1;
+        hdr.bridge.result_copy = 0;
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = mode;
         hdr.bridge.cell = md.cell;
+        hdr.bridge.pad = 0;
+        hdr.bridge.port = ig_intr_md.ingress_port;
+        hdr.bridge.mcast_grp = md.mcast_grp;
         ig_tm_md.ucast_egress_port = RECIRC_PORT;
     }
 
     /* A counted contribution that does not complete the slot: egress adds its
-     * lanes 32..63 (in the recirculation port's queue, see above), then drops it. */
+     * lanes 0..15 (in the recirculation port's queue, see above), then drops it. */
     action absorb() {
         hdr.bridge.op = md.op;
-        hdr.bridge.cell = md.cell;
+        hdr.bridge.has_pass = 0;
+        hdr.bridge.result_copy = 0;
         hdr.bridge.drop_after = 1;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
+        hdr.bridge.cell = md.cell;
         ig_tm_md.ucast_egress_port = RECIRC_PORT;
     }
 
@@ -592,9 +682,14 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.checksum = 0;
         ig_tm_md.mcast_grp_a = hdr.pass.mcast_grp;
         hdr.bridge.op = OP_READ_LO;
-        hdr.bridge.cell = hdr.pass.cell;
+        hdr.bridge.has_pass = 0;
         hdr.bridge.result_copy = 1;
-        events.count(EV_RESULT);
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
+        hdr.bridge.cell = hdr.pass.cell;
+        md.event = EV_RESULT;
+        md.has_event = 1;
     }
 
     /* Second pass of a retransmission into a complete slot: the stored result
@@ -613,8 +708,14 @@ control Ingress(inout agg_headers_t hdr,
         hdr.udp.checksum = 0;
         ig_tm_md.ucast_egress_port = hdr.pass.port;
         hdr.bridge.op = OP_READ_LO;
+        hdr.bridge.has_pass = 0;
+        hdr.bridge.result_copy = 0;
+        hdr.bridge.drop_after = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
         hdr.bridge.cell = hdr.pass.cell;
-        events.count(EV_RESENT);
+        md.event = EV_RESENT;
+        md.has_event = 1;
     }
 
     apply {
@@ -623,22 +724,24 @@ control Ingress(inout agg_headers_t hdr,
         hdr.bridge.has_pass = 0;
         hdr.bridge.result_copy = 0;
         hdr.bridge.drop_after = 0;
-        hdr.bridge.pad = 0;
+        hdr.bridge.pad0 = 0;
+        hdr.bridge.mode = 0;
         hdr.bridge.cell = 0;
+        hdr.bridge.pad = 0;
+        hdr.bridge.port = 0;
+        hdr.bridge.mcast_grp = 0;
 
-        if (hdr.pass.isValid()) {
+        if (md.second == 1) {
             /* second pass: read the low sums of the slot's pairs */
             md.op = OP_READ_LO;
             md.cell = hdr.pass.cell;
-        } else {
-            if (ig_prsr_md.parser_err != 0) {
-                if (hdr.udp.isValid() && hdr.udp.dstPort == AGG_UDP_PORT) {
-                    reject(EV_MALFORMED);   /* the aggregation header is cut short */
-                } else {
-                    drop();
-                }
-                exit;
+        } else if (ig_prsr_md.parser_err != 0) {
+            if (hdr.udp.isValid() && hdr.udp.dstPort == AGG_UDP_PORT) {
+                reject(EV_MALFORMED);   /* the aggregation header is cut short */
+            } else {
+                drop();
             }
+        } else {
             if (hdr.agg.isValid() && hdr.ipv4.isValid()) {
                 agg_jobs.apply();
             }
@@ -649,73 +752,78 @@ control Ingress(inout agg_headers_t hdr,
                 } else {
                     drop();
                 }
-                exit;
-            }
-            if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
-                    || hdr.udp.length != AGG_UDP_LENGTH
-                    || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
-                reject(EV_MALFORMED);
-                exit;
-            }
-            /* slot >= size, worker_id >= workers: differences that are not negative
-             * (Tofino's gateways test a field against constants) */
-            bit<32> slot_margin = (bit<32>)hdr.agg.slot - md.size;
-            bit<9> worker_margin = (bit<9>)hdr.agg.worker_id - (bit<9>)md.workers;
-            if (slot_margin[31:31] == 0) {
-                reject(EV_BAD_SLOT);
-                exit;
-            }
-            if (worker_margin[8:8] == 0 || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
-                reject(EV_BAD_WORKER);
-                exit;
-            }
-            worker_bits.apply();
-            md.pool_slot = (bit<32>)(hdr.agg.pool ++ hdr.agg.slot[AGG_SLOT_BITS - 1:0]);
-            md.block = (int<32>)hdr.agg.block;
-            md.exponent = (int<16>)hdr.agg.exponent;
-            md.cell = md.base + md.pool_slot;
-
-            pool_block.apply(md);
-            md.age = md.block - md.pool_block;
-            if (md.age[31:31] == 1) {
-                reject(EV_STALE);           /* an older round of this pool */
-                exit;
-            }
-            if (md.age == 0) {
-                md.op = OP_ADD;
             } else {
-                md.op = OP_FIRST;
+                pool_cell.apply();
+                worker_bits.apply();
+                md.block = (int<32>)hdr.agg.block;
+                md.exponent = (int<16>)hdr.agg.exponent;
+                /* slot >= size, worker_id >= workers: differences that are not
+                 * negative (Tofino's gateways test a field against constants), in
+                 * the fields' own widths (Tofino's action units add fields of one
+                 * width); a slot must also be below AGG_SLOTS, the pool's cells */
+                if (hdr.agg.version != AGG_VERSION || hdr.agg.lane_count != AGG_LANE_COUNT
+                        || hdr.udp.length != AGG_UDP_LENGTH
+                        || (hdr.agg.flags & AGG_FLAG_RESULT) != 0) {
+                    reject(EV_MALFORMED);
+                } else if (hdr.agg.slot[15:AGG_SLOT_BITS] != 0 || md.slot_margin[15:15] == 0) {
+                    reject(EV_BAD_SLOT);
+                } else if (md.worker_margin[7:7] == 0
+                        || hdr.agg.worker_id >= AGG_MAX_WORKER_ID) {
+                    reject(EV_BAD_WORKER);
+                } else {
+                    pool_block.apply(md);
+                    if (md.age[31:31] == 1) {
+                        reject(EV_STALE);           /* an older round of this pool */
+                    } else {
+                        pool_bitmap.apply(md);
+                        /* what the tables keyed on (age, seen) do, for the decisions
+                         * below and egress */
+                        if (md.age != 0) {
+                            md.op = OP_FIRST;
+                        } else if (md.seen == 0) {
+                            md.op = OP_ADD;
+                        } else {
+                            md.op = OP_READ_HI;     /* counted before: read back, change nothing */
+                        }
+                        pool_count.apply(md);
+                        pool_exponent.apply(hdr.agg.exponent, md);
+                        md.go_on = 1;
+                    }
+                }
             }
-            pool_bitmap.apply(md);
-            if (md.op == OP_ADD && md.seen != 0) {
-                md.op = OP_READ_HI;         /* counted before: read back, change nothing */
-            }
-            pool_count.apply(md);
-            if (md.op == OP_READ_HI && md.count != md.workers) {
-                reject(EV_DUPLICATE);       /* counted before, the slot still incomplete */
-                exit;
-            }
-            pool_exponent.apply(hdr.agg.exponent, md);
         }
 
-        AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
+        if (md.second == 1 || md.go_on == 1) {
+            AGG_FOR_EACH_INGRESS_PAIR(AGG_INGRESS_PAIR_APPLY)
+        }
 
-        if (hdr.pass.isValid()) {
+        if (md.second == 1) {
             if (hdr.pass.mode == PASS_MULTICAST) {
                 multicast_result();
             } else {
                 unicast_result();
             }
             hdr.pass.setInvalid();
-        } else if (md.op == OP_READ_HI) {
-            to_second_pass(PASS_UNICAST);
-        } else {
-            events.count(EV_CONTRIBUTION);
-            if (md.count == md.workers) {
-                to_second_pass(PASS_MULTICAST);
+        } else if (md.go_on == 1) {
+            if (md.op == OP_READ_HI) {
+                if (md.count != md.workers) {
+                    reject(EV_DUPLICATE);   /* counted before, the slot still incomplete */
+                } else {
+                    to_second_pass(PASS_UNICAST);
+                }
             } else {
-                absorb();
+                md.event = EV_CONTRIBUTION;
+                md.has_event = 1;
+                if (md.count == md.workers) {
+                    to_second_pass(PASS_MULTICAST);
+                } else {
+                    absorb();
+                }
             }
+        }
+
+        if (md.has_event == 1) {
+            count_event();
         }
     }
 }
@@ -746,7 +854,7 @@ control Egress(inout agg_egress_headers_t hdr,
                inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
                inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
     Counter<bit<32>, bit<1>>(2, CounterType_t.PACKETS) copies;
-    AGG_FOR_EACH_EGRESS_PAIR(AGG_PAIR_INSTANCE)
+    AGG_FOR_EACH_EGRESS_PAIR(AGG_EGRESS_PAIR_INSTANCE)
 
     action to_worker(macAddr_t mac, ip4Addr_t addr, bit<16> udp_port) {
         hdr.ethernet.dstAddr = mac;
@@ -772,12 +880,24 @@ control Egress(inout agg_egress_headers_t hdr,
         default_action = no_worker();
     }
 
+    /* A packet going round again: its second pass's details, before Ethernet. */
+    action to_second_pass() {
+        hdr.pass.setValid();
+        hdr.pass.mode = hdr.bridge.mode;
+        hdr.pass.pad = 0;
+        hdr.pass.port = hdr.bridge.port;
+        hdr.pass.mcast_grp = hdr.bridge.mcast_grp;
+        hdr.pass.cell = hdr.bridge.cell;
+    }
+
     apply {
         if (hdr.agg.isValid()) {
             AGG_FOR_EACH_EGRESS_PAIR(AGG_EGRESS_PAIR_APPLY)
         }
         if (hdr.bridge.drop_after == 1) {
             eg_dprsr_md.drop_ctl = 1;
+        } else if (hdr.bridge.has_pass == 1) {
+            to_second_pass();
         } else if (hdr.bridge.result_copy == 1 && hdr.agg.isValid()) {
             agg_workers.apply();
         }

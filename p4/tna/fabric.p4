@@ -20,9 +20,19 @@
  *     mode picks a slot (3 bits of crc32, of the entropy, of Random, of the
  *     round-robin counter).  Groups whose size does not divide 8 are biased
  *     (e.g. 3 members: 3/8, 3/8, 2/8).  Adaptive spraying takes the minimum
- *     of the eight slots' costs (depth ++ the slot's distance from a random
- *     start) as a tree of min() (three levels, not a chain of eight
- *     comparisons); the winner's slot is its cost's low three bits + start.
+ *     of the eight slots' costs (depth ++ (slot ^ a random start)) as a tree
+ *     of min() (three levels, not a chain of eight comparisons): ties go to
+ *     the slot whose XOR with the start is least.  The winner's slot is its
+ *     cost's low three bits ^ start, and one table keyed on both
+ *     (adaptive_port) gives its port.
+ *   - Tofino 1 has 12 stages: ingress's longest chain of dependent steps is
+ *     meant to be route -> group members ->
+ *     eight depths -> three levels of min() -> port -> trim threshold and
+ *     depth -> margin -> trim.  Everything else runs beside it, not before
+ *     it: the drop reasons (malformed, multicast, routing) are kept apart
+ *     and merged once, the ACK aggregation marks an absorbed ACK instead of
+ *     ending the pipeline (`exit`), and whether a packet may be trimmed is
+ *     worked out from its headers at the start.
  *   - Trimming: ingress decides (queue estimate at or above the port's trim
  *     threshold), mirrors the packet (I2E) to the port's trim session, whose
  *     max_pkt_len truncates the copy to its headers and whose queue is the
@@ -101,6 +111,14 @@ header depth_report_h {
     bit<8>   kind;
     bit<7>   _pad0;
     PortId_t port;
+    bit<24>  depth;      /* 19 bits of depth under 5 zero bits */
+}
+
+/* depth_report_h as egress's mirror writes it (the same 6 bytes). */
+header depth_report_mirror_h {
+    bit<8>   kind;
+    bit<7>   _pad0;
+    PortId_t port;
     bit<5>   _pad1;
     bit<19>  depth;
 }
@@ -123,7 +141,11 @@ struct tna_headers_t {
 
 struct tna_ingress_md_t {
     l4_ports_t  l4;
-    bit<8>      drop_reason;
+    bit<8>      drop_reason;   /* malformed (parser error, UDP length), then all merged */
+    bit<8>      mcast_drop;    /* DROP_BAD_MCAST */
+    bit<8>      route_drop;    /* DROP_TTL, DROP_NOT_IP, DROP_NO_ROUTE, DROP_BAD_GROUP */
+    bool        ack_absorbed;  /* an ACK the aggregation keeps: dropped, not forwarded */
+    bool        trim_candidate; /* a UET packet without IPv4 options: trimmable */
     bit<2>      route;
     bit<16>     group_id;
     bit<3>      mode;
@@ -136,23 +158,36 @@ struct tna_ingress_md_t {
     PortId_t    port5;
     PortId_t    port6;
     PortId_t    port7;
-    bit<19>     port_depth;
+    PortId_t    trim_port;     /* the egress port (a report's port): the trim copy's index */
+    bit<32>     port_depth;
+    bit<32>     trim_margin;   /* port_depth - trim_threshold */
+    bit<32>     ack_seen;      /* the ACK slot's receivers after this ACK */
+    bit<32>     ack_missing;   /* expected receivers not in ack_seen */
     bool        trim_enabled;
-    bit<19>     trim_threshold;
+    bit<32>     trim_threshold;
+    bit<24>     depth_x8;      /* a depth report's depth << 3, as the member copies keep it */
     bit<6>      trim_dscp;
     MirrorId_t  trim_session_ipv4;
     MirrorId_t  trim_session_ipv6;
     MirrorId_t  mirror_session;
     bit<8>      mirror_kind;   /* KIND_TRIM: the trim mirror header's first byte */
     bit<3>      start;         /* adaptive: the random slot ties start from */
-    bit<22>     cost0;         /* adaptive: slot i's depth ++ (i - start) */
-    bit<22>     cost1;
-    bit<22>     cost2;
-    bit<22>     cost3;
-    bit<22>     cost4;
-    bit<22>     cost5;
-    bit<22>     cost6;
-    bit<22>     cost7;
+    bit<3>      tb0;           /* adaptive: slot i ^ start, a cost's low bits */
+    bit<3>      tb1;
+    bit<3>      tb2;
+    bit<3>      tb3;
+    bit<3>      tb4;
+    bit<3>      tb5;
+    bit<3>      tb6;
+    bit<3>      tb7;
+    bit<32>     cost0;         /* adaptive: slot i's depth ++ (i ^ start) */
+    bit<32>     cost1;
+    bit<32>     cost2;
+    bit<32>     cost3;
+    bit<32>     cost4;
+    bit<32>     cost5;
+    bit<32>     cost6;
+    bit<32>     cost7;
     bool        ack_aggregate;
     bit<32>     ack_expected;
     bool        ack_update_checksum;
@@ -161,7 +196,9 @@ struct tna_ingress_md_t {
 struct tna_egress_md_t {
     bool       trimmed;
     bool       ecn_enabled;
-    bit<19>    ecn_threshold;
+    bit<32>    ecn_threshold;
+    bit<32>    enq_depth;      /* enq_qdepth, 32 bits wide */
+    bit<32>    ecn_margin;     /* enq_depth - ecn_threshold */
     bool       report_enabled;
     MirrorId_t report_session;
     bit<19>    report_depth;
@@ -181,6 +218,11 @@ parser FabricIngressParser(packet_in pkt,
         md.l4.srcPort = 0;
         md.l4.dstPort = 0;
         md.drop_reason = DROP_NONE;
+        md.mcast_drop = DROP_NONE;
+        md.route_drop = DROP_NONE;
+        md.ack_absorbed = false;
+        md.ack_aggregate = false;
+        md.trim_candidate = false;
         md.route = ROUTE_NONE;
         md.ack_update_checksum = false;
         transition select(ig_intr_md.ingress_port) {
@@ -189,8 +231,20 @@ parser FabricIngressParser(packet_in pkt,
         }
     }
 
+    /* A report's port is also each depth register's index field, so that a
+     * register's store (reports) and load (packets) share their index and
+     * stage. */
     state parse_report {
         pkt.extract(hdr.report);
+        md.port0 = hdr.report.port;
+        md.port1 = hdr.report.port;
+        md.port2 = hdr.report.port;
+        md.port3 = hdr.report.port;
+        md.port4 = hdr.report.port;
+        md.port5 = hdr.report.port;
+        md.port6 = hdr.report.port;
+        md.port7 = hdr.report.port;
+        md.trim_port = hdr.report.port;
         transition accept;
     }
 
@@ -273,19 +327,48 @@ parser FabricIngressParser(packet_in pkt,
     }
 }
 
-/* One copy per member slot (and one for trimming) of the reported depth per port. */
-#define DEPTH_COPY(n)                                                          \
+/* One copy per member slot of the reported depth per port, as depth ++ 3w0;
+ * a load returns it plus the slot's tie bits: the slot's adaptive cost, made
+ * by the stateful ALU (a cost assembled by the action units from the depth
+ * and the tie bits could not be placed in PHV containers beside min()). */
+#define DEPTH_COPY(n, tb)                                                      \
     Register<bit<32>, PortId_t>(FABRIC_PORTS, 0) depth_##n;                    \
     RegisterAction<bit<32>, PortId_t, bit<32>>(depth_##n) store_depth_##n = {   \
         void apply(inout bit<32> value) {                                      \
-            value = (bit<32>)hdr.report.depth;                                 \
+            value = (bit<32>)md.depth_x8;                                      \
         }                                                                      \
     };                                                                         \
     RegisterAction<bit<32>, PortId_t, bit<32>>(depth_##n) load_depth_##n = {    \
         void apply(inout bit<32> value, out bit<32> rv) {                      \
+            rv = value + (bit<32>)tb;                                          \
+        }                                                                      \
+    };
+
+/* The copy for trimming: the depth itself. */
+#define DEPTH_COPY_TRIM                                                        \
+    Register<bit<32>, PortId_t>(FABRIC_PORTS, 0) depth_trim;                   \
+    RegisterAction<bit<32>, PortId_t, bit<32>>(depth_trim) store_depth_trim = { \
+        void apply(inout bit<32> value) {                                      \
+            value = (bit<32>)hdr.report.depth;                                 \
+        }                                                                      \
+    };                                                                         \
+    RegisterAction<bit<32>, PortId_t, bit<32>>(depth_trim) load_depth_trim = {  \
+        void apply(inout bit<32> value, out bit<32> rv) {                      \
             rv = value;                                                        \
         }                                                                      \
     };
+
+/* adaptive_port's entries for start s: low bits d -> slot d ^ s. */
+#define ADAPTIVE_ENTRY(d, s, slot) (d, s): use_port##slot();
+#define ADAPTIVE_ENTRIES_S0 ADAPTIVE_ENTRY(0, 0, 0) ADAPTIVE_ENTRY(1, 0, 1) ADAPTIVE_ENTRY(2, 0, 2) ADAPTIVE_ENTRY(3, 0, 3) ADAPTIVE_ENTRY(4, 0, 4) ADAPTIVE_ENTRY(5, 0, 5) ADAPTIVE_ENTRY(6, 0, 6) ADAPTIVE_ENTRY(7, 0, 7)
+#define ADAPTIVE_ENTRIES_S1 ADAPTIVE_ENTRY(0, 1, 1) ADAPTIVE_ENTRY(1, 1, 0) ADAPTIVE_ENTRY(2, 1, 3) ADAPTIVE_ENTRY(3, 1, 2) ADAPTIVE_ENTRY(4, 1, 5) ADAPTIVE_ENTRY(5, 1, 4) ADAPTIVE_ENTRY(6, 1, 7) ADAPTIVE_ENTRY(7, 1, 6)
+#define ADAPTIVE_ENTRIES_S2 ADAPTIVE_ENTRY(0, 2, 2) ADAPTIVE_ENTRY(1, 2, 3) ADAPTIVE_ENTRY(2, 2, 0) ADAPTIVE_ENTRY(3, 2, 1) ADAPTIVE_ENTRY(4, 2, 6) ADAPTIVE_ENTRY(5, 2, 7) ADAPTIVE_ENTRY(6, 2, 4) ADAPTIVE_ENTRY(7, 2, 5)
+#define ADAPTIVE_ENTRIES_S3 ADAPTIVE_ENTRY(0, 3, 3) ADAPTIVE_ENTRY(1, 3, 2) ADAPTIVE_ENTRY(2, 3, 1) ADAPTIVE_ENTRY(3, 3, 0) ADAPTIVE_ENTRY(4, 3, 7) ADAPTIVE_ENTRY(5, 3, 6) ADAPTIVE_ENTRY(6, 3, 5) ADAPTIVE_ENTRY(7, 3, 4)
+#define ADAPTIVE_ENTRIES_S4 ADAPTIVE_ENTRY(0, 4, 4) ADAPTIVE_ENTRY(1, 4, 5) ADAPTIVE_ENTRY(2, 4, 6) ADAPTIVE_ENTRY(3, 4, 7) ADAPTIVE_ENTRY(4, 4, 0) ADAPTIVE_ENTRY(5, 4, 1) ADAPTIVE_ENTRY(6, 4, 2) ADAPTIVE_ENTRY(7, 4, 3)
+#define ADAPTIVE_ENTRIES_S5 ADAPTIVE_ENTRY(0, 5, 5) ADAPTIVE_ENTRY(1, 5, 4) ADAPTIVE_ENTRY(2, 5, 7) ADAPTIVE_ENTRY(3, 5, 6) ADAPTIVE_ENTRY(4, 5, 1) ADAPTIVE_ENTRY(5, 5, 0) ADAPTIVE_ENTRY(6, 5, 3) ADAPTIVE_ENTRY(7, 5, 2)
+#define ADAPTIVE_ENTRIES_S6 ADAPTIVE_ENTRY(0, 6, 6) ADAPTIVE_ENTRY(1, 6, 7) ADAPTIVE_ENTRY(2, 6, 4) ADAPTIVE_ENTRY(3, 6, 5) ADAPTIVE_ENTRY(4, 6, 2) ADAPTIVE_ENTRY(5, 6, 3) ADAPTIVE_ENTRY(6, 6, 0) ADAPTIVE_ENTRY(7, 6, 1)
+#define ADAPTIVE_ENTRIES_S7 ADAPTIVE_ENTRY(0, 7, 7) ADAPTIVE_ENTRY(1, 7, 6) ADAPTIVE_ENTRY(2, 7, 5) ADAPTIVE_ENTRY(3, 7, 4) ADAPTIVE_ENTRY(4, 7, 3) ADAPTIVE_ENTRY(5, 7, 2) ADAPTIVE_ENTRY(6, 7, 1) ADAPTIVE_ENTRY(7, 7, 0)
+#define ADAPTIVE_ENTRIES(s) ADAPTIVE_ENTRIES_S##s
 
 struct ack_slot_t {
     bit<32> seq;
@@ -305,6 +388,7 @@ control FabricIngress(inout tna_headers_t hdr,
 
     Hash<bit<3>>(HashAlgorithm_t.CRC32) flow_hash_v4;
     Hash<bit<3>>(HashAlgorithm_t.CRC32) flow_hash_v6;
+    Hash<bit<32>>(HashAlgorithm_t.IDENTITY) ack_slot;
     Random<bit<3>>() random_slot;
     Random<bit<3>>() random_start;
 
@@ -316,15 +400,40 @@ control FabricIngress(inout tna_headers_t hdr,
         }
     };
 
-    DEPTH_COPY(m0)
-    DEPTH_COPY(m1)
-    DEPTH_COPY(m2)
-    DEPTH_COPY(m3)
-    DEPTH_COPY(m4)
-    DEPTH_COPY(m5)
-    DEPTH_COPY(m6)
-    DEPTH_COPY(m7)
-    DEPTH_COPY(trim)
+    DEPTH_COPY(m0, md.tb0)
+    DEPTH_COPY(m1, md.tb1)
+    DEPTH_COPY(m2, md.tb2)
+    DEPTH_COPY(m3, md.tb3)
+    DEPTH_COPY(m4, md.tb4)
+    DEPTH_COPY(m5, md.tb5)
+    DEPTH_COPY(m6, md.tb6)
+    DEPTH_COPY(m7, md.tb7)
+    DEPTH_COPY_TRIM
+
+    /* One table per depth register, keyed on whether the packet is a depth
+     * report: a report stores, any other packet loads, so that both of a
+     * register's RegisterActions run from one table in one stage. */
+#define DEPTH_TABLE(n, out, index)                                             \
+    action do_store_##n() { store_depth_##n.execute(index); }                  \
+    action do_load_##n() { out = load_depth_##n.execute(index); }              \
+    table depth_op_##n {                                                       \
+        key = { hdr.report.isValid(): exact; }                                 \
+        actions = { do_store_##n; do_load_##n; }                               \
+        const entries = {                                                      \
+            true: do_store_##n();                                              \
+            false: do_load_##n();                                              \
+        }                                                                      \
+        size = 2;                                                              \
+    }
+    DEPTH_TABLE(m0, md.cost0, md.port0)
+    DEPTH_TABLE(m1, md.cost1, md.port1)
+    DEPTH_TABLE(m2, md.cost2, md.port2)
+    DEPTH_TABLE(m3, md.cost3, md.port3)
+    DEPTH_TABLE(m4, md.cost4, md.port4)
+    DEPTH_TABLE(m5, md.cost5, md.port5)
+    DEPTH_TABLE(m6, md.cost6, md.port6)
+    DEPTH_TABLE(m7, md.cost7, md.port7)
+    DEPTH_TABLE(trim, md.port_depth, md.trim_port)
 
     Register<ack_slot_t, bit<32>>(FABRIC_ACK_SLOTS) ack_slots;
     RegisterAction<ack_slot_t, bit<32>, bit<32>>(ack_slots) merge_ack = {
@@ -340,12 +449,13 @@ control FabricIngress(inout tna_headers_t hdr,
     };
 
     action drop() {
-        md.drop_reason = DROP_NO_ROUTE;
+        md.route_drop = DROP_NO_ROUTE;
     }
 
     action route_to_port(PortId_t port) {
         md.route = ROUTE_PORT;
         ig_tm_md.ucast_egress_port = port;
+        md.trim_port = port;
     }
 
     action route_to_group(bit<16> group_id, bit<3> mode) {
@@ -366,10 +476,12 @@ control FabricIngress(inout tna_headers_t hdr,
         default_action = drop();
     }
 
+    /* 2048 entries: 4096 128-bit TCAM entries take all 24 TCAM blocks of a
+     * Tofino 1 stage, and ipv4_routes would have to wait a stage for them */
     table ipv6_routes {
         key = { hdr.ipv6.dstAddr: lpm; }
         actions = { route_to_port; route_to_group; route_to_multicast; drop; }
-        size = 4096;
+        size = 2048;
         default_action = drop();
     }
 
@@ -387,7 +499,7 @@ control FabricIngress(inout tna_headers_t hdr,
     }
 
     action no_members() {
-        md.drop_reason = DROP_BAD_GROUP;
+        md.route_drop = DROP_BAD_GROUP;
     }
 
     table ecmp_groups {
@@ -397,10 +509,97 @@ control FabricIngress(inout tna_headers_t hdr,
         default_action = no_members();
     }
 
+    /* adaptive: each slot's tie bits, slot ^ start (a table's action, so
+     * that they stay fields: the stateful ALUs read them) */
+    action set_tie_bits() {
+        md.tb0 = 3w0 ^ md.start;
+        md.tb1 = 3w1 ^ md.start;
+        md.tb2 = 3w2 ^ md.start;
+        md.tb3 = 3w3 ^ md.start;
+        md.tb4 = 3w4 ^ md.start;
+        md.tb5 = 3w5 ^ md.start;
+        md.tb6 = 3w6 ^ md.start;
+        md.tb7 = 3w7 ^ md.start;
+    }
+
+    table tie_bits {
+        actions = { set_tie_bits; }
+        default_action = set_tie_bits();
+        size = 1;
+    }
+
+    /* Differences and masks a gateway then tests, computed in tables' actions
+     * so that they stay fields (bf-p4c's gateways test fields, not expressions). */
+    action set_trim_margin() {
+        md.trim_margin = md.port_depth - md.trim_threshold;
+    }
+
+    table trim_margin {
+        actions = { set_trim_margin; }
+        default_action = set_trim_margin();
+        size = 1;
+    }
+
+    action set_ack_missing() {
+        md.ack_missing = md.ack_expected & ~md.ack_seen;
+    }
+
+    table ack_missing {
+        actions = { set_ack_missing; }
+        default_action = set_ack_missing();
+        size = 1;
+    }
+
+    /* a depth report's depth << 3 (a table's action: the stores read a field) */
+    action set_depth_x8() {
+        md.depth_x8 = hdr.report.depth << 3;
+    }
+
+    table report_x8 {
+        actions = { set_depth_x8; }
+        default_action = set_depth_x8();
+        size = 1;
+    }
+
+    /* A member slot's port to the traffic manager. */
+    action use_port0() { ig_tm_md.ucast_egress_port = md.port0; md.trim_port = md.port0; }
+    action use_port1() { ig_tm_md.ucast_egress_port = md.port1; md.trim_port = md.port1; }
+    action use_port2() { ig_tm_md.ucast_egress_port = md.port2; md.trim_port = md.port2; }
+    action use_port3() { ig_tm_md.ucast_egress_port = md.port3; md.trim_port = md.port3; }
+    action use_port4() { ig_tm_md.ucast_egress_port = md.port4; md.trim_port = md.port4; }
+    action use_port5() { ig_tm_md.ucast_egress_port = md.port5; md.trim_port = md.port5; }
+    action use_port6() { ig_tm_md.ucast_egress_port = md.port6; md.trim_port = md.port6; }
+    action use_port7() { ig_tm_md.ucast_egress_port = md.port7; md.trim_port = md.port7; }
+
+    /* slot -> its port (flow hash, entropy, random, round robin) */
+    table member_port {
+        key = { md.slot: exact; }
+        actions = { use_port0; use_port1; use_port2; use_port3;
+                    use_port4; use_port5; use_port6; use_port7; }
+        const entries = {
+            0: use_port0(); 1: use_port1(); 2: use_port2(); 3: use_port3();
+            4: use_port4(); 5: use_port5(); 6: use_port6(); 7: use_port7();
+        }
+        size = 8;
+    }
+
+    /* adaptive: (the minimum cost's low 3 bits, start) -> the port of slot
+     * low bits ^ start, in one stage after the min() tree */
+    table adaptive_port {
+        key = { md.cost0[2:0]: exact @name("cost_low_bits"); md.start: exact; }
+        actions = { use_port0; use_port1; use_port2; use_port3;
+                    use_port4; use_port5; use_port6; use_port7; }
+        const entries = {
+            ADAPTIVE_ENTRIES(0) ADAPTIVE_ENTRIES(1) ADAPTIVE_ENTRIES(2) ADAPTIVE_ENTRIES(3)
+            ADAPTIVE_ENTRIES(4) ADAPTIVE_ENTRIES(5) ADAPTIVE_ENTRIES(6) ADAPTIVE_ENTRIES(7)
+        }
+        size = 64;
+    }
+
     action set_trim(bit<19> threshold, bit<6> dscp,
                     MirrorId_t session_ipv4, MirrorId_t session_ipv6) {
         md.trim_enabled = true;
-        md.trim_threshold = threshold;
+        md.trim_threshold = (bit<32>)threshold;
         md.trim_dscp = dscp;
         md.trim_session_ipv4 = session_ipv4;
         md.trim_session_ipv6 = session_ipv6;
@@ -434,19 +633,11 @@ control FabricIngress(inout tna_headers_t hdr,
     }
 
     apply {
-        /* A depth report from egress: store it in every copy, then drop it. */
+        /* A depth report from egress: stored in every copy (by the depth_op
+         * tables below, which load for other packets), then dropped. */
         if (hdr.report.isValid()) {
-            store_depth_m0.execute(hdr.report.port);
-            store_depth_m1.execute(hdr.report.port);
-            store_depth_m2.execute(hdr.report.port);
-            store_depth_m3.execute(hdr.report.port);
-            store_depth_m4.execute(hdr.report.port);
-            store_depth_m5.execute(hdr.report.port);
-            store_depth_m6.execute(hdr.report.port);
-            store_depth_m7.execute(hdr.report.port);
-            store_depth_trim.execute(hdr.report.port);
+            report_x8.apply();
             ig_dprsr_md.drop_ctl = 1;
-            exit;
         }
 
         if (ig_prsr_md.parser_err != PARSER_ERROR_OK) {
@@ -454,72 +645,104 @@ control FabricIngress(inout tna_headers_t hdr,
         } else if (hdr.udp.isValid() && hdr.udp.length < 8) {
             md.drop_reason = DROP_BAD_LENGTH;
         }
+        /* Trimmable: a UET packet (RUD, ROD, UUD, with or without CC) without options. */
+        if (hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
+                && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
+                    || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
+                    || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
+            md.trim_candidate = true;
+        }
+        md.start = random_start.get();
 
-        /* Reliable-multicast ACK aggregation. */
-        if (md.drop_reason == DROP_NONE && hdr.mcast.isValid()
+        /* The ACK aggregation's four dependent steps are interleaved with
+         * routing and spraying, step by step, rather than run before them:
+         * Tofino 1's tables follow the program's order from stage to stage,
+         * so an ACK block first would delay routing by its four stages.
+         * Its drops are merged below; an absorbed ACK goes on through the
+         * pipeline and is dropped at its end. */
+
+        /* ACK step 1: a multicast control packet's group settings. */
+        if (ig_prsr_md.parser_err == PARSER_ERROR_OK && hdr.mcast.isValid()
                 && hdr.mcast.kind != NW_MCAST_DATA) {
             if (hdr.mcast.kind != NW_MCAST_ACK || hdr.udp.length != NW_MCAST_ACK_UDP_LEN) {
-                md.drop_reason = DROP_BAD_MCAST;
+                md.mcast_drop = DROP_BAD_MCAST;
             } else {
                 ack_groups.apply();
-                if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
-                    bit<32> slot = ((bit<32>)hdr.mcast.group << 8) | (bit<32>)hdr.mcast.seq[7:0];
-                    bit<32> seen = merge_ack.execute(slot);
-                    bit<32> missing = md.ack_expected & ~seen;
-                    if (missing == 0) {
-                        hdr.mcast.receivers = seen;
-                        hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
-                        md.ack_update_checksum = true;
-                        acks_forwarded.count(hdr.mcast.group);
-                    } else {
-                        acks_absorbed.count(hdr.mcast.group);
-                        ig_dprsr_md.drop_ctl = 1;
-                        exit;
-                    }
-                }
             }
         }
 
-        /* Routing. */
-        if (md.drop_reason == DROP_NONE) {
-            if (hdr.ipv4.isValid()) {
-                if (hdr.ipv4.ttl <= 1) {
-                    md.drop_reason = DROP_TTL;
-                } else {
-                    ipv4_routes.apply();
-                    hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
-                }
-            } else if (hdr.ipv6.isValid()) {
-                if (hdr.ipv6.hopLimit <= 1) {
-                    md.drop_reason = DROP_TTL;
-                } else {
-                    ipv6_routes.apply();
-                    hdr.ipv6.hopLimit = hdr.ipv6.hopLimit - 1;
-                }
+        /* Routing (its drops in md.route_drop). */
+        if (hdr.ipv4.isValid()) {
+            if (hdr.ipv4.ttl <= 1) {
+                md.route_drop = DROP_TTL;
             } else {
-                md.drop_reason = DROP_NOT_IP;
+                ipv4_routes.apply();
+                hdr.ipv4.ttl = hdr.ipv4.ttl - 1;
+            }
+        } else if (hdr.ipv6.isValid()) {
+            if (hdr.ipv6.hopLimit <= 1) {
+                md.route_drop = DROP_TTL;
+            } else {
+                ipv6_routes.apply();
+                hdr.ipv6.hopLimit = hdr.ipv6.hopLimit - 1;
+            }
+        } else {
+            md.route_drop = DROP_NOT_IP;
+        }
+
+        /* ACK step 2: merge the ACK into its slot, (group << 8) | seq[7:0]
+         * from the hash unit (group < 64). */
+        if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+            md.ack_seen = merge_ack.execute(
+                ack_slot.get({ hdr.mcast.group[5:0], hdr.mcast.seq[7:0] }));
+        }
+
+        /* Spraying, first: the group's members (and adaptive's tie bits). */
+        if (md.route == ROUTE_GROUP) {
+            ecmp_groups.apply();
+            if (md.mode == SPRAY_ADAPTIVE) {
+                tie_bits.apply();
             }
         }
 
-        /* Spraying: a slot of the group. */
-        if (md.drop_reason == DROP_NONE && md.route == ROUTE_GROUP) {
-            ecmp_groups.apply();
-            if (md.mode == SPRAY_ENTROPY) {
-                md.slot = md.l4.srcPort[2:0];
-            } else if (md.mode == SPRAY_RANDOM) {
-                md.slot = random_slot.get();
-            } else if (md.mode == SPRAY_ROUND_ROBIN) {
-                md.slot = next_rr_slot.execute(md.group_id);
-            } else if (md.mode == SPRAY_ADAPTIVE) {
-                md.start = random_start.get();
-                md.cost0 = (bit<19>)load_depth_m0.execute(md.port0) ++ (3w0 - md.start);
-                md.cost1 = (bit<19>)load_depth_m1.execute(md.port1) ++ (3w1 - md.start);
-                md.cost2 = (bit<19>)load_depth_m2.execute(md.port2) ++ (3w2 - md.start);
-                md.cost3 = (bit<19>)load_depth_m3.execute(md.port3) ++ (3w3 - md.start);
-                md.cost4 = (bit<19>)load_depth_m4.execute(md.port4) ++ (3w4 - md.start);
-                md.cost5 = (bit<19>)load_depth_m5.execute(md.port5) ++ (3w5 - md.start);
-                md.cost6 = (bit<19>)load_depth_m6.execute(md.port6) ++ (3w6 - md.start);
-                md.cost7 = (bit<19>)load_depth_m7.execute(md.port7) ++ (3w7 - md.start);
+        /* ACK step 3: the expected receivers not seen yet. */
+        if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+            ack_missing.apply();
+        }
+
+        /* Spraying, second: adaptive's eight costs. */
+        if (hdr.report.isValid() || (md.route == ROUTE_GROUP && md.mode == SPRAY_ADAPTIVE)) {
+            depth_op_m0.apply();
+            depth_op_m1.apply();
+            depth_op_m2.apply();
+            depth_op_m3.apply();
+            depth_op_m4.apply();
+            depth_op_m5.apply();
+            depth_op_m6.apply();
+            depth_op_m7.apply();
+        }
+
+        /* ACK step 4: forward the ACK, aggregated, or absorb it (counters
+         * apart from constants: a gateway's action cannot take both an
+         * index from the hash unit and action data). */
+        if (md.ack_aggregate && hdr.mcast.group < FABRIC_MCAST_GROUPS) {
+            if (md.ack_missing == 0) {
+                hdr.mcast.receivers = md.ack_seen;
+                hdr.mcast.flags = hdr.mcast.flags | NW_MCAST_F_AGGREGATED;
+                md.ack_update_checksum = true;
+            } else {
+                md.ack_absorbed = true;
+            }
+            if (md.ack_missing == 0) {
+                acks_forwarded.count(hdr.mcast.group);
+            } else {
+                acks_absorbed.count(hdr.mcast.group);
+            }
+        }
+
+        /* Spraying, last: the member's port. */
+        if (md.route == ROUTE_GROUP) {
+            if (md.mode == SPRAY_ADAPTIVE) {
                 md.cost0 = min(md.cost0, md.cost1);
                 md.cost2 = min(md.cost2, md.cost3);
                 md.cost4 = min(md.cost4, md.cost5);
@@ -527,60 +750,51 @@ control FabricIngress(inout tna_headers_t hdr,
                 md.cost0 = min(md.cost0, md.cost2);
                 md.cost4 = min(md.cost4, md.cost6);
                 md.cost0 = min(md.cost0, md.cost4);
-                md.slot = md.cost0[2:0] + md.start;
-            } else if (hdr.ipv4.isValid()) {
-                md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
-                                             hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
+                adaptive_port.apply();
             } else {
-                md.slot = flow_hash_v6.get({ hdr.ipv6.srcAddr, hdr.ipv6.dstAddr,
-                                             hdr.ipv6.nextHdr, md.l4.srcPort, md.l4.dstPort });
-            }
-            if (md.slot == 0) {
-                ig_tm_md.ucast_egress_port = md.port0;
-            } else if (md.slot == 1) {
-                ig_tm_md.ucast_egress_port = md.port1;
-            } else if (md.slot == 2) {
-                ig_tm_md.ucast_egress_port = md.port2;
-            } else if (md.slot == 3) {
-                ig_tm_md.ucast_egress_port = md.port3;
-            } else if (md.slot == 4) {
-                ig_tm_md.ucast_egress_port = md.port4;
-            } else if (md.slot == 5) {
-                ig_tm_md.ucast_egress_port = md.port5;
-            } else if (md.slot == 6) {
-                ig_tm_md.ucast_egress_port = md.port6;
-            } else {
-                ig_tm_md.ucast_egress_port = md.port7;
-            }
-        }
-
-        /* Trimming: mirror a truncated copy at high priority, drop the original. */
-        if (md.drop_reason == DROP_NONE && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)
-                && hdr.keep.isValid() && !hdr.ipv4_opt0.isValid()
-                && (hdr.pds.pdsType == UET_PDS_RUD || hdr.pds.pdsType == UET_PDS_ROD
-                    || hdr.pds.pdsType == UET_PDS_UUD || hdr.pds.pdsType == UET_PDS_RUD_CC
-                    || hdr.pds.pdsType == UET_PDS_ROD_CC)) {
-            trim_config.apply();
-            if (md.trim_enabled) {
-                md.port_depth = (bit<19>)load_depth_trim.execute(ig_tm_md.ucast_egress_port);
-                /* depth >= threshold: the 20-bit difference is not negative */
-                bit<20> margin = (bit<20>)md.port_depth - (bit<20>)md.trim_threshold;
-                if (margin[19:19] == 0) {
-                    if (hdr.ipv4.isValid()) {
-                        md.mirror_session = md.trim_session_ipv4;
-                    } else {
-                        md.mirror_session = md.trim_session_ipv6;
+                if (md.mode == SPRAY_ENTROPY) {
+                    md.slot = md.l4.srcPort[2:0];
+                } else if (md.mode == SPRAY_RANDOM) {
+                    md.slot = random_slot.get();
+                } else if (md.mode == SPRAY_ROUND_ROBIN) {
+                    /* the cursor does not move for packets already to be
+                     * dropped (malformed, a bad multicast header, an absorbed
+                     * ACK): the v1model program does not route those */
+                    if (md.drop_reason == DROP_NONE && md.mcast_drop == DROP_NONE
+                            && !md.ack_absorbed) {
+                        md.slot = next_rr_slot.execute(md.group_id);
                     }
-                    md.mirror_kind = KIND_TRIM;
-                    ig_dprsr_md.mirror_type = MIRROR_TRIM;
-                    ig_dprsr_md.drop_ctl = 1;
-                    trimmed.count(ig_tm_md.ucast_egress_port);
+                } else if (hdr.ipv4.isValid()) {
+                    md.slot = flow_hash_v4.get({ hdr.ipv4.srcAddr, hdr.ipv4.dstAddr,
+                                                 hdr.ipv4.protocol, md.l4.srcPort, md.l4.dstPort });
+                } else {
+                    md.slot = flow_hash_v6.get({ hdr.ipv6.srcAddr, hdr.ipv6.dstAddr,
+                                                 hdr.ipv6.nextHdr, md.l4.srcPort, md.l4.dstPort });
                 }
+                member_port.apply();
             }
         }
 
-        if (md.drop_reason != DROP_NONE) {
+        /* The trim copy: a report's store, or the egress port's depth. */
+        if (hdr.report.isValid()
+                || (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP))) {
+            depth_op_trim.apply();
+        }
+
+        /* The drop reasons merged, first come first: malformed, multicast, routing. */
+        if (md.drop_reason == DROP_NONE) {
+            if (md.mcast_drop != DROP_NONE) {
+                md.drop_reason = md.mcast_drop;
+            } else {
+                md.drop_reason = md.route_drop;
+            }
+        }
+        if (!md.ack_absorbed && !hdr.report.isValid() && md.drop_reason != DROP_NONE) {
             drops.count(md.drop_reason);
+        }
+        if (md.ack_absorbed) {
+            ig_dprsr_md.drop_ctl = 1;       /* counted in acks_absorbed */
+        } else if (md.drop_reason != DROP_NONE) {
             ig_dprsr_md.drop_ctl = 1;
         } else {
             hdr.bridge.setValid();
@@ -591,6 +805,28 @@ control FabricIngress(inout tna_headers_t hdr,
                 hdr.bridge.is_mcast = 1;
             }
             hdr.bridge.ingress_port = ig_intr_md.ingress_port;
+
+            /* Trimming: mirror a truncated copy at high priority, drop the
+             * original.  The threshold and the port's depth are looked up
+             * side by side (both by the egress port, the last thing known). */
+            if (md.trim_candidate && (md.route == ROUTE_PORT || md.route == ROUTE_GROUP)) {
+                trim_config.apply();
+                /* depth >= threshold: the 32-bit difference is not negative */
+                trim_margin.apply();
+                if (md.trim_enabled && md.trim_margin[31:31] == 0) {
+                    if (hdr.ipv4.isValid()) {
+                        md.mirror_session = md.trim_session_ipv4;
+                    } else {
+                        md.mirror_session = md.trim_session_ipv6;
+                    }
+                    md.mirror_kind = KIND_TRIM;
+                    ig_dprsr_md.mirror_type = MIRROR_TRIM;
+                    ig_dprsr_md.drop_ctl = 1;
+                }
+                if (md.trim_enabled && md.trim_margin[31:31] == 0) {
+                    trimmed.count(ig_tm_md.ucast_egress_port);
+                }
+            }
         }
     }
 }
@@ -685,18 +921,33 @@ parser FabricEgressParser(packet_in pkt,
         pkt.extract(hdr.ipv4);
         transition select(hdr.ipv4.ihl) {
             0 .. 4: accept;
-            5: parse_ipv4_payload;
+            5: parse_ipv4_no_options;
             default: parse_ipv4_opt0;
+        }
+    }
+
+    state parse_ipv4_no_options {
+        transition select(hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
+            (0, IPPROTO_UDP): parse_udp;
+            default: accept;
         }
     }
 
     IPV4_OPTION_STATES
 
+    /* After options, UDP only: Tofino 1's egress parser reads at most 160
+     * bytes, and the UET headers are needed only by trimmed copies, which
+     * never have options (ingress does not trim those). */
     state parse_ipv4_payload {
         transition select(hdr.ipv4.fragOffset, hdr.ipv4.protocol) {
-            (0, IPPROTO_UDP): parse_udp;
+            (0, IPPROTO_UDP): parse_udp_after_options;
             default: accept;
         }
+    }
+
+    state parse_udp_after_options {
+        pkt.extract(hdr.udp);
+        transition accept;
     }
 
     state parse_ipv6 {
@@ -780,9 +1031,31 @@ control FabricEgress(inout tna_headers_t hdr,
         default_action = keep_group_address();
     }
 
+    /* enq_qdepth - threshold in a table's action, so that it stays a field
+     * (bf-p4c's gateways test fields, not expressions) */
+    action set_enq_depth() {
+        md.enq_depth = (bit<32>)eg_intr_md.enq_qdepth;
+    }
+
+    table enq_depth {
+        actions = { set_enq_depth; }
+        default_action = set_enq_depth();
+        size = 1;
+    }
+
+    action set_ecn_margin() {
+        md.ecn_margin = md.enq_depth - md.ecn_threshold;
+    }
+
+    table ecn_margin {
+        actions = { set_ecn_margin; }
+        default_action = set_ecn_margin();
+        size = 1;
+    }
+
     action set_ecn_threshold(bit<19> threshold) {
         md.ecn_enabled = true;
-        md.ecn_threshold = threshold;
+        md.ecn_threshold = (bit<32>)threshold;
     }
 
     action no_ecn() {
@@ -861,9 +1134,10 @@ control FabricEgress(inout tna_headers_t hdr,
         tx_port.count(eg_intr_md.egress_port);
 
         ecn_config.apply();
-        /* enq_qdepth >= threshold: the 20-bit difference is not negative */
-        bit<20> ecn_margin = (bit<20>)eg_intr_md.enq_qdepth - (bit<20>)md.ecn_threshold;
-        if (md.ecn_enabled && ecn_margin[19:19] == 0) {
+        /* enq_qdepth >= threshold: the 32-bit difference is not negative */
+        enq_depth.apply();
+        ecn_margin.apply();
+        if (md.ecn_enabled && md.ecn_margin[31:31] == 0) {
             if (hdr.ipv4.isValid() && (hdr.ipv4.ecn == ECN_ECT0 || hdr.ipv4.ecn == ECN_ECT1)) {
                 hdr.ipv4.ecn = ECN_CE;
                 ecn_marked.count(eg_intr_md.egress_port);
@@ -889,7 +1163,7 @@ control FabricEgressDeparser(packet_out pkt,
 
     apply {
         if (eg_dprsr_md.mirror_type == MIRROR_REPORT) {
-            report_mirror.emit<depth_report_h>(md.report_session,
+            report_mirror.emit<depth_report_mirror_h>(md.report_session,
                                                { md.report_kind, 7w0, md.report_port, 5w0,
                                                  md.report_depth });
         }

@@ -3,9 +3,9 @@
 
 - p4/tna/*.p4 for Tofino 1 (``--target tofino --arch tna``) down to the binary:
   tofino.bin and bfrt.json are written;
-- p4/t2na/*.p4 for Tofino 2 (``--target tofino2 --arch t2na -S``): every check of
-  the back end up to its assembler, which is not run (it fails on p4c's own t2na
-  samples on the project's machines, so no Tofino 2 tofino.bin is made).
+- p4/t2na/*.p4 for Tofino 2 (``--target tofino2 --arch t2na``): TOFINO2_BINARY
+  says how far. True: down to the binary (tofino2.bin and bfrt.json); False:
+  every check of the back end up to its assembler (``-S``, the assembly file).
 
 docs/tofino.md says how to build the back end and records what it reported."""
 
@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TOFINO1 = sorted((ROOT / "p4" / "tna").glob("*.p4"))
 TOFINO2 = sorted((ROOT / "p4" / "t2na").glob("*.p4"))
 
+# How far the Tofino 2 programs are compiled (see the module's docstring).
+TOFINO2_BINARY = True
+
 
 def tofino_compiler() -> str:
     """The driver of p4c's Tofino back end on PATH; skips the test when there is none."""
@@ -37,7 +40,13 @@ def tofino_compiler() -> str:
 def compile_program(args: list[str], out: Path) -> None:
     done = subprocess.run([tofino_compiler(), *args, "-o", str(out)],
                           capture_output=True, text=True, timeout=3600)
-    assert done.returncode == 0, f"exit {done.returncode}:\n{done.stderr[-4000:]}"
+    assert done.returncode == 0, (f"exit {done.returncode}:\n{done.stdout[-2000:]}\n"
+                                  f"{done.stderr[-4000:]}")
+
+
+def written(out: Path, name: str) -> list[Path]:
+    """The non-empty files called ``name`` under ``out``."""
+    return [p for p in out.rglob(name) if p.stat().st_size > 0]
 
 
 @pytest.mark.timeout(3600)
@@ -45,14 +54,19 @@ def compile_program(args: list[str], out: Path) -> None:
 def test_tofino1_program_compiles_to_a_binary(program, tmp_path):
     out = tmp_path / program.stem
     compile_program(["--target", "tofino", "--arch", "tna", str(program)], out)
-    assert [p for p in out.rglob("tofino.bin") if p.stat().st_size > 0]
-    assert list(out.rglob("bfrt.json"))
+    assert written(out, "tofino.bin")
+    assert written(out, "bfrt.json")
 
 
 @pytest.mark.timeout(3600)
 @pytest.mark.parametrize("program", TOFINO2, ids=lambda p: f"t2na/{p.name}")
-def test_tofino2_program_passes_the_back_end_up_to_its_assembler(program, tmp_path):
+def test_tofino2_program_compiles(program, tmp_path):
     out = tmp_path / program.stem
-    compile_program(["--target", "tofino2", "--arch", "t2na", "-S", str(program)], out)
-    assert [p for p in out.rglob("*.bfa") if p.stat().st_size > 0]
-
+    args = ["--target", "tofino2", "--arch", "t2na", str(program)]
+    if TOFINO2_BINARY:
+        compile_program(args, out)
+        assert written(out, "tofino2.bin")
+        assert written(out, "bfrt.json")
+    else:
+        compile_program(["-S", *args], out)
+        assert written(out, "*.bfa")
