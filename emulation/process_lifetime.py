@@ -80,6 +80,18 @@ def popen_registered(argv: Sequence[str], register: Callable[[subprocess.Popen],
     return proc
 
 
+def stop_process(proc: subprocess.Popen, timeout: float = 5.0) -> None:
+    """End ``proc`` if it still runs: SIGTERM, then SIGKILL after ``timeout`` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def is_running(pid: int) -> bool:
     """Whether ``pid`` exists and is not a zombie. A killed process whose parent is gone
     may stay a zombie for good where the machine's init does not reap it, and

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from netweft.emulation.network import Host, Network, NetworkError
 from netweft.emulation.process.control import ControlError, send_command
+from netweft.emulation.process_lifetime import stop_process
 from netweft.testbed.experiments.fabric_hosts import HEADER, PDS_F_TRIMMED
 
 IPERF_PORT = 5201  # inside the server host's own namespace, so no clash with anyone
@@ -40,13 +41,7 @@ def start_capture(net: Network, node: str, iface: str, path: Path) -> subprocess
 
 def stop_capture(proc: subprocess.Popen) -> None:
     """Stop a capture (or any helper process): terminate, then kill after 5 s."""
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    stop_process(proc, timeout=5)
 
 
 def iperf3(client: Host, server: Host, seconds: float = 2.0, udp_rate: float | None = None,

@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from netweft.emulation.native.dataplane_build import load
+from netweft.emulation.process_lifetime import stop_process
 
 NEXT_HOP_MAC = "08:00:00:00:01:11"
 DEFAULT_RATES = (50_000, 100_000, 200_000, 400_000, 800_000, 1_600_000)
@@ -220,13 +221,7 @@ def running(switch: SwitchUnderTest, links: BenchLinks, timeout: float = 120.0
                 raise RuntimeError(f"{switch.name} did not start: {detail}")
             yield proc
         finally:
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            stop_process(proc, timeout=10)
 
 
 # ---------------------------------------------------------------------- one load point

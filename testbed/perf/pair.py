@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 
-from netweft.emulation.process_lifetime import die_with_parent
+from netweft.emulation.process_lifetime import die_with_parent, stop_process
 from netweft.testbed.perf.protocol import CONTROL_PORT, PerfError
 
 
@@ -129,10 +129,4 @@ def _stop(proc: subprocess.Popen) -> None:
     code = proc.poll()
     if code is not None and code < 0:
         print(f"netweft perf pair: the server was killed by signal {-code}", file=sys.stderr)
-    if code is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    stop_process(proc, timeout=5)

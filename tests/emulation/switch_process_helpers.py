@@ -1,8 +1,10 @@
 """What the switch-process tests share: a runtime file that routes to every host of a
-one-switch network through basic_forward.p4, and stopping a process for good."""
+one-switch network through basic_forward.p4, and stopping a process for good
+(:func:`netweft.emulation.process_lifetime.stop_process`)."""
 
 import json
-import subprocess
+
+from netweft.emulation.process_lifetime import stop_process  # noqa: F401 - shared
 
 
 def basic_forward_runtime(net, path):
@@ -16,13 +18,3 @@ def basic_forward_runtime(net, path):
                         "action_params": {"dstAddr": host.mac, "port": peer.port}})
     path.write_text(json.dumps({"target": "netweft-embedded", "table_entries": entries}))
     return path
-
-
-def stop_process(proc):
-    """SIGTERM, then SIGKILL after 10 s."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
