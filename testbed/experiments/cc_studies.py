@@ -383,3 +383,29 @@ def summarise(r: StudyResult, tag: str | None = None) -> dict[str, Any]:
         "first_error": r.failed[0][1] if r.failed else "",
     }
     return out
+
+
+def over_seeds(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One scheme's runs of one scenario over several seeds, from their :func:`summarise`
+    dicts: each run reduced to its earliest, mean and last completion time, their spread
+    (last - earliest), Jain's index, retransmissions and timeouts, and each of those as
+    (min, median, max) across the runs whose flows all finished. One run of a scheme is one
+    draw of its ECN and trimming decisions: two simulators compare by these distributions,
+    not by one seed each (``docs/cc-studies.md``, "Over seeds")."""
+    done = [s for s in summaries if s["finished"] == s["flows"] and not s["failed"]]
+
+    def spread(values: list[float]) -> tuple[float, float, float] | None:
+        if not values:
+            return None
+        return (float(min(values)), float(np.median(values)), float(max(values)))
+
+    return {
+        "runs": len(summaries), "complete": len(done),
+        "earliest_us": spread([s["fct_min_us"] for s in done]),
+        "mean_us": spread([s["fct_mean_us"] for s in done]),
+        "last_us": spread([s["fct_max_us"] for s in done]),
+        "spread_us": spread([s["fct_max_us"] - s["fct_min_us"] for s in done]),
+        "jain": spread([s["jain"] for s in done]),
+        "retransmits": spread([s["retransmits"] for s in done]),
+        "rtos": spread([s["rtos"] for s in done]),
+    }
