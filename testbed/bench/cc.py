@@ -9,7 +9,9 @@ Scenarios (``--scenario``), each run once per scheme with the same seed:
   packets take htsim's sizes on the wire (a 4,150-byte data packet, 64-byte
   ACKs, NACKs and trimmed headers) so that the comparison is like for like;
   ``--wire-sizes netweft`` runs it with netweft's own frames (4,188 B data
-  packets, 62-90 B control packets, 110 B trimmed headers).
+  packets, 62-90 B control packets, 110 B trimmed headers). ``--seeds K`` runs
+  each incast over K seeds and prints distributions (min/median/max across the
+  seeds) beside htsim's own runs over seeds 1-20.
 - ``permutation``: every host of a 32-host leaf-spine sends ``--size`` (4 MiB)
   to another host on another leaf (a seeded permutation), with uplinks chosen
   by spraying (entropy) and by flow hash, side by side.
