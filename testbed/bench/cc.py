@@ -170,6 +170,11 @@ def scenario_runs(args: argparse.Namespace) -> list[tuple[str, FabricSpec, list,
 
 # ---- tables -------------------------------------------------------------------------------
 
+def _htsim_n(extra: dict[str, Any]) -> int | None:
+    """The incast's N when htsim's figures (1 MiB per sender) compare with the run's."""
+    return extra.get("n") if extra.get("size") == MIB else None
+
+
 def _fct(s: dict) -> str:
     return "/".join(f"{s[k]:,.0f}" if not math.isnan(s[k]) else "-"
                     for k in ("fct_min_us", "fct_mean_us", "fct_p99_us", "fct_max_us"))
@@ -197,6 +202,8 @@ def format_table(name: str, summaries: list[dict], missing: list[str], n: int | 
             lines.append(f"{'':<11} stopped: {s['stopped']} (unfinished flows are left out)")
     for scheme in missing:
         lines.append(f"{scheme:<11} not available in this engine build")
+    if n is None and name.startswith("incast"):
+        lines.append("htsim's figures are for 1 MiB per sender: not shown for this size")
     if n is not None:
         for scheme in ("nscc", "rccc"):
             a = HTSIM_ANCHOR.get((n, scheme))
@@ -237,6 +244,8 @@ def format_seeds_table(name: str, rows: list[tuple[str, dict[str, Any]]], missin
         lines.append(row(scheme, f"{d['complete']}/{d['runs']}", d))
     for scheme in missing:
         lines.append(f"{scheme:<11} not available in this engine build")
+    if n is None:
+        lines.append("htsim's figures are for 1 MiB per sender: not shown for this size")
     if n is not None:
         for scheme in ("nscc", "rccc"):
             a = HTSIM_SEEDS.get((n, scheme))
@@ -281,7 +290,7 @@ def run_seeds(args: argparse.Namespace, usable: list[str], missing: list[str],
             rows.append((scheme, over_seeds(summaries)))
             per_seed[scheme] = summaries
         print(format_seeds_table(f"{name} ({extra['wire_sizes']} wire sizes)", rows, missing,
-                                 extra.get("n")))
+                                 _htsim_n(extra)))
         record["scenarios"].append({"name": name, "extra": extra, "missing": missing,
                                     "over_seeds": dict(rows), "per_seed": per_seed})
     (out / "cc_seeds.json").write_text(json.dumps(record, indent=1))
@@ -382,7 +391,7 @@ def run_cc_bench(args: argparse.Namespace) -> int:
             results.append(r)
             summaries.append(s)
         print(format_table(f"{name} ({extra['wire_sizes']} wire sizes)", summaries, missing,
-                           extra.get("n")))
+                           _htsim_n(extra)))
         if extra.get("mixed"):
             for s in summaries:
                 print(f"{s['scheme']:<11} short flows slowdown p50/p99 "
