@@ -346,6 +346,11 @@ def plot_scenario(name: str, results: list[StudyResult], path: Path) -> Path:
 # ---- the command --------------------------------------------------------------------------
 
 def run_cc_bench(args: argparse.Namespace) -> int:
+    if args.testbed and args.seeds:
+        from netweft.testbed.command_line import CommandError
+
+        raise CommandError("--seeds runs the simulator's incast over seeds; the testbed's "
+                           "runs are one each (drop --seeds or --testbed)")
     if args.testbed:
         return _run_testbed(args)
     if args.rate_mbit:

@@ -123,6 +123,8 @@ def test_bench_cc_seeds_runs_each_seed_and_prints_htsims_distribution(tmp_path, 
     assert data["scenarios"][0]["over_seeds"]["nscc"]["complete"] == 3
     assert main(["bench", "cc", "--scenario", "mixed", "--seeds", "2"]) == 1
     assert "--seeds runs the incast" in capsys.readouterr().err
+    assert main(["bench", "cc", "--testbed", "--seeds", "2"]) == 1
+    assert "--seeds runs the simulator's incast" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("htsim_sizes", [False, True], ids=["netweft-sizes", "htsim-sizes"])
