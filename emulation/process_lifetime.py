@@ -101,3 +101,36 @@ def is_running(pid: int) -> bool:
     except OSError:
         return False
     return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def start_ticks(pid: int) -> int | None:
+    """When ``pid`` started, in clock ticks since boot (``/proc/PID/stat`` field 22), or
+    None if there is no such process. A PID and its start time name one process: the
+    kernel reuses PIDs (``pid_max`` is 32,768 on many machines), never both."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        return int(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def owner_stamp(pid: int | None = None) -> str:
+    """``"PID START"`` for this process (or ``pid``): what an owner file or a record
+    holds so that a later reader can tell its owner from a process that got the PID."""
+    pid = os.getpid() if pid is None else pid
+    return f"{pid} {start_ticks(pid)}"
+
+
+def stamp_alive(stamp: str) -> bool:
+    """Whether the process an :func:`owner_stamp` names runs: the PID runs, is no zombie
+    and started when the stamp says. A stamp of a PID alone (files written before start
+    times were kept) is judged by the PID."""
+    parts = stamp.split()
+    try:
+        pid = int(parts[0])
+        start = int(parts[1]) if len(parts) > 1 and parts[1] != "None" else None
+    except (IndexError, ValueError):
+        return False
+    if not is_running(pid):
+        return False
+    return start is None or start_ticks(pid) == start

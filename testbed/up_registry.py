@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from netweft.emulation.network import OWNER_DIR, Host, Network
-from netweft.emulation.process_lifetime import is_running
+from netweft.emulation.process_lifetime import stamp_alive, start_ticks
 
 REGISTRY_DIR = OWNER_DIR / "testbeds"
 
@@ -33,11 +33,13 @@ class RunningTestbed:
     run_dir: str
     topology: str
     nodes: dict[str, dict[str, str | None]]
+    started: int | None = None   # the owner's start time (clock ticks since boot)
 
     @property
     def alive(self) -> bool:
-        """Whether the testbed's owner runs (a zombie, killed and not yet reaped, does not)."""
-        return is_running(self.pid)
+        """Whether the testbed's owner runs (a zombie, killed and not yet reaped, does not;
+        nor does a later process that got its PID)."""
+        return stamp_alive(f"{self.pid} {self.started}")
 
     def netns(self, node: str) -> str:
         if node not in self.nodes:
@@ -63,7 +65,7 @@ def record_for(name: str, net: Network, run_dir: Path, topology: Path) -> Runnin
         if getattr(node, "grpc_address", None):
             nodes[node.name]["grpc"] = node.grpc_address
     return RunningTestbed(name, os.getpid(), net.prefix, str(run_dir.resolve()),
-                         str(topology), nodes)
+                         str(topology), nodes, start_ticks(os.getpid()))
 
 
 def write(record: RunningTestbed) -> None:

@@ -37,7 +37,13 @@ from pyroute2 import IPRoute, NetNS, netns
 
 from netweft.emulation.links.link_params import LinkParams
 from netweft.emulation.links.port_options import PortOptions
-from netweft.emulation.process_lifetime import die_with_parent, is_running, popen_registered
+from netweft.emulation.process_lifetime import (
+    die_with_parent,
+    is_running,
+    owner_stamp,
+    popen_registered,
+    stamp_alive,
+)
 
 DEFAULT_PREFIX = "nw"
 # A running network records its owner's PID here, so that ``netweft clean`` removes
@@ -341,7 +347,7 @@ class Network:
             raise NetworkError("ethtool is not installed (apt-get install ethtool)")
         try:
             OWNER_DIR.mkdir(parents=True, exist_ok=True)
-            (OWNER_DIR / self.prefix).write_text(f"{os.getpid()}\n")
+            (OWNER_DIR / self.prefix).write_text(owner_stamp() + "\n")
             for node in self.nodes.values():
                 netns.create(node.netns)
                 self._created.append(node.netns)
@@ -516,12 +522,13 @@ def remove_namespace(name: str) -> None:
 
 def _owner_alive(prefix: str) -> bool:
     """Whether the process that owns the network ``prefix`` runs (a killed owner that no
-    one reaped yet, a zombie, does not: its network is a leftover)."""
+    one reaped yet, a zombie, does not: its network is a leftover; nor does a process
+    that got the dead owner's PID later: the owner file holds its start time too)."""
     try:
-        pid = int((OWNER_DIR / prefix).read_text())
-    except (OSError, ValueError):
+        stamp = (OWNER_DIR / prefix).read_text()
+    except OSError:
         return False
-    return is_running(pid)
+    return stamp_alive(stamp)
 
 
 def _is_network_prefix(head: str, prefixes: Sequence[str]) -> bool:

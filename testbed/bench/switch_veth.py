@@ -77,6 +77,7 @@ def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
     removes pairs a killed run left behind.
     """
     from netweft.emulation.network import OWNER_DIR
+    from netweft.emulation.process_lifetime import owner_stamp
 
     head = prefix or f"nw{uuid.uuid4().hex[:5]}"
     links = BenchLinks(f"{head}l1a", f"{head}l1b", f"{head}l2a", f"{head}l2b")
@@ -84,7 +85,7 @@ def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
     owner = OWNER_DIR / head
     try:
         OWNER_DIR.mkdir(parents=True, exist_ok=True)
-        owner.write_text(f"{os.getpid()}\n")
+        owner.write_text(owner_stamp() + "\n")
         for a, b in ((links.generator, links.port1), (links.port2, links.sink)):
             _ip("link", "add", a, "type", "veth", "peer", "name", b)
             made.append(a)

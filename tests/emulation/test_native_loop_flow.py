@@ -10,7 +10,6 @@ pipeline's rings must reach the control loop's drain.
 
 from __future__ import annotations
 
-import os
 import select
 import socket
 import subprocess
@@ -41,13 +40,14 @@ SO_RCVBUFFORCE = 33   # Linux: SO_RCVBUF beyond rmem_max (we are root)
 def veths():
     """Six veth pairs: port N's loop side ``...lNa``, its far side ``...lNb``."""
     from netweft.emulation.network import OWNER_DIR
+    from netweft.emulation.process_lifetime import owner_stamp
 
     head = f"nw{uuid.uuid4().hex[:5]}"
     owner = OWNER_DIR / head
     made: list[str] = []
     try:
         OWNER_DIR.mkdir(parents=True, exist_ok=True)
-        owner.write_text(f"{os.getpid()}\n")
+        owner.write_text(owner_stamp() + "\n")
         for n in PORTS:
             a, b = f"{head}l{n}a", f"{head}l{n}b"
             subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b],
