@@ -62,6 +62,7 @@ typedef struct {
     uint64_t cc_base_rtt_ns;
     uint32_t cc_spec_bytes;
     uint32_t cc_pull_bytes;
+    uint32_t rto_per_packet;
 } nw_config_t;
 
 #define NW_CC_MODE_NONE ...

@@ -144,6 +144,13 @@ typedef struct {
     uint32_t cc_spec_bytes;   /* RCCC: speculative bytes a sender may send before its first
                                  credit arrives, per backlog episode; 0 = one BDP (default 0) */
     uint32_t cc_pull_bytes;   /* RCCC: credit granted per pull; 0 = 4 x mtu (default 0) */
+    uint32_t rto_per_packet;  /* 1: a timeout declares lost, besides the oldest, every RUD
+                                 packet out for a whole timeout, as each packet's own timer
+                                 does in UEC's htsim model; sound only where rto_init_ns
+                                 exceeds the longest queueing a delivered packet can meet
+                                 (htsim's is 15 us + 6 buffer drains). 0: the oldest alone,
+                                 a probe that a stall or a short RTO cannot turn into a
+                                 window of spurious resends (default 0) */
 } nw_config_t;
 
 /* ---- congestion control modes (nw_config_t.cc_mode; docs/congestion.md) ----

@@ -46,6 +46,7 @@ void nw_config_default(nw_config_t *c)
     c->cc_base_rtt_ns = 0;
     c->cc_spec_bytes = 0;
     c->cc_pull_bytes = 0;
+    c->rto_per_packet = 0;
 }
 
 const char *nw_config_check(const nw_config_t *c)
@@ -83,6 +84,8 @@ const char *nw_config_check(const nw_config_t *c)
         return "link_rate_mbps: must be between 1 and 10000000 (10 Tbit/s)";
     if (c->cc_pull_bytes > (1u << 22) || (c->cc_pull_bytes && c->cc_pull_bytes < c->mtu))
         return "cc_pull_bytes: must be 0 (4 x mtu) or between mtu and 4 MiB";
+    if (c->rto_per_packet > 1)
+        return "rto_per_packet: must be 0 or 1";
     if (c->cc_spec_bytes > (1u << 22))
         return "cc_spec_bytes: must be at most 4 MiB (0 = one BDP)";
     return NULL;

@@ -509,6 +509,13 @@ void nw_tx_fail(nw_engine_t *e, nw_pdc_t *p, int32_t status)
     p->rto_deadline = 0;
 }
 
+static void rto_lost(nw_engine_t *e, nw_pdc_t *p, nw_tx_slot_t *s)
+{
+    if (s->rto_retx < UINT8_MAX)
+        s->rto_retx++;
+    nw_tx_mark_lost(e, p, s->psn);
+}
+
 void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
 {
     if (p->list_head == NW_NIL && p->awaiting_rsp == 0) {
@@ -524,21 +531,35 @@ void nw_tx_on_rto(nw_engine_t *e, nw_pdc_t *p, uint64_t now)
         nw_tx_fail(e, p, NW_ETIMEDOUT);
         return;
     }
+    uint64_t rto = p->rto_cur;
     p->rto_cur *= 2;
     if (p->rto_cur > e->cfg.rto_max_ns)
         p->rto_cur = e->cfg.rto_max_ns;
     if (p->list_head == NW_NIL)
         queue_probes(e, p);
     else {
-        /* One packet: the oldest transmission; on ROD the oldest unacknowledged
-         * PSN, the one the receiver waits for (it holds the packets after it). */
+        /* The oldest transmission; on ROD the oldest unacknowledged PSN, the one
+         * the receiver waits for (it holds the packets after it). */
         nw_tx_slot_t *s = &p->slots[p->list_head];
         nw_tx_slot_t *u = nw_tx_slot(e, p, p->una);
-        if (p->mode == NW_MODE_ROD && u->psn == p->una && u->state == NW_TX_INFLIGHT)
+        int rod = p->mode == NW_MODE_ROD;
+        if (rod && u->psn == p->una && u->state == NW_TX_INFLIGHT)
             s = u;
-        if (s->rto_retx < UINT8_MAX)
-            s->rto_retx++;
-        nw_tx_mark_lost(e, p, s->psn);
+        rto_lost(e, p, s);
+        /* rto_per_packet (RUD): every other packet out for a whole timeout has timed
+         * out too, as its own timer says in htsim's model. Otherwise they stay counted
+         * in flight and leave one per backed-off timeout: in the 256 -> 1 NSCC incast a
+         * sender whose trimmed headers the switch dropped, its window at the floor,
+         * sent one resend per timeout (73, 146, 292, ... us) until about 37 ms. */
+        while (e->cfg.rto_per_packet && !rod && p->list_head != NW_NIL) {
+            uint32_t head = p->list_head;
+            s = &p->slots[head];
+            if (now - s->sent_ns < rto)
+                break;
+            rto_lost(e, p, s);
+            if (p->list_head == head)
+                break; /* not taken off the in-flight list: nothing more to declare */
+        }
         p->rto_resend_due = 1;
     }
     p->rto_deadline = now + p->rto_cur;

@@ -179,7 +179,7 @@ def run_flows(scenario: str, spec: FabricSpec, flows: list[Flow], scheme: str, *
     trace_host = dsts[0] if trace_host is None else trace_host
     trace_name = (f"leaf{trace_host // spec.hosts_per_leaf}:p{trace_host % spec.hosts_per_leaf}")
     sim = Simulation(seed=seed, fabric=spec, mtu=mtu, trace_ports=(trace_name,),
-                     rto_init_ns=RTO_NS, **settings)
+                     rto_init_ns=RTO_NS, rto_per_packet=1, **settings)
     peers_of = [0] * hosts
     for f in flows:
         peers_of[f.src] += 1

@@ -202,3 +202,40 @@ def test_a_spurious_timeout_is_undone_and_the_same_stall_does_not_fire_again():
     assert sa["spurious_rtos"] == 1  # the first stall's RTO was recognised as spurious ...
     assert sa["rto_fired"] == 1  # ... and raised the floor above the second stall
     assert sa["retransmits"] == 1 and b.stats()["dup_pkts"] == 1
+
+
+@pytest.mark.parametrize("per_packet", [0, 1])
+def test_rto_per_packet_resends_every_packet_out_for_a_whole_timeout(per_packet):
+    # The first packet of a 9-packet message arrives; the first transmissions of the
+    # other 8, the tail, are lost, so no SACK reveals them and only the timer can. The
+    # first packet's ACK restarts the timer, so when it fires all 8 have been out for a
+    # whole timeout. With rto_per_packet each of them has timed out, as its own timer
+    # says in UEC's htsim model, and one RTO resends them all; by default the timeout
+    # resends the oldest alone (a probe), and the 8 take 8 timeouts.
+    lost_tail = 8
+    count = 0
+
+    def drop_tail(pkt: bytes) -> bool:
+        nonlocal count
+        if _pds_type(pkt) not in DATA_TYPES:
+            return False
+        count += 1
+        return 2 <= count <= 1 + lost_tail  # the originals; the resends come after
+
+    net = EngineNet(seed=3, imp=Impairments(delay_ns=20_000, drop_filter=drop_tail))
+    a = net.add("10.0.0.1", window_pkts=64, rto_per_packet=per_packet)
+    b = net.add("10.0.0.2", window_pkts=64)
+    _stream(net, a, b, messages=1, size=(1 + lost_tail) * lib.nw_max_payload(a.engine), depth=1)
+    sa = a.stats()
+    assert count == 1 + 2 * lost_tail  # every lost packet resent once, nothing else
+    assert sa["rto_fired"] == (1 if per_packet else lost_tail)
+    assert sa["retransmits"] == lost_tail and sa["fast_retransmits"] == 0
+    assert b.stats()["dup_pkts"] == 0
+
+
+def test_rto_per_packet_is_checked():
+    cfg = ffi.new("nw_config_t *")
+    lib.nw_config_default(cfg)
+    assert cfg.rto_per_packet == 0  # off by default: a timeout resends the oldest alone
+    cfg.rto_per_packet = 2
+    assert ffi.string(lib.nw_config_check(cfg)).decode() == "rto_per_packet: must be 0 or 1"
