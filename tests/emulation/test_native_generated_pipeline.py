@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import select
 import socket
-import subprocess
 import uuid
 
 import pytest
+from root_veths import root_veth_pairs
 
 from netweft.emulation.native.dataplane import Dataplane, GeneratedPipeline
 from netweft.emulation.native.dataplane_build import HERE
-from netweft.testbed.bench.switch_veth import quiet_interface
 
 pytestmark = pytest.mark.netns
 
@@ -92,20 +91,8 @@ def fixture_pipeline(tmp_path_factory):
 
 @pytest.fixture
 def three_ports():
-    head = f"nw{uuid.uuid4().hex[:5]}"
-    made = []
-    try:
-        for n in (1, 2, 3):
-            a, b = f"{head}l{n}a", f"{head}l{n}b"
-            subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b],
-                           check=True, capture_output=True)
-            made.append(a)
-            quiet_interface(a)
-            quiet_interface(b)
-        yield {n: (f"{head}l{n}a", f"{head}l{n}b") for n in (1, 2, 3)}
-    finally:
-        for name in made:
-            subprocess.run(["ip", "link", "del", name], capture_output=True)
+    with root_veth_pairs((1, 2, 3)) as pairs:
+        yield pairs
 
 
 def _socket(ifname: str) -> socket.socket:

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 import select
 import socket
-import subprocess
 import time
-import uuid
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from root_veths import root_veth_pairs
 
 from netweft.emulation.native.build import compiler
 from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler import compile_p4
-from netweft.testbed.bench.switch_veth import quiet_interface
 
 pytestmark = [pytest.mark.netns,
               pytest.mark.skipif(compiler() is None, reason="no C compiler")]
@@ -39,27 +37,8 @@ SO_RCVBUFFORCE = 33   # Linux: SO_RCVBUF beyond rmem_max (we are root)
 @pytest.fixture
 def veths():
     """Six veth pairs: port N's loop side ``...lNa``, its far side ``...lNb``."""
-    from netweft.emulation.network import OWNER_DIR
-    from netweft.emulation.process_lifetime import owner_stamp
-
-    head = f"nw{uuid.uuid4().hex[:5]}"
-    owner = OWNER_DIR / head
-    made: list[str] = []
-    try:
-        OWNER_DIR.mkdir(parents=True, exist_ok=True)
-        owner.write_text(owner_stamp() + "\n")
-        for n in PORTS:
-            a, b = f"{head}l{n}a", f"{head}l{n}b"
-            subprocess.run(["ip", "link", "add", a, "type", "veth", "peer", "name", b],
-                           check=True, capture_output=True)
-            made.append(a)
-            for name in (a, b):
-                quiet_interface(name)
-        yield {n: (f"{head}l{n}a", f"{head}l{n}b") for n in PORTS}
-    finally:
-        for name in made:
-            subprocess.run(["ip", "link", "del", name], capture_output=True)
-        owner.unlink(missing_ok=True)
+    with root_veth_pairs(PORTS) as pairs:
+        yield pairs
 
 
 def configure(sw: SoftSwitch) -> None:
