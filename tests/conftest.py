@@ -17,6 +17,7 @@ import pytest
 from netweft.testbed.host_tools import MissingToolError, require, require_clang_fuzzer
 
 
+@pytest.hookimpl(tryfirst=True)   # before xdist's, which reads xdist_group marks then
 def pytest_collection_modifyitems(config, items):
     serial = pytest.mark.xdist_group("netns")
     skip = None if os.geteuid() == 0 else pytest.mark.skip(

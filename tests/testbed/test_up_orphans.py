@@ -12,7 +12,7 @@ from pyroute2 import netns
 from test_up import NETWEFT, _leftovers, pair_topology  # noqa: F401 - a fixture
 
 from netweft.emulation.network import OWNER_DIR
-from netweft.emulation.process_lifetime import is_running
+from netweft.emulation.process_lifetime import is_running, stamp_alive
 from netweft.testbed import up_registry
 from netweft.testbed.topology import load_topology
 
@@ -47,10 +47,12 @@ def _owner_state(prefix: str) -> str:
     """What `netweft clean` judges a network by: its namespaces and its owner file's PID."""
     spaces = [n for n in netns.listnetns() if n.startswith(prefix + "-")]
     try:
-        owner = int((OWNER_DIR / prefix).read_text())
-    except (OSError, ValueError) as exc:
+        stamp = (OWNER_DIR / prefix).read_text()
+        owner = int(stamp.split()[0])
+    except (OSError, ValueError, IndexError) as exc:
         return f"namespaces {spaces}, owner file: {exc}"
-    return f"namespaces {spaces}, owner file: {_state(owner)} (running: {is_running(owner)})"
+    return (f"namespaces {spaces}, owner file {stamp.strip()!r}: {_state(owner)} "
+            f"(its owner running: {stamp_alive(stamp)})")
 
 
 def test_a_killed_testbed_takes_its_processes_along_and_the_next_up_removes_the_rest(
