@@ -131,6 +131,10 @@ def stamp_alive(stamp: str) -> bool:
         start = int(parts[1]) if len(parts) > 1 and parts[1] != "None" else None
     except (IndexError, ValueError):
         return False
-    if not is_running(pid):
-        return False
-    return start is None or start_ticks(pid) == start
+    return same_process_runs(pid, start)
+
+
+def same_process_runs(pid: int, start: int | None) -> bool:
+    """Whether ``pid`` runs (no zombie) and, if ``start`` is given, started then
+    (:func:`start_ticks`): the process, not a later one given its PID."""
+    return is_running(pid) and (start is None or start_ticks(pid) == start)

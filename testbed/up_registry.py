@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from netweft.emulation.network import OWNER_DIR, Host, Network
-from netweft.emulation.process_lifetime import stamp_alive, start_ticks
+from netweft.emulation.process_lifetime import same_process_runs, start_ticks
 
 REGISTRY_DIR = OWNER_DIR / "testbeds"
 
@@ -39,7 +39,7 @@ class RunningTestbed:
     def alive(self) -> bool:
         """Whether the testbed's owner runs (a zombie, killed and not yet reaped, does not;
         nor does a later process that got its PID)."""
-        return stamp_alive(f"{self.pid} {self.started}")
+        return same_process_runs(self.pid, self.started)
 
     def netns(self, node: str) -> str:
         if node not in self.nodes:

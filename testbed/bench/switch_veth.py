@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -69,33 +69,43 @@ def quiet_interface(name: str) -> None:
 
 
 @contextmanager
-def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
-    """Two veth pairs in the root namespace, removed on exit (also on failure).
+def root_veth_pairs(ports: Iterable[int], prefix: str | None = None
+                    ) -> Iterator[dict[int, tuple[str, str]]]:
+    """Port N's veth pair ``(<prefix>lNa, <prefix>lNb)`` in the root namespace, offloads
+    off and up, removed on exit (also on failure).
 
     Names follow the network builder's ``<prefix><5 hex>l<N>a|b``, with its owner
-    file, so that ``netweft clean`` leaves them alone while this process lives and
-    removes pairs a killed run left behind.
+    file, so that ``netweft clean`` (or a ``netweft up`` running meanwhile) leaves them
+    alone while this process lives and removes pairs a killed run left behind.
     """
     from netweft.emulation.network import OWNER_DIR
     from netweft.emulation.process_lifetime import owner_stamp
 
     head = prefix or f"nw{uuid.uuid4().hex[:5]}"
-    links = BenchLinks(f"{head}l1a", f"{head}l1b", f"{head}l2a", f"{head}l2b")
     made: list[str] = []
     owner = OWNER_DIR / head
     try:
         OWNER_DIR.mkdir(parents=True, exist_ok=True)
         owner.write_text(owner_stamp() + "\n")
-        for a, b in ((links.generator, links.port1), (links.port2, links.sink)):
+        pairs = {n: (f"{head}l{n}a", f"{head}l{n}b") for n in ports}
+        for a, b in pairs.values():
             _ip("link", "add", a, "type", "veth", "peer", "name", b)
             made.append(a)
             for name in (a, b):
                 quiet_interface(name)
-        yield links
+        yield pairs
     finally:
         for name in made:
             subprocess.run(["ip", "link", "del", name], capture_output=True)
         owner.unlink(missing_ok=True)
+
+
+@contextmanager
+def veth_links(prefix: str | None = None) -> Iterator[BenchLinks]:
+    """The bench's two pairs (:func:`root_veth_pairs` 1 and 2): generator to switch port
+    1, switch port 2 to sink."""
+    with root_veth_pairs((1, 2), prefix) as pairs:
+        yield BenchLinks(pairs[1][0], pairs[1][1], pairs[2][0], pairs[2][1])
 
 
 def udp_frame(size: int, dst: str = "10.0.2.2") -> bytes:

@@ -13,10 +13,10 @@ import socket
 import uuid
 
 import pytest
-from root_veths import root_veth_pairs
 
 from netweft.emulation.native.dataplane import Dataplane, GeneratedPipeline
 from netweft.emulation.native.dataplane_build import HERE
+from netweft.testbed.bench.switch_veth import root_veth_pairs
 
 pytestmark = pytest.mark.netns
 

@@ -17,11 +17,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from root_veths import root_veth_pairs
 
 from netweft.emulation.native.build import compiler
 from netweft.emulation.switch import SoftSwitch
 from netweft.p4.compiler import compile_p4
+from netweft.testbed.bench.switch_veth import root_veth_pairs
 
 pytestmark = [pytest.mark.netns,
               pytest.mark.skipif(compiler() is None, reason="no C compiler")]
